@@ -1,0 +1,114 @@
+// The format-neutral dissection tree: layers, fields and errors, built from the field tables.
+// The CLI prints it and the Wireshark plugin walks it; neither knows a bit position.
+// Fixed capacity, no heap: a frame that needs more nodes gets an error, never a silent cut.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "scaleup/wire/error.hpp"
+#include "scaleup/wire/field.hpp"
+
+namespace scaleup::dissect {
+
+using wire::error;
+using wire::field_info;
+
+struct layer_node {
+  std::string_view name;   // filter prefix: "sue.rh"
+  std::string_view title;  // "SUE Reliability Header"
+  std::uint32_t offset = 0;  // bytes from the start of the frame
+  std::uint32_t length = 0;
+};
+
+struct field_node {
+  const field_info* info = nullptr;
+  std::uint16_t layer = 0;     // index into layers
+  std::uint32_t bit = 0;       // absolute bit offset in the frame (generated: of its layer)
+  bool generated = false;      // computed, not on the wire (like Wireshark's [brackets])
+  std::uint64_t value = 0;
+  const std::uint8_t* raw = nullptr;  // for byte-array fields (IPv6 addresses)
+
+  constexpr std::string_view value_name() const noexcept { return info->name_of(value); }
+};
+
+template <std::size_t MaxLayers = 24, std::size_t MaxFields = 192, std::size_t MaxErrors = 16>
+struct basic_tree {
+  std::string_view encap{};
+  std::uint32_t frame_length = 0;  // bytes dissected (FCS excluded when found)
+  std::array<layer_node, MaxLayers> layers{};
+  std::array<field_node, MaxFields> fields{};
+  std::array<error, MaxErrors> errors{};
+  std::size_t layer_count = 0;
+  std::size_t field_count = 0;
+  std::size_t error_count = 0;
+  bool overflow = false;  // a node did not fit; reported as the last error
+
+  constexpr std::span<const layer_node> layer_list() const noexcept {
+    return {layers.data(), layer_count};
+  }
+  constexpr std::span<const field_node> field_list() const noexcept {
+    return {fields.data(), field_count};
+  }
+  constexpr std::span<const error> error_list() const noexcept {
+    return {errors.data(), error_count};
+  }
+
+  constexpr std::uint16_t add_layer(std::string_view name, std::string_view title,
+                                    std::size_t offset, std::size_t length) noexcept {
+    if (layer_count == MaxLayers) {
+      note_overflow();
+      return static_cast<std::uint16_t>(MaxLayers - 1);
+    }
+    layers[layer_count] = layer_node{name, title, static_cast<std::uint32_t>(offset),
+                                     static_cast<std::uint32_t>(length)};
+    return static_cast<std::uint16_t>(layer_count++);
+  }
+
+  constexpr void add_field(const field_node& f) noexcept {
+    if (field_count == MaxFields) return note_overflow();
+    fields[field_count++] = f;
+  }
+
+  constexpr void add_error(const error& e) noexcept {
+    if (error_count == MaxErrors) {
+      overflow = true;
+      return;
+    }
+    errors[error_count++] = e;
+  }
+
+  constexpr bool has_errors() const noexcept {
+    for (const auto& e : error_list())
+      if (e.level == wire::severity::error) return true;
+    return false;
+  }
+
+  // The first field with this filter name, or nullptr.
+  constexpr const field_node* find(std::string_view filter) const noexcept {
+    for (const auto& f : field_list())
+      if (f.info->filter == filter) return &f;
+    return nullptr;
+  }
+
+  constexpr const layer_node* find_layer(std::string_view name) const noexcept {
+    for (const auto& l : layer_list())
+      if (l.name == name) return &l;
+    return nullptr;
+  }
+
+ private:
+  constexpr void note_overflow() noexcept {
+    if (overflow) return;
+    overflow = true;
+    if (error_count == MaxErrors) error_count = MaxErrors - 1;
+    errors[error_count++] = error{wire::errc::no_space, "frame", 0, 0, 0,
+                                  "dissection tree full; later fields not shown"};
+  }
+};
+
+using tree = basic_tree<>;
+
+}  // namespace scaleup::dissect

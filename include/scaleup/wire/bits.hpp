@@ -1,0 +1,84 @@
+// Big-endian bit access in constant expressions.
+//
+// Bits are numbered as the specs draw them: bit 0 is the most significant bit of the first
+// byte on the wire (decisions.md, "Byte and bit order"). Boost.Endian's load/store helpers
+// are not constexpr in 1.74, so the constexpr path is written here; at run time the aligned
+// 16/32-bit loads go through Boost.Endian.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+#include <boost/endian/conversion.hpp>
+
+namespace scaleup::wire {
+
+using bytes = std::span<const std::uint8_t>;
+using mutable_bytes = std::span<std::uint8_t>;
+
+// The largest value a field of `width` bits holds (width 1..64).
+constexpr std::uint64_t max_value(unsigned width) noexcept {
+  return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+}
+
+// Reads `width` (1..64) bits starting `offset` bits after p[0]'s most significant bit.
+// The caller has checked that the bits lie inside the buffer.
+constexpr std::uint64_t get_bits(const std::uint8_t* p, std::size_t offset,
+                                 unsigned width) noexcept {
+  std::uint64_t v = 0;
+  while (width > 0) {
+    const unsigned in_byte = static_cast<unsigned>(offset % 8);
+    const unsigned avail = 8 - in_byte;
+    const unsigned take = avail < width ? avail : width;
+    const unsigned chunk = (static_cast<unsigned>(p[offset / 8]) >> (avail - take)) &
+                           ((1u << take) - 1u);
+    v = (take == 64 ? 0 : v << take) | chunk;
+    offset += take;
+    width -= take;
+  }
+  return v;
+}
+
+// Writes the low `width` bits of v at `offset`; other bits of the touched bytes are kept.
+constexpr void put_bits(std::uint8_t* p, std::size_t offset, unsigned width,
+                        std::uint64_t v) noexcept {
+  while (width > 0) {
+    const unsigned in_byte = static_cast<unsigned>(offset % 8);
+    const unsigned avail = 8 - in_byte;
+    const unsigned take = avail < width ? avail : width;
+    const unsigned shift = avail - take;
+    const unsigned mask = ((1u << take) - 1u) << shift;
+    const unsigned chunk = static_cast<unsigned>(v >> (width - take)) & ((1u << take) - 1u);
+    std::uint8_t& b = p[offset / 8];
+    b = static_cast<std::uint8_t>((b & ~mask) | (chunk << shift));
+    offset += take;
+    width -= take;
+  }
+}
+
+constexpr std::uint16_t load_be16(const std::uint8_t* p) noexcept {
+  if (!std::is_constant_evaluated()) return boost::endian::load_big_u16(p);
+  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
+}
+
+constexpr std::uint32_t load_be32(const std::uint8_t* p) noexcept {
+  if (!std::is_constant_evaluated()) return boost::endian::load_big_u32(p);
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         std::uint32_t{p[3]};
+}
+
+constexpr void store_be16(std::uint8_t* p, std::uint16_t v) noexcept {
+  p[0] = static_cast<std::uint8_t>(v >> 8);
+  p[1] = static_cast<std::uint8_t>(v);
+}
+
+constexpr void store_be32(std::uint8_t* p, std::uint32_t v) noexcept {
+  p[0] = static_cast<std::uint8_t>(v >> 24);
+  p[1] = static_cast<std::uint8_t>(v >> 16);
+  p[2] = static_cast<std::uint8_t>(v >> 8);
+  p[3] = static_cast<std::uint8_t>(v);
+}
+
+}  // namespace scaleup::wire

@@ -1,0 +1,87 @@
+// Structured errors: what went wrong and where, never a bare bool (style.md, etherparse).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace scaleup::wire {
+
+enum class errc : std::uint8_t {
+  none = 0,
+  truncated,         // fewer bytes than the layer needs
+  value_too_big,     // encode: a value does not fit its field
+  bad_value,         // a field holds a value the format forbids
+  reserved_nonzero,  // a reserved field is not zero (reported, not rejected)
+  bad_checksum,      // IPv4 header checksum, UDP checksum, R-CRC
+  bad_length,        // a length field disagrees with the bytes present
+  no_space,          // encode: the output buffer is too small
+  unsupported,       // valid, but not a variant this library decodes
+};
+
+constexpr std::string_view to_string(errc e) noexcept {
+  switch (e) {
+    case errc::none: return "none";
+    case errc::truncated: return "truncated";
+    case errc::value_too_big: return "value_too_big";
+    case errc::bad_value: return "bad_value";
+    case errc::reserved_nonzero: return "reserved_nonzero";
+    case errc::bad_checksum: return "bad_checksum";
+    case errc::bad_length: return "bad_length";
+    case errc::no_space: return "no_space";
+    case errc::unsupported: return "unsupported";
+  }
+  return "unknown";
+}
+
+enum class severity : std::uint8_t { error, warning };
+
+// layer: the display-filter prefix of the layer ("sue.rh", "ip"); offset: byte offset of the
+// problem from the start of the buffer handed to the decoder (the frame, for the dissector);
+// needed/available: byte counts for length errors, zero otherwise; field: the field's filter
+// name where one field is at fault; value: the offending value.
+struct error {
+  errc code = errc::none;
+  std::string_view layer{};
+  std::uint32_t offset = 0;
+  std::uint32_t needed = 0;
+  std::uint32_t available = 0;
+  std::string_view what{};
+  std::string_view field{};
+  std::uint64_t value = 0;
+  severity level = severity::error;
+
+  constexpr explicit operator bool() const noexcept { return code != errc::none; }
+};
+
+constexpr error truncated(std::string_view layer, std::size_t offset, std::size_t needed,
+                          std::size_t available, std::string_view what = "truncated") noexcept {
+  return error{errc::truncated,
+               layer,
+               static_cast<std::uint32_t>(offset),
+               static_cast<std::uint32_t>(needed),
+               static_cast<std::uint32_t>(available),
+               what,
+               {},
+               0,
+               severity::error};
+}
+
+// A value or an error; T must be default-constructible. No exceptions, usable in constant
+// expressions.
+template <class T>
+struct [[nodiscard]] result {
+  T value{};
+  error err{};
+
+  constexpr result() = default;
+  constexpr result(T v) : value(v) {}  // NOLINT: implicit on purpose, like std::expected
+  constexpr result(error e) : err(e) {}  // NOLINT
+  constexpr result(T v, error e) : value(v), err(e) {}
+
+  constexpr bool ok() const noexcept { return err.code == errc::none; }
+  constexpr explicit operator bool() const noexcept { return ok(); }
+  constexpr const T& operator*() const noexcept { return value; }
+  constexpr const T* operator->() const noexcept { return &value; }
+};
+
+}  // namespace scaleup::wire

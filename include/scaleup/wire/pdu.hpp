@@ -1,0 +1,116 @@
+// The SUE PDU: RH, packed payload, R-CRC (R2 3.3, Fig. 9). The RH has no length, so where a
+// PDU ends is the carrier's business (decisions.md "R-CRC and the end of a PDU").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "scaleup/wire/checksum.hpp"
+#include "scaleup/wire/reliability_header.hpp"
+
+namespace scaleup::wire {
+
+inline constexpr std::size_t rcrc_size = 4;
+inline constexpr std::size_t sue_max_payload = 4096;       // R2 3.3: "up to 4096 bytes"
+inline constexpr std::size_t sue_lite_max_payload = 1024;  // R2 3.4: "up to 1K bytes"
+inline constexpr std::size_t ethernet_min_frame = 60;      // without the FCS
+
+constexpr std::size_t pdu_size(std::size_t payload) noexcept {
+  return layout<reliability_header>::size + payload + rcrc_size;
+}
+
+// Writes RH, payload and the R-CRC (CRC-32 over RH and payload, big-endian).
+constexpr result<std::size_t> emit_pdu(const reliability_header& rh, bytes payload,
+                                       mutable_bytes out) noexcept {
+  const std::size_t n = pdu_size(payload.size());
+  if (out.size() < n)
+    return error{errc::no_space, "sue", 0, static_cast<std::uint32_t>(n),
+                 static_cast<std::uint32_t>(out.size()), "output buffer too small"};
+  if (const auto r = encode(rh, out); !r) return r.err;
+  for (std::size_t i = 0; i < payload.size(); ++i) out[8 + i] = payload[i];
+  store_be32(out.data() + 8 + payload.size(), crc32(bytes(out.data(), 8 + payload.size())));
+  return n;
+}
+
+// The R-CRC as a one-field header, so that it is described like every other field.
+struct rcrc_trailer {
+  std::uint32_t value = 0;
+  friend constexpr bool operator==(const rcrc_trailer&, const rcrc_trailer&) = default;
+};
+
+template <>
+struct layout<rcrc_trailer> {
+  using T = rcrc_trailer;
+  static constexpr std::string_view name = "sue.rcrc";
+  static constexpr std::string_view title = "SUE R-CRC";
+  static constexpr std::string_view seed = "R2 3.3, Fig. 9";
+  static constexpr std::size_t size = 4;
+  static constexpr auto fields = std::tuple{
+      bind(&T::value, {.name = "R-CRC", .filter = "sue.rcrc", .bit = 0, .width = 32,
+                       .type = kind::hex,
+                       .description = "CRC-32 (ISO-HDLC) over RH and payload, big-endian",
+                       .seed = "R2 3.3; algorithm: decisions.md"}),
+  };
+};
+static_assert(tiles<rcrc_trailer>());
+
+enum class rcrc_status : std::uint8_t { good, bad, missing };
+
+constexpr std::string_view to_string(rcrc_status s) noexcept {
+  switch (s) {
+    case rcrc_status::good: return "good";
+    case rcrc_status::bad: return "bad";
+    case rcrc_status::missing: return "missing";
+  }
+  return "missing";
+}
+
+// Where the R-CRC sits in a carrier payload that holds one PDU, and what it says.
+// payload_end: bytes from the start of the PDU to the R-CRC (RH + packed payload).
+// pad: zero bytes after the R-CRC (Layer 2 padding to the minimum frame).
+struct pdu_bounds {
+  std::size_t payload_end = 0;
+  std::size_t pad = 0;
+  rcrc_status status = rcrc_status::missing;
+  std::uint32_t rcrc = 0;       // as found on the wire
+  std::uint32_t computed = 0;   // over RH and payload
+};
+
+// The carrier gives the exact PDU length (UDP, the AFH Gen 1 shim): the last four bytes are
+// the R-CRC. A PDU of just an RH has none ("missing"): what captures by peers without R-CRC
+// contain.
+constexpr pdu_bounds pdu_bounds_exact(bytes pdu) noexcept {
+  pdu_bounds b;
+  if (pdu.size() < 8 + rcrc_size) {
+    b.payload_end = pdu.size();
+    return b;
+  }
+  b.payload_end = pdu.size() - rcrc_size;
+  b.rcrc = load_be32(pdu.data() + b.payload_end);
+  b.computed = crc32(pdu.first(b.payload_end));
+  b.status = b.rcrc == b.computed ? rcrc_status::good : rcrc_status::bad;
+  return b;
+}
+
+// The PDU runs to the end of a Layer 2 frame, FCS already removed. When the frame is at the
+// 60-byte minimum the sender may have padded with zeros after the R-CRC: the R-CRC is then at
+// the first boundary where the running CRC matches and only zeros follow. Without opaque
+// command boundaries every byte boundary is a candidate. frame_len: the whole frame's length,
+// to know whether padding was possible.
+constexpr pdu_bounds pdu_bounds_l2(bytes pdu, std::size_t frame_len) noexcept {
+  if (frame_len > ethernet_min_frame || pdu.size() < 8 + rcrc_size) return pdu_bounds_exact(pdu);
+  std::size_t last_nonzero = pdu.size();
+  while (last_nonzero > 0 && pdu[last_nonzero - 1] == 0) --last_nonzero;
+  std::size_t first = last_nonzero >= rcrc_size ? last_nonzero - rcrc_size : 0;
+  if (first < 8) first = 8;
+  std::uint32_t running = crc32_update(crc32_init, pdu.first(first));
+  for (std::size_t end = first; end + rcrc_size <= pdu.size(); ++end) {
+    if (end > first) running = crc32_update(running, pdu.subspan(end - 1, 1));
+    const std::uint32_t want = crc32_final(running);
+    if (load_be32(pdu.data() + end) == want)
+      return pdu_bounds{end, pdu.size() - end - rcrc_size, rcrc_status::good, want, want};
+  }
+  return pdu_bounds_exact(pdu);  // no candidate matched: report the last four bytes as bad
+}
+
+}  // namespace scaleup::wire
