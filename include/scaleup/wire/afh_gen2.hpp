@@ -47,7 +47,7 @@ template <>
 struct layout<afh2_normal> {
   using T = afh2_normal;
   static constexpr std::string_view name = "afh2";
-  static constexpr std::string_view title = "AI Forwarding Header Gen 2 (normal, 12 bytes)";
+  static constexpr std::string_view title = "AI Forwarding Header Gen 2, normal format";
   static constexpr std::string_view seed = "R2 3.5.2, Figs. 14-15";
   static constexpr std::size_t size = 12;
   static constexpr auto fields = std::tuple{
@@ -114,7 +114,7 @@ template <>
 struct layout<afh2_compressed> {
   using T = afh2_compressed;
   static constexpr std::string_view name = "afh2c";
-  static constexpr std::string_view title = "AI Forwarding Header Gen 2 (compressed, 6 bytes)";
+  static constexpr std::string_view title = "AI Forwarding Header Gen 2, compressed format";
   static constexpr std::string_view seed = "R2 3.4, 3.5.2, Figs. 10, 15";
   static constexpr std::size_t size = 6;
   static constexpr auto fields = std::tuple{

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `scaleup` command, cross-checked against independent tools.
+
+usage: cli_test.py SCALEUP_BINARY CASE
+
+Expected values come from what `gen --json` says it wrote, from frames that scapy and
+text2pcap build, and from bits packed here by hand; never from the dissector itself.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SCALEUP = None
+TMP = None
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def run(*args, expect=0):
+    p = subprocess.run([SCALEUP, *args], capture_output=True, text=True)
+    if expect is not None and p.returncode != expect:
+        fail(f"scaleup {' '.join(args)}: exit {p.returncode}, wanted {expect}\n"
+             f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
+    return p
+
+
+def jsonl(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def rh_bytes(ver=0, op=2, rsv=0, xpuid=0, npsn=0, vc=0, rsvd=0, partition=0, apsn=0):
+    """The 8-byte RH packed here from R2 Table 5, independently of the library."""
+    w0 = (ver << 30) | (op << 28) | (rsv << 26) | (xpuid << 16) | npsn
+    w1 = (vc << 30) | (rsvd << 26) | (partition << 16) | apsn
+    return struct.pack(">II", w0, w1)
+
+
+def rcrc(data):
+    return struct.pack(">I", zlib.crc32(data) & 0xFFFFFFFF)
+
+
+SRC_KEYS = {
+    "udp4": None, "udp6": None,
+    "afh1": ("afh1.src_xpu", "afh1.dst_xpu"), "afh1-vlan": ("afh1.src_xpu", "afh1.dst_xpu"),
+    "afh1-shim": ("afh1.shim.src_xpu", "afh1.shim.dst_xpu"),
+    "afh1-vlan-shim": ("afh1.shim.src_xpu", "afh1.shim.dst_xpu"),
+    "afh2": ("afh2.src_xpu", "afh2.dst_xpu"), "afh2c": ("afh2c.src_xpu", "afh2c.dst_xpu"),
+    "lite": ("afh2c.src_xpu", "afh2c.dst_xpu"),
+}
+
+
+def compare_gen_and_dump(gen_args, count_expected=None):
+    cap = os.path.join(TMP, "gen.pcap")
+    made = jsonl(run("gen", "basic", "-o", cap, "--json", *gen_args).stdout)
+    seen = jsonl(run("dump", "--json", cap).stdout)
+    check(len(made) == len(seen), f"gen wrote {len(made)} frames, dump shows {len(seen)}")
+    if count_expected is not None:
+        check(len(made) == count_expected, f"{len(made)} frames, wanted {count_expected}")
+    for m, d in zip(made, seen):
+        where = f"frame {m['frame']} ({m['encap']})"
+        check(d["frame"] == m["frame"], f"{where}: frame number {d['frame']}")
+        check(d["encap"] == m["encap"], f"{where}: encap {d['encap']}")
+        check(d["errors"] == [], f"{where}: errors {d['errors']}")
+        for k, v in m.items():
+            if k in ("frame", "encap", "src_xpu", "dst_xpu", "tc"):
+                continue
+            check(d.get(k) == v, f"{where}: {k} = {d.get(k)!r}, generated {v!r}")
+        keys = SRC_KEYS[m["encap"]]
+        if keys:
+            check(d[keys[0]] == m["src_xpu"] and d[keys[1]] == m["dst_xpu"],
+                  f"{where}: xpu addresses {d[keys[0]]}->{d[keys[1]]}")
+        elif m["encap"] == "udp4":
+            check(d["ip.src"] == f"10.0.{m['src_xpu'] >> 8}.{m['src_xpu'] & 255}",
+                  f"{where}: ip.src {d['ip.src']}")
+        if "sue.rh.ver" in m:
+            # The RH fields are exactly these, and numbers.
+            rh_keys = sorted(k for k in d if k.startswith("sue.rh."))
+            check(rh_keys == sorted(["sue.rh.ver", "sue.rh.op", "sue.rh.xpuid", "sue.rh.npsn",
+                                     "sue.rh.vc", "sue.rh.partition", "sue.rh.apsn"]),
+                  f"{where}: RH keys {rh_keys}")
+            check(all(isinstance(d[k], int) for k in rh_keys), f"{where}: RH values not numbers")
+    return made, seen
+
+
+def case_roundtrip_all():
+    made, _ = compare_gen_and_dump(["--count", "8", "--seed", "7"], 9 * 8)
+    check({m["encap"] for m in made} == set(SRC_KEYS), "not every encapsulation generated")
+    ops = {m.get("sue.rh.op") for m in made}
+    check({0, 1, 2} <= ops, f"ACK, NACK and no-ack PDUs all present: {ops}")
+    check(any(m.get("sue.payload.len") == 0 and m.get("sue.rh.op") == 1 for m in made),
+          "an RH-only NACK")
+
+
+def case_roundtrip_each():
+    for e in SRC_KEYS:
+        for seed in ("1", "99"):
+            compare_gen_and_dump(["--encap", e, "--count", "5", "--seed", seed], 5)
+    compare_gen_and_dump(["--encap", "udp4,lite", "--count", "3"], 6)
+
+
+def case_roundtrip_afh2_link():
+    made, seen = compare_gen_and_dump(["--link", "afh2", "--count", "6"], 18)
+    check({m["encap"] for m in made} == {"afh2", "afh2c", "lite"}, "afh2 family only")
+    p = run("gen", "basic", "-o", os.path.join(TMP, "x.pcap"), "--link", "afh2", "--encap",
+            "udp4", expect=2)
+    check("afh2" in p.stderr, "clear message for udp4 on the afh2 link")
+
+
+def case_deterministic():
+    a, b = os.path.join(TMP, "a.pcap"), os.path.join(TMP, "b.pcap")
+    run("gen", "basic", "-o", a, "--seed", "5")
+    run("gen", "basic", "-o", b, "--seed", "5")
+    check(open(a, "rb").read() == open(b, "rb").read(), "same seed, same file")
+    run("gen", "basic", "-o", b, "--seed", "6")
+    check(open(a, "rb").read() != open(b, "rb").read(), "another seed, another file")
+
+
+def case_scapy_rh_only():
+    """Frames built by scapy: RH-only payloads on UDP 4793 have no R-CRC ("missing")."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    try:
+        from scapy.all import Ether, IP, IPv6, UDP, Raw, Dot1Q, wrpcap  # noqa: F401
+    except ImportError:
+        fail("scapy is not installed (Debian: python3-scapy)")
+    frames, want = [], []
+    for i, (op, xpuid, npsn, vc, part, apsn) in enumerate(
+            [(0, 1, 100, 0, 0, 99), (1, 1023, 0xFFFF, 3, 1023, 0x1234), (2, 512, 7, 2, 5, 0)]):
+        rh = rh_bytes(op=op, xpuid=xpuid, npsn=npsn, vc=vc, partition=part, apsn=apsn)
+        ip = IP(src="192.0.2.1", dst="192.0.2.2") if i != 1 else IPv6(src="2001:db8::1",
+                                                                       dst="2001:db8::2")
+        frames.append(Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / ip /
+                      UDP(sport=50000, dport=4793) / Raw(rh))
+        want.append(dict(op=op, xpuid=xpuid, npsn=npsn, vc=vc, partition=part, apsn=apsn))
+    # One full PDU with a good R-CRC, one with a bad one, one on another port (heuristic).
+    pdu = rh_bytes(op=0, xpuid=9, npsn=10, apsn=8) + b"\x01\x02\x03\x04\x05"
+    frames.append(Ether() / IP() / UDP(sport=4793, dport=4793) / Raw(pdu + rcrc(pdu)))
+    frames.append(Ether() / IP() / UDP(sport=4793, dport=4793) /
+                  Raw(pdu + struct.pack(">I", zlib.crc32(pdu) ^ 1)))
+    frames.append(Ether() / IP() / UDP(sport=1234, dport=5678) / Raw(pdu + rcrc(pdu)))
+    frames.append(Ether() / IP() / UDP(sport=1234, dport=5678) / Raw(b"not a sue pdu at all"))
+    cap = os.path.join(TMP, "scapy.pcap")
+    wrpcap(cap, frames)
+    d = jsonl(run("dump", "--json", cap).stdout)
+    check(len(d) == 7, f"7 frames, got {len(d)}")
+    for i, w in enumerate(want):
+        f = d[i]
+        check(f["encap"] == ("udp6" if i == 1 else "udp4"), f"frame {i+1} encap {f['encap']}")
+        for k, v in w.items():
+            check(f[f"sue.rh.{k}"] == v, f"frame {i+1}: sue.rh.{k} = {f.get('sue.rh.' + k)}, want {v}")
+        check(f["sue.rh.ver"] == 0, "ver")
+        check(f["sue.rcrc.status"] == "missing", f"frame {i+1}: {f['sue.rcrc.status']}")
+        check(f["errors"] == [], f"frame {i+1}: errors {f['errors']}")
+        check(f["udp.dstport"] == 4793 and f["udp.srcport"] == 50000, "ports")
+    check(d[0]["ip.src"] == "192.0.2.1" and d[1]["ipv6.src"] == "2001:db8::1", "addresses")
+    check(d[3]["sue.rcrc.status"] == "good" and d[3]["sue.payload.len"] == 5, "good R-CRC")
+    check(d[3]["sue.rcrc"] == zlib.crc32(pdu), "R-CRC value")
+    check(d[4]["sue.rcrc.status"] == "bad", "bad R-CRC")
+    check(any(e["code"] == "bad_checksum" and e["layer"] == "sue.rcrc" for e in d[4]["errors"]),
+          f"bad R-CRC reported: {d[4]['errors']}")
+    check(d[5]["encap"] == "udp4" and d[5]["sue.rh.xpuid"] == 9, "heuristic finds SUE")
+    check(d[6]["encap"] == "ipv4/udp" and "sue.rh.ver" not in d[6], "not SUE: still listed")
+    nh = jsonl(run("dump", "--json", "--no-heuristics", cap).stdout)
+    check(nh[5]["encap"] == "ipv4/udp", "--no-heuristics")
+    port = jsonl(run("dump", "--json", "--no-heuristics", "--udp-port", "5678", cap).stdout)
+    check(port[5]["encap"] == "udp4" and port[6]["encap"] == "udp4", "--udp-port")
+    check(port[6]["sue.rcrc.status"] == "bad", "a non-SUE payload forced onto the port")
+
+
+def case_text2pcap():
+    """text2pcap builds Ethernet, IPv4 and UDP around a hex RH written here by hand."""
+    if not shutil.which("text2pcap"):
+        fail("text2pcap is not installed (Debian: wireshark-common)")
+    # RH: ver 0, op NACK, xpuid 0x2A5, npsn 0xBEEF; vc 2, partition 0x155, apsn 0xBEEE.
+    # 00 01 00 10 1010 0101 = 0x12 0xA5 | BE EF | 10 0000 01 0101 0101 = 0x81 0x55 | BE EE
+    hexdump = os.path.join(TMP, "rh.txt")
+    with open(hexdump, "w") as f:
+        f.write("0000  12 a5 be ef 81 55 be ee\n")
+    cap = os.path.join(TMP, "t2p.pcap")
+    subprocess.run(["text2pcap", "-q", "-F", "pcap", "-4", "10.1.2.3,10.1.2.4", "-u", "4793,4793",
+                    hexdump, cap], check=True, capture_output=True)
+    (f,) = jsonl(run("dump", "--json", cap).stdout)
+    want = {"sue.rh.ver": 0, "sue.rh.op": 1, "sue.rh.xpuid": 0x2A5, "sue.rh.npsn": 0xBEEF,
+            "sue.rh.vc": 2, "sue.rh.partition": 0x155, "sue.rh.apsn": 0xBEEE,
+            "sue.rcrc.status": "missing", "ip.src": "10.1.2.3", "udp.dstport": 4793}
+    for k, v in want.items():
+        check(f.get(k) == v, f"{k} = {f.get(k)!r}, want {v!r}")
+    check(f["encap"] == "udp4" and f["errors"] == [], f"{f['encap']} {f['errors']}")
+    # pcapng from text2pcap's default output format reads the same.
+    capng = os.path.join(TMP, "t2p.pcapng")
+    subprocess.run(["text2pcap", "-q", "-4", "10.1.2.3,10.1.2.4", "-u", "4793,4793", hexdump,
+                    capng], check=True, capture_output=True)
+    (g,) = jsonl(run("dump", "--json", capng).stdout)
+    check(g == f, "pcapng and pcap dissect alike")
+
+
+def case_tshark_agrees():
+    """tshark checks the IPv4, UDP and 802.1Q headers that gen writes."""
+    if not shutil.which("tshark"):
+        fail("tshark is not installed")
+    cap = os.path.join(TMP, "ts.pcap")
+    run("gen", "basic", "-o", cap, "--encap", "udp4,udp6,afh1-vlan", "--count", "4")
+    ours = jsonl(run("dump", "--json", cap).stdout)
+    fields = ["frame.number", "ip.src", "ip.dst", "ip.len", "ip.checksum.status", "udp.length",
+              "udp.checksum.status", "ipv6.src", "ipv6.plen", "vlan.id", "vlan.priority",
+              "vlan.etype"]
+    cmd = ["tshark", "-n", "-r", cap, "-o", "ip.check_checksum:TRUE",
+           "-o", "udp.check_checksum:TRUE", "-T", "fields", "-E", "separator=/t"]
+    for fl in fields:
+        cmd += ["-e", fl]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    check(len(rows) == len(ours) == 12, f"{len(rows)} tshark rows, {len(ours)} ours")
+    for r, o in zip(rows, ours):
+        t = dict(zip(fields, r))
+        n = o["frame"]
+        if o["encap"] == "udp4":
+            check(t["ip.checksum.status"] == "1", f"frame {n}: tshark IPv4 checksum {t}")
+            check(t["udp.checksum.status"] == "1", f"frame {n}: tshark UDP checksum {t}")
+            check(t["ip.src"] == o["ip.src"] and t["ip.dst"] == o["ip.dst"], f"frame {n} ip")
+            check(int(t["ip.len"]) == o["ip.len"] and int(t["udp.length"]) == o["udp.length"],
+                  f"frame {n} lengths")
+        elif o["encap"] == "udp6":
+            check(t["udp.checksum.status"] == "1", f"frame {n}: tshark UDP/IPv6 checksum {t}")
+            check(t["ipv6.src"] == o["ipv6.src"] and int(t["ipv6.plen"]) == o["ipv6.plen"],
+                  f"frame {n} ipv6")
+        else:
+            check(int(t["vlan.id"]) == o["vlan.id"] and int(t["vlan.priority"]) ==
+                  o["vlan.priority"], f"frame {n} vlan {t}")
+            check(int(t["vlan.etype"], 16) == o["vlan.etype"] == 0x88B5, f"frame {n} vlan.etype {t}")
+
+
+def case_exit_codes():
+    p = run("dump", os.path.join(TMP, "does-not-exist.pcap"), expect=1)
+    check("No such file" in p.stderr and "does-not-exist.pcap" in p.stderr, p.stderr)
+    txt = os.path.join(TMP, "notes.txt")
+    with open(txt, "w") as f:
+        f.write("this is not a capture\n" * 10)
+    p = run("dump", txt, expect=1)
+    check("not a pcap or pcapng" in p.stderr, p.stderr)
+    empty = os.path.join(TMP, "empty.pcap")
+    open(empty, "wb").close()
+    run("dump", empty, expect=1)
+    # A capture cut in the middle of its third frame: two frames dissected, then the message.
+    cap = os.path.join(TMP, "cut.pcap")
+    run("gen", "basic", "-o", cap, "--encap", "udp4", "--count", "3")
+    data = open(cap, "rb").read()
+    first = 24 + 16 + struct.unpack("<I", data[24 + 8:24 + 12])[0]
+    second = first + 16 + struct.unpack("<I", data[first + 8:first + 12])[0]
+    with open(cap, "wb") as f:
+        f.write(data[:second + 16 + 20])
+    p = run("dump", "--json", cap, expect=1)
+    check(len(jsonl(p.stdout)) == 2, f"frames before the damage: {p.stdout}")
+    check("packet 3" in p.stderr and "truncated" in p.stderr, p.stderr)
+    for args in ([], ["frobnicate"], ["gen"], ["gen", "basic"], ["gen", "weird", "-o", cap],
+                 ["gen", "basic", "-o", cap, "--encap", "udp5"],
+                 ["gen", "basic", "-o", cap, "--count", "0"],
+                 ["gen", "basic", "-o", cap, "--seed", "x"], ["dump"],
+                 ["dump", cap, "--udp-port", "0"], ["dump", cap, "--udp-port", "70000"],
+                 ["dump", cap, "--fcs", "maybe"], ["dump", cap, "--bogus"], ["dump", cap, cap]):
+        p = run(*args, expect=2)
+        check(p.stderr.startswith("scaleup: ") and "usage:" in p.stderr, f"{args}: {p.stderr}")
+    run("gen", "basic", "-o", os.path.join(TMP, "no", "such", "dir.pcap"), expect=1)
+    check("usage:" in run("--help").stdout, "help")
+
+
+def case_truncated_frames():
+    """A frame cut by the snapshot length prints what could be decoded and its errors."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap
+    pdu = rh_bytes(op=0, xpuid=3, npsn=4, apsn=2) + bytes(range(40))
+    frame = Ether() / IP() / UDP(sport=4793, dport=4793) / Raw(pdu + rcrc(pdu))
+    cap = os.path.join(TMP, "snap.pcap")
+    wrpcap(cap, [frame])  # whole frame; cut below to a 56-byte snapshot
+    data = bytearray(open(cap, "rb").read())
+    incl = struct.unpack("<I", data[24 + 8:24 + 12])[0]
+    struct.pack_into("<I", data, 24 + 8, 56)  # caplen 56, len stays the frame length
+    data = data[:24 + 16 + 56]
+    open(cap, "wb").write(data)
+    (f,) = jsonl(run("dump", "--json", cap).stdout)
+    check(f["sue.rh.xpuid"] == 3 and f["sue.rh.npsn"] == 4, "the RH that was captured")
+    codes = [(e["layer"], e["code"]) for e in f["errors"]]
+    check(("udp", "truncated") in codes and ("frame", "truncated") in codes, f"{codes}")
+    check(incl > 56, "the frame really was cut")
+    p = run("dump", "-v", cap)
+    check("error: frame" in p.stdout and "snapshot length" in p.stdout, p.stdout)
+
+
+def main():
+    global SCALEUP, TMP
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    SCALEUP = os.path.abspath(sys.argv[1])
+    case = globals().get("case_" + sys.argv[2])
+    if not case:
+        print("unknown case", sys.argv[2])
+        return 2
+    with tempfile.TemporaryDirectory() as d:
+        TMP = d
+        case()
+    print("1 passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
