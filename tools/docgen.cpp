@@ -112,9 +112,12 @@ std::string bit_range(const field_info& f) {
 
 std::string rule_text(const field_info& f) {
   switch (f.check) {
-    case wire::rule::reserved: return "reserved (sent 0, reported)";
-    case wire::rule::fixed: return "fixed = " + number(f.expect, f.type);
-    case wire::rule::any: break;
+    case wire::rule::reserved:
+      return "reserved (sent 0, reported)";
+    case wire::rule::fixed:
+      return "fixed = " + number(f.expect, f.type);
+    case wire::rule::any:
+      break;
   }
   return {};
 }
@@ -141,9 +144,8 @@ std::string diagram(const header_doc& h) {
 
   std::vector<std::size_t> owner(total, none);
   for (std::size_t i = 0; i < h.fields.size(); ++i)
-    for (std::size_t b = h.fields[i].bit; b < std::size_t{h.fields[i].bit} + h.fields[i].width &&
-                                          b < total;
-         ++b)
+    for (std::size_t b = h.fields[i].bit;
+         b < std::size_t{h.fields[i].bit} + h.fields[i].width && b < total; ++b)
       owner[b] = i;
 
   const auto bits_in_row = [&](std::size_t r) {
@@ -175,8 +177,8 @@ std::string diagram(const header_doc& h) {
     for (std::size_t b = 0; b < width; ++b)
       if (open[b]) line[2 * b + 1] = ' ';
     for (std::size_t b = 0; b <= width; ++b) {
-      const bool inside = b > 0 && b < width && open[b - 1] && open[b] &&
-                          owner_at(r, b - 1) == owner_at(r, b);
+      const bool inside =
+          b > 0 && b < width && open[b - 1] && open[b] && owner_at(r, b - 1) == owner_at(r, b);
       line[2 * b] = inside ? ' ' : '+';
     }
     return line + "\n";
@@ -213,8 +215,8 @@ std::string diagram(const header_doc& h) {
             legend.push_back(label + ": " + name + " (" + std::string(fi.filter) + ")");
           }
         } else {
-          for (const std::string& c : {name + " (cont.)", shorter + " (cont.)",
-                                       std::string("(cont.)")})
+          for (const std::string& c :
+               {name + " (cont.)", shorter + " (cont.)", std::string("(cont.)")})
             if (c.size() <= width) {
               label = c;
               break;
@@ -258,8 +260,9 @@ std::string generated_markdown() {
     out += field_table(h.fields) + "\n";
   }
   out += "### Computed fields\n\n";
-  out += "| field | filter name | values | description | seed |\n"
-         "|-------|-------------|--------|-------------|------|\n";
+  out +=
+      "| field | filter name | values | description | seed |\n"
+      "|-------|-------------|--------|-------------|------|\n";
   for (const field_info* f : scaleup::dissect::generated::all)
     out += "| " + cell(f->name) + " | " + code(f->filter) + " | " + cell(values_text(*f)) + " | " +
            cell(f->description) + " | " + cell(f->seed) + " |\n";

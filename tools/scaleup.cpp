@@ -18,6 +18,7 @@
 namespace {
 
 using namespace scaleup;
+namespace cap = scaleup::pcap;  // ::pcap is libpcap's struct
 
 constexpr std::string_view version = "0.1.0";
 
@@ -124,7 +125,7 @@ void put_manifest(stdout_sink& out, std::uint64_t frame, wire::encap e,
 
 int run_gen(const gen_options& o) {
   std::string err;
-  auto w = pcap::writer::create(o.out, static_cast<pcap::link_type>(o.link), 65535, err);
+  auto w = cap::writer::create(o.out, static_cast<cap::link_type>(o.link), 65535, err);
   if (!w) {
     std::fprintf(stderr, "scaleup: %s\n", err.c_str());
     return 1;
@@ -142,7 +143,8 @@ int run_gen(const gen_options& o) {
     p.kind = e;
     p.src_xpu = static_cast<std::uint32_t>(pick(0, 1023));
     p.dst_xpu = static_cast<std::uint32_t>(pick(0, 1023));
-    p.tc = static_cast<std::uint8_t>(pick(0, 3));
+    const auto vc = static_cast<std::uint8_t>(pick(0, 3));
+    p.tc = e == wire::encap::afh1 ? 0 : vc;  // plain AFH Gen 1 has nowhere to carry a class
     p.entropy = static_cast<std::uint32_t>(pick(0, 0xFFFFF));
     auto npsn = static_cast<std::uint16_t>(pick(0, 0xFFFF));
     const auto partition = static_cast<std::uint16_t>(pick(0, 1023));
@@ -159,12 +161,16 @@ int run_gen(const gen_options& o) {
         payload_len = pick(min_len, i % 4 == 3 ? wire::sue_lite_max_payload : 64 + min_len);
         payload.resize(payload_len);
         for (auto& b : payload) b = static_cast<std::uint8_t>(pick(0, 255));
-        // A first payload byte of 0x88 followed by 0xB5 would read as the SUE Ethertype.
+        // Bytes that would make the frame read as something else (docs/wire-format.md): the
+        // SUE Ethertype first, or a common Ethertype at frame bytes 12-13.
         if (payload_len >= 2 && payload[0] == 0x88) payload[0] = 0x80;
+        if (payload_len >= 8 && dissect::is_common_ethertype(
+                                    static_cast<std::uint16_t>((payload[6] << 8) | payload[7]), {}))
+          payload[6] = 0;
         r = wire::emit_frame(p, payload, frame);
       } else {
         rh.xpuid = static_cast<std::uint16_t>(p.src_xpu);
-        rh.vc = p.tc;
+        rh.vc = vc;
         rh.partition = partition;
         rh.npsn = npsn++;
         switch (i % 4) {
@@ -190,23 +196,23 @@ int run_gen(const gen_options& o) {
         r = wire::emit_sue_frame(p, rh, payload, frame);
       }
       if (!r) {
-        std::fprintf(stderr, "scaleup: frame %llu: %.*s\n",
-                     static_cast<unsigned long long>(number), static_cast<int>(r.err.what.size()),
-                     r.err.what.data());
+        std::fprintf(stderr, "scaleup: frame %llu: %.*s\n", static_cast<unsigned long long>(number),
+                     static_cast<int>(r.err.what.size()), r.err.what.data());
         return 1;
       }
       // Bare AFH Gen 2 frames on their own link type have no minimum size.
       std::size_t len = r.value;
-      if (o.link == dissect::link_afh2) len = wire::header_size(e) + (e == wire::encap::lite
-                                                                       ? payload_len
-                                                                       : wire::pdu_size(payload_len));
+      if (o.link == dissect::link_afh2)
+        len = wire::header_size(e) +
+              (e == wire::encap::lite ? payload_len : wire::pdu_size(payload_len));
       const std::int64_t sec = 1'700'000'000 + static_cast<std::int64_t>(number / 1000);
       const auto usec = static_cast<std::uint32_t>((number % 1000) * 1000);
       if (!w->write(std::span<const std::uint8_t>(frame.data(), len), sec, usec)) {
         std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());
         return 1;
       }
-      if (o.json) put_manifest(out, number, e, e == wire::encap::lite ? nullptr : &rh, payload_len, p);
+      if (o.json)
+        put_manifest(out, number, e, e == wire::encap::lite ? nullptr : &rh, payload_len, p);
     }
   }
   if (!w->close()) {
@@ -295,18 +301,18 @@ struct dump_options {
 
 int run_dump(const dump_options& o) {
   std::string err;
-  auto r = pcap::reader::open(o.file, err);
+  auto r = cap::reader::open(o.file, err);
   if (!r) {
     std::fprintf(stderr, "scaleup: %s\n", err.c_str());
     return 1;
   }
   stdout_sink out;
   static dissect::basic_tree<32, 512, 32> tree;  // large: kept off the stack
-  pcap::packet pkt{};
+  cap::packet pkt{};
   for (;;) {
     const auto st = r->next(pkt);
-    if (st == pcap::reader::status::end) break;
-    if (st == pcap::reader::status::error) {
+    if (st == cap::reader::status::end) break;
+    if (st == cap::reader::status::error) {
       out.flush();
       std::fflush(stdout);
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());

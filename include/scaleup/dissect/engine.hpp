@@ -52,24 +52,48 @@ struct options {
 namespace generated {
 inline constexpr std::array<wire::value_name, 3> rcrc_status_names{
     {{0, "good"}, {1, "bad"}, {2, "missing"}}};
-inline constexpr field_info rcrc_status{
-    .name = "R-CRC status", .filter = "sue.rcrc.status", .width = 2, .type = wire::kind::label,
-    .names = rcrc_status_names, .description = "good, bad, or missing (PDU of an RH only)",
-    .seed = "R2 3.3; decisions.md"};
-inline constexpr field_info payload_len{.name = "payload length", .filter = "sue.payload.len",
+inline constexpr field_info rcrc_status{.name = "R-CRC status",
+                                        .filter = "sue.rcrc.status",
+                                        .width = 2,
+                                        .type = wire::kind::label,
+                                        .names = rcrc_status_names,
+                                        .description = "good, bad, or missing (PDU of an RH only)",
+                                        .seed = "R2 3.3; decisions.md"};
+inline constexpr field_info payload_len{.name = "payload length",
+                                        .filter = "sue.payload.len",
                                         .width = 16,
                                         .description = "Bytes between RH and R-CRC",
                                         .seed = "R2 3.3"};
-inline constexpr field_info lite_len{.name = "payload length", .filter = "sue_lite.len",
+inline constexpr field_info lite_len{.name = "payload length",
+                                     .filter = "sue_lite.len",
                                      .width = 16,
                                      .description = "Bytes after the AFH Gen 2 header",
                                      .seed = "R2 3.4, Fig. 10"};
-inline constexpr field_info fcs{.name = "FCS", .filter = "eth.fcs", .width = 32,
+inline constexpr field_info fcs{.name = "FCS",
+                                .filter = "eth.fcs",
+                                .width = 32,
                                 .type = wire::kind::hex,
-                                .description = "Ethernet frame check sequence (found good)",
+                                .description = "Ethernet frame check sequence, as sent",
                                 .seed = "IEEE 802.3"};
 inline constexpr std::array<const field_info*, 4> all{&rcrc_status, &payload_len, &lite_len, &fcs};
 }  // namespace generated
+
+// Ethertypes that mark a frame starting with a SLAP-looking MAC as ordinary Ethernet. A SUE Lite
+// payload must not carry one in its bytes 6-7 (frame bytes 12-13) on an Ethernet link.
+constexpr bool is_common_ethertype(std::uint16_t type, const options& o) noexcept {
+  switch (type) {
+    case wire::ethertype::ipv4:
+    case wire::ethertype::ipv6:
+    case wire::ethertype::vlan:
+    case 0x0806:  // ARP
+    case 0x88A8:  // 802.1ad
+    case 0x88CC:  // LLDP
+    case 0x8808:  // MAC control (pause, PFC)
+      return true;
+    default:
+      return type == o.sue_ethertype || type == o.shim_ethertype;
+  }
+}
 
 namespace detail {
 
@@ -96,12 +120,12 @@ constexpr wire::result<T> add_header(Tree& t, bytes frame, std::size_t at,
   const T v = vw->value();
   std::apply(
       [&](const auto&... f) {
-        (t.add_field(field_node{
-             &static_cast<const field_info&>(f), layer,
-             static_cast<std::uint32_t>(at * 8 + f.bit), false, wire::as_u64(v.*(f.member)),
-             wire::is_byte_array_v<std::remove_cvref_t<decltype(v.*(f.member))>>
-                 ? frame.data() + at + f.bit / 8
-                 : nullptr}),
+        (t.add_field(field_node{&static_cast<const field_info&>(f), layer,
+                                static_cast<std::uint32_t>(at * 8 + f.bit), false,
+                                wire::as_u64(v.*(f.member)),
+                                wire::is_byte_array_v<std::remove_cvref_t<decltype(v.*(f.member))>>
+                                    ? frame.data() + at + f.bit / 8
+                                    : nullptr}),
          ...);
       },
       layout<T>::fields);
@@ -120,15 +144,14 @@ constexpr void add_problem(Tree& t, errc code, std::string_view layer, std::size
                            std::size_t available = 0,
                            wire::severity level = wire::severity::error) noexcept {
   t.add_error(error{code, layer, static_cast<std::uint32_t>(offset),
-                    static_cast<std::uint32_t>(needed), static_cast<std::uint32_t>(available),
-                    what, field, value, level});
+                    static_cast<std::uint32_t>(needed), static_cast<std::uint32_t>(available), what,
+                    field, value, level});
 }
 
 // RH, payload, R-CRC. `exact`: the carrier says where the PDU ends (UDP, shim); otherwise it
 // runs to the end of the frame and may be followed by padding.
 template <class Tree>
-constexpr void sue_pdu(Tree& t, bytes frame, std::size_t at, std::size_t end,
-                       bool exact) noexcept {
+constexpr void sue_pdu(Tree& t, bytes frame, std::size_t at, std::size_t end, bool exact) noexcept {
   const auto rh = add_header<wire::reliability_header>(t, frame, at, end);
   if (rh.err.code == errc::truncated) return;
   const bytes pdu = frame.subspan(at, end - at);
@@ -147,8 +170,8 @@ constexpr void sue_pdu(Tree& t, bytes frame, std::size_t at, std::size_t end,
     status_layer = static_cast<std::uint16_t>(t.layer_count - 1);
     if (b.status == wire::rcrc_status::bad)
       add_problem(t, errc::bad_checksum, "sue.rcrc", crc_at,
-                  "R-CRC does not match; value is the CRC computed over RH and payload",
-                  "sue.rcrc", b.computed);
+                  "R-CRC does not match; value is the CRC computed over RH and payload", "sue.rcrc",
+                  b.computed);
     if (b.pad > 0) t.add_layer("sue.pad", "Padding", crc_at + wire::rcrc_size, b.pad);
   }
   add_generated(t, status_layer, generated::rcrc_status, static_cast<std::uint64_t>(b.status));
@@ -261,9 +284,15 @@ template <class Tree>
 constexpr bool afh2(Tree& t, bytes frame, bool bare, const options& o) noexcept {
   const std::size_t n = frame.size();
   if (frame[0] & wire::afh2_w_bit) {
+    const bool sue_follows = n >= 8 && wire::load_be16(frame.data() + 6) == o.sue_ethertype;
+    // 22:.. and 23:.. are also locally administered MACs: a frame whose bytes 12-13 hold a
+    // common Ethertype is taken as ordinary Ethernet unless SUE's Ethertype follows the header.
+    if (!bare && !sue_follows && n >= 14 &&
+        is_common_ethertype(wire::load_be16(frame.data() + 12), o))
+      return false;
     t.encap = "afh2c";
     if (!add_header<wire::afh2_compressed>(t, frame, 0, n)) return true;
-    if (n >= 8 && wire::load_be16(frame.data() + 6) == o.sue_ethertype) {
+    if (sue_follows) {
       (void)add_header<wire::afh2_ethertype>(t, frame, 6, n);
       sue_pdu(t, frame, 8, n, false);
     } else {
@@ -321,9 +350,8 @@ constexpr void ethernet(Tree& t, bytes frame, const options& o) noexcept {
                          "afh1.shim.next_header", s->next_header, 0, 0, wire::severity::warning);
     std::size_t end = at + s->length;
     if (end > n) {
-      add_problem(t, errc::truncated, "afh1.shim", at - 16 + 3,
-                  "shim length runs past the frame", "afh1.shim.length", s->length, s->length,
-                  n - at);
+      add_problem(t, errc::truncated, "afh1.shim", at - 16 + 3, "shim length runs past the frame",
+                  "afh1.shim.length", s->length, s->length, n - at);
       end = n;
     }
     return sue_pdu(t, frame, at, end, true);
@@ -351,8 +379,11 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
   t = Tree{};
   std::size_t n = frame.size();
   bool fcs = false;
+  bool fcs_bad = false;
   if (link == link_ethernet && o.fcs != fcs_mode::absent) {
-    fcs = o.fcs == fcs_mode::present ? n >= 4 : detail::ends_in_fcs(frame);
+    const bool good = detail::ends_in_fcs(frame);
+    fcs = o.fcs == fcs_mode::present ? n >= 4 : good;
+    fcs_bad = fcs && !good;
     if (fcs) n -= 4;
   }
   const wire::bytes f = frame.first(n);
@@ -371,8 +402,7 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
       detail::afh2(t, f, true, o);
   } else {
     t.encap = "unknown";
-    detail::add_problem(t, wire::errc::unsupported, "frame", 0, "link type not decoded", {},
-                        link);
+    detail::add_problem(t, wire::errc::unsupported, "frame", 0, "link type not decoded", {}, link);
   }
   if (fcs) {
     const auto l = t.add_layer("eth.fcs", "Frame check sequence", n, 4);
@@ -380,6 +410,9 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
                           std::uint64_t{frame[n]} | (std::uint64_t{frame[n + 1]} << 8) |
                               (std::uint64_t{frame[n + 2]} << 16) |
                               (std::uint64_t{frame[n + 3]} << 24));
+    if (fcs_bad)
+      detail::add_problem(t, wire::errc::bad_checksum, "eth.fcs", n, "FCS does not match the frame",
+                          "eth.fcs", wire::crc32(frame.first(n)));
   }
 }
 

@@ -118,14 +118,24 @@ void put_value(Out& out, const field_node& f) {
   using wire::kind;
   switch (f.info->type) {
     case kind::uint:
-    case kind::flag: detail::put_uint(out, f.value); break;
-    case kind::hex: detail::put_hex(out, f.value, (f.info->width + 3) / 4); break;
-    case kind::mac: detail::put_mac(out, f.value); break;
-    case kind::ipv4: detail::put_ipv4(out, f.value); break;
+    case kind::flag:
+      detail::put_uint(out, f.value);
+      break;
+    case kind::hex:
+      detail::put_hex(out, f.value, (f.info->width + 3) / 4);
+      break;
+    case kind::mac:
+      detail::put_mac(out, f.value);
+      break;
+    case kind::ipv4:
+      detail::put_ipv4(out, f.value);
+      break;
     case kind::ipv6:
       if (f.raw) detail::put_ipv6(out, f.raw);
       break;
-    case kind::label: out(f.value_name()); break;
+    case kind::label:
+      out(f.value_name());
+      break;
   }
 }
 
@@ -136,7 +146,9 @@ void put_json_value(Out& out, const field_node& f) {
   switch (f.info->type) {
     case kind::uint:
     case kind::flag:
-    case kind::hex: detail::put_uint(out, f.value); break;
+    case kind::hex:
+      detail::put_uint(out, f.value);
+      break;
     default:
       out("\"");
       put_value(out, f);

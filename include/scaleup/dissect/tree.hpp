@@ -17,19 +17,21 @@ using wire::error;
 using wire::field_info;
 
 struct layer_node {
-  std::string_view name;   // filter prefix: "sue.rh"
-  std::string_view title;  // "SUE Reliability Header"
+  std::string_view name;     // filter prefix: "sue.rh"
+  std::string_view title;    // "SUE Reliability Header"
   std::uint32_t offset = 0;  // bytes from the start of the frame
   std::uint32_t length = 0;
 };
 
 struct field_node {
   const field_info* info = nullptr;
-  std::uint16_t layer = 0;     // index into layers
-  std::uint32_t bit = 0;       // absolute bit offset in the frame (generated: of its layer)
-  bool generated = false;      // computed, not on the wire (like Wireshark's [brackets])
+  std::uint16_t layer = 0;  // index into layers
+  std::uint32_t bit = 0;    // absolute bit offset in the frame (generated: of its layer)
+  bool generated = false;   // computed, not on the wire (like Wireshark's [brackets])
   std::uint64_t value = 0;
-  const std::uint8_t* raw = nullptr;  // for byte-array fields (IPv6 addresses)
+  // For byte-array fields (IPv6 addresses): points into the dissected frame, so the tree is
+  // printable only while the frame's bytes live.
+  const std::uint8_t* raw = nullptr;
 
   constexpr std::string_view value_name() const noexcept { return info->name_of(value); }
 };
@@ -104,8 +106,8 @@ struct basic_tree {
     if (overflow) return;
     overflow = true;
     if (error_count == MaxErrors) error_count = MaxErrors - 1;
-    errors[error_count++] = error{wire::errc::no_space, "frame", 0, 0, 0,
-                                  "dissection tree full; later fields not shown"};
+    errors[error_count++] = error{
+        wire::errc::no_space, "frame", 0, 0, 0, "dissection tree full; later fields not shown"};
   }
 };
 

@@ -32,8 +32,8 @@ constexpr std::uint64_t get_bits(const std::uint8_t* p, std::size_t offset,
     const unsigned in_byte = static_cast<unsigned>(offset % 8);
     const unsigned avail = 8 - in_byte;
     const unsigned take = avail < width ? avail : width;
-    const unsigned chunk = (static_cast<unsigned>(p[offset / 8]) >> (avail - take)) &
-                           ((1u << take) - 1u);
+    const unsigned chunk =
+        (static_cast<unsigned>(p[offset / 8]) >> (avail - take)) & ((1u << take) - 1u);
     v = (take == 64 ? 0 : v << take) | chunk;
     offset += take;
     width -= take;

@@ -47,21 +47,30 @@ constexpr std::uint32_t crc32(bytes data) noexcept {
   return crc32_final(crc32_update(crc32_init, data));
 }
 
-// Internet checksum (RFC 1071): a ones'-complement sum folded to 16 bits.
+// Internet checksum (RFC 1071): a ones'-complement sum folded to 16 bits. Pieces may have any
+// length: a piece that ends on an odd byte leaves the next piece starting mid-word.
 struct ones_sum {
   std::uint32_t acc = 0;
+  bool odd = false;  // the last byte added was the high byte of a word
 
   constexpr ones_sum& add(bytes data) noexcept {
     std::size_t i = 0;
+    if (odd && !data.empty()) {
+      acc += data[0];
+      odd = false;
+      i = 1;
+    }
     for (; i + 1 < data.size(); i += 2) acc += load_be16(data.data() + i);
-    if (i < data.size()) acc += std::uint32_t{data[i]} << 8;
+    if (i < data.size()) {
+      acc += std::uint32_t{data[i]} << 8;
+      odd = true;
+    }
     fold();
     return *this;
   }
   constexpr ones_sum& add16(std::uint16_t v) noexcept {
-    acc += v;
-    fold();
-    return *this;
+    const std::uint8_t b[2] = {static_cast<std::uint8_t>(v >> 8), static_cast<std::uint8_t>(v)};
+    return add(bytes(b, 2));
   }
   constexpr ones_sum& add32(std::uint32_t v) noexcept {
     return add16(static_cast<std::uint16_t>(v >> 16)).add16(static_cast<std::uint16_t>(v));

@@ -20,15 +20,24 @@ enum class errc : std::uint8_t {
 
 constexpr std::string_view to_string(errc e) noexcept {
   switch (e) {
-    case errc::none: return "none";
-    case errc::truncated: return "truncated";
-    case errc::value_too_big: return "value_too_big";
-    case errc::bad_value: return "bad_value";
-    case errc::reserved_nonzero: return "reserved_nonzero";
-    case errc::bad_checksum: return "bad_checksum";
-    case errc::bad_length: return "bad_length";
-    case errc::no_space: return "no_space";
-    case errc::unsupported: return "unsupported";
+    case errc::none:
+      return "none";
+    case errc::truncated:
+      return "truncated";
+    case errc::value_too_big:
+      return "value_too_big";
+    case errc::bad_value:
+      return "bad_value";
+    case errc::reserved_nonzero:
+      return "reserved_nonzero";
+    case errc::bad_checksum:
+      return "bad_checksum";
+    case errc::bad_length:
+      return "bad_length";
+    case errc::no_space:
+      return "no_space";
+    case errc::unsupported:
+      return "unsupported";
   }
   return "unknown";
 }
@@ -74,7 +83,7 @@ struct [[nodiscard]] result {
   error err{};
 
   constexpr result() = default;
-  constexpr result(T v) : value(v) {}  // NOLINT: implicit on purpose, like std::expected
+  constexpr result(T v) : value(v) {}    // NOLINT: implicit on purpose, like std::expected
   constexpr result(error e) : err(e) {}  // NOLINT
   constexpr result(T v, error e) : value(v), err(e) {}
 

@@ -14,7 +14,7 @@ inline constexpr std::uint16_t vlan = 0x8100;
 inline constexpr std::uint16_t ipv6 = 0x86DD;
 // IEEE 802 local experimental Ethertypes 1 and 2: defaults, every one is a parameter
 // (decisions.md "Network headers").
-inline constexpr std::uint16_t sue = 0x88B5;       // a SUE PDU follows
+inline constexpr std::uint16_t sue = 0x88B5;        // a SUE PDU follows
 inline constexpr std::uint16_t afh1_shim = 0x88B6;  // an AFH Gen 1 shim header follows
 }  // namespace ethertype
 
@@ -33,14 +33,27 @@ struct layout<ethernet_header> {
   static constexpr std::string_view seed = "R2 3.5.1";
   static constexpr std::size_t size = 14;
   static constexpr auto fields = std::tuple{
-      bind(&T::dst, {.name = "destination", .filter = "eth.dst", .bit = 0, .width = 48,
-                     .type = kind::mac, .description = "Destination MAC address",
+      bind(&T::dst, {.name = "destination",
+                     .filter = "eth.dst",
+                     .bit = 0,
+                     .width = 48,
+                     .type = kind::mac,
+                     .description = "Destination MAC address",
                      .seed = "IEEE 802.3"}),
-      bind(&T::src, {.name = "source", .filter = "eth.src", .bit = 48, .width = 48,
-                     .type = kind::mac, .description = "Source MAC address",
+      bind(&T::src, {.name = "source",
+                     .filter = "eth.src",
+                     .bit = 48,
+                     .width = 48,
+                     .type = kind::mac,
+                     .description = "Source MAC address",
                      .seed = "IEEE 802.3"}),
-      bind(&T::type, {.name = "type", .filter = "eth.type", .bit = 96, .width = 16,
-                      .type = kind::hex, .description = "Ethertype", .seed = "IEEE 802.3"}),
+      bind(&T::type, {.name = "type",
+                      .filter = "eth.type",
+                      .bit = 96,
+                      .width = 16,
+                      .type = kind::hex,
+                      .description = "Ethertype",
+                      .seed = "IEEE 802.3"}),
   };
 };
 static_assert(tiles<ethernet_header>());
@@ -62,16 +75,31 @@ struct layout<vlan_tag> {
   static constexpr std::string_view seed = "R2 3.5.3, 3.5.6";
   static constexpr std::size_t size = 4;
   static constexpr auto fields = std::tuple{
-      bind(&T::pcp, {.name = "PCP", .filter = "vlan.priority", .bit = 0, .width = 3,
+      bind(&T::pcp, {.name = "PCP",
+                     .filter = "vlan.priority",
+                     .bit = 0,
+                     .width = 3,
                      .description = "Priority code point: the traffic class",
                      .seed = "R2 3.5.3, 3.5.6"}),
-      bind(&T::dei, {.name = "DEI", .filter = "vlan.dei", .bit = 3, .width = 1,
-                     .type = kind::flag, .description = "Drop eligible indicator",
+      bind(&T::dei, {.name = "DEI",
+                     .filter = "vlan.dei",
+                     .bit = 3,
+                     .width = 1,
+                     .type = kind::flag,
+                     .description = "Drop eligible indicator",
                      .seed = "IEEE 802.1Q"}),
-      bind(&T::vid, {.name = "VID", .filter = "vlan.id", .bit = 4, .width = 12,
-                     .description = "VLAN identifier", .seed = "IEEE 802.1Q"}),
-      bind(&T::type, {.name = "type", .filter = "vlan.etype", .bit = 16, .width = 16,
-                      .type = kind::hex, .description = "Inner Ethertype",
+      bind(&T::vid, {.name = "VID",
+                     .filter = "vlan.id",
+                     .bit = 4,
+                     .width = 12,
+                     .description = "VLAN identifier",
+                     .seed = "IEEE 802.1Q"}),
+      bind(&T::type, {.name = "type",
+                      .filter = "vlan.etype",
+                      .bit = 16,
+                      .width = 16,
+                      .type = kind::hex,
+                      .description = "Inner Ethertype",
                       .seed = "IEEE 802.1Q"}),
   };
 };

@@ -99,15 +99,16 @@ constexpr bool tiles() {
   bool ok = true;
   std::apply(
       [&](const auto&... f) {
-        ((ok = ok && f.bit == next && f.width > 0 &&
-               [&] {
-                 using M = std::remove_cvref_t<decltype(std::declval<T>().*(f.member))>;
-                 if constexpr (is_byte_array_v<M>)
-                   return f.bit % 8 == 0 && f.width == 8 * std::tuple_size_v<M>;
-                 else
-                   return f.width <= 8 * sizeof(M);
-               }(),
-          next += f.width),
+        ((
+             ok = ok && f.bit == next && f.width > 0 &&
+                  [&] {
+                    using M = std::remove_cvref_t<decltype(std::declval<T>().*(f.member))>;
+                    if constexpr (is_byte_array_v<M>)
+                      return f.bit % 8 == 0 && f.width == 8 * std::tuple_size_v<M>;
+                    else
+                      return f.width <= 8 * sizeof(M);
+                  }(),
+             next += f.width),
          ...);
       },
       layout<T>::fields);
@@ -173,13 +174,25 @@ constexpr std::uint64_t as_u64(const M& v) noexcept {
 constexpr error check_rule(std::string_view layer, std::size_t base, const field_info& f,
                            std::uint64_t v) noexcept {
   if (f.check == rule::fixed && v != f.expect)
-    return error{errc::bad_value, layer,  static_cast<std::uint32_t>(base + f.bit / 8),
-                 0,               0,      "field must hold its fixed value",
-                 f.filter,        v,      severity::error};
+    return error{errc::bad_value,
+                 layer,
+                 static_cast<std::uint32_t>(base + f.bit / 8),
+                 0,
+                 0,
+                 "field must hold its fixed value",
+                 f.filter,
+                 v,
+                 severity::error};
   if (f.check == rule::reserved && v != 0)
-    return error{errc::reserved_nonzero, layer, static_cast<std::uint32_t>(base + f.bit / 8),
-                 0,                      0,     "reserved field is not zero",
-                 f.filter,               v,     severity::warning};
+    return error{errc::reserved_nonzero,
+                 layer,
+                 static_cast<std::uint32_t>(base + f.bit / 8),
+                 0,
+                 0,
+                 "reserved field is not zero",
+                 f.filter,
+                 v,
+                 severity::warning};
   return {};
 }
 
@@ -207,10 +220,12 @@ class view {
   // Decodes every field; no validation (see decode()).
   constexpr T value() const noexcept {
     T out{};
-    std::apply([&](const auto&... f) { ((out.*(f.member) = read_field<std::remove_cvref_t<
-                                              decltype(out.*(f.member))>>(p_, f)),
-                                        ...); },
-               layout<T>::fields);
+    std::apply(
+        [&](const auto&... f) {
+          ((out.*(f.member) = read_field<std::remove_cvref_t<decltype(out.*(f.member))>>(p_, f)),
+           ...);
+        },
+        layout<T>::fields);
     return out;
   }
 
@@ -225,9 +240,7 @@ class view {
 template <class T, class Visit>
 constexpr void for_each_field(const T& v, Visit&& visit) {
   std::apply(
-      [&](const auto&... f) {
-        (visit(static_cast<const field_info&>(f), v.*(f.member)), ...);
-      },
+      [&](const auto&... f) { (visit(static_cast<const field_info&>(f), v.*(f.member)), ...); },
       layout<T>::fields);
 }
 
@@ -268,8 +281,12 @@ template <class T>
 constexpr result<std::size_t> encode(const T& v, mutable_bytes out) noexcept {
   constexpr std::size_t size = layout<T>::size;
   if (out.size() < size)
-    return error{errc::no_space, layout<T>::name, 0, static_cast<std::uint32_t>(size),
-                 static_cast<std::uint32_t>(out.size()), "output buffer too small"};
+    return error{errc::no_space,
+                 layout<T>::name,
+                 0,
+                 static_cast<std::uint32_t>(size),
+                 static_cast<std::uint32_t>(out.size()),
+                 "output buffer too small"};
   error bad{};
   std::apply(
       [&](const auto&... f) {
@@ -279,12 +296,18 @@ constexpr result<std::size_t> encode(const T& v, mutable_bytes out) noexcept {
            if constexpr (!is_byte_array_v<M>) {
              const auto x = static_cast<std::uint64_t>(v.*(f.member));
              if (x > max_value(f.width)) {
-               bad = error{errc::value_too_big, layout<T>::name,
-                           static_cast<std::uint32_t>(f.bit / 8), 0, 0,
-                           "value does not fit its field", f.filter, x};
+               bad = error{errc::value_too_big,
+                           layout<T>::name,
+                           static_cast<std::uint32_t>(f.bit / 8),
+                           0,
+                           0,
+                           "value does not fit its field",
+                           f.filter,
+                           x};
                return;
              }
-             if (f.check == rule::fixed && x != f.expect) bad = check_rule(layout<T>::name, 0, f, x);
+             if (f.check == rule::fixed && x != f.expect)
+               bad = check_rule(layout<T>::name, 0, f, x);
            }
          }()),
          ...);

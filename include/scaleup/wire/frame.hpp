@@ -34,7 +34,8 @@ inline constexpr std::array<std::string_view, 9> encap_names{
     "udp4", "udp6", "afh1", "afh1-vlan", "afh1-shim", "afh1-vlan-shim", "afh2", "afh2c", "lite"};
 
 constexpr std::string_view to_string(encap e) noexcept {
-  return encap_names[static_cast<std::size_t>(e)];
+  const auto i = static_cast<std::size_t>(e);
+  return i < encap_names.size() ? encap_names[i] : std::string_view("unknown");
 }
 
 constexpr std::optional<encap> encap_from_string(std::string_view s) noexcept {
@@ -44,11 +45,28 @@ constexpr std::optional<encap> encap_from_string(std::string_view s) noexcept {
 }
 
 // Addresses derived from XPU ids for the standard encapsulation: 10.0.0.0/8 and fd53:5545::/64
-// (private and unique-local ranges), MAC 02:00 followed by the 32-bit id.
-constexpr std::uint32_t xpu_ipv4(std::uint32_t xpu) noexcept { return 0x0A000000u | (xpu & 0xFFFFFF); }
+// (private and unique-local ranges), MAC 02:00 followed by the 32-bit id. IPv4 has room for
+// ids below 2^24 (wrap_in_place refuses larger ones).
+inline constexpr std::uint32_t xpu_ipv4_max = 0xFFFFFF;
+constexpr std::uint32_t xpu_ipv4(std::uint32_t xpu) noexcept {
+  return 0x0A000000u | (xpu & xpu_ipv4_max);
+}
 constexpr ipv6_address xpu_ipv6(std::uint32_t xpu) noexcept {
-  return {0xFD, 0x53, 0x55, 0x45, 0, 0, 0, 0, 0, 0, 0, 0, static_cast<std::uint8_t>(xpu >> 24),
-          static_cast<std::uint8_t>(xpu >> 16), static_cast<std::uint8_t>(xpu >> 8),
+  return {0xFD,
+          0x53,
+          0x55,
+          0x45,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          static_cast<std::uint8_t>(xpu >> 24),
+          static_cast<std::uint8_t>(xpu >> 16),
+          static_cast<std::uint8_t>(xpu >> 8),
           static_cast<std::uint8_t>(xpu)};
 }
 constexpr std::uint64_t xpu_mac(std::uint32_t xpu) noexcept { return 0x020000000000ull | xpu; }
@@ -66,7 +84,7 @@ struct frame_params {
   std::uint8_t hop_limit = 64;
   std::uint16_t vlan_id = 1;
   std::uint32_t entropy = 0;  // a flow hash: each header keeps the low bits it has room for
-  bool multicast = false;
+  bool multicast = false;     // AFH Gen 2's M bit; other encapsulations refuse it
   std::uint32_t afh1_prefix = afh1_default_prefix;
   std::uint16_t sue_ethertype = ethertype::sue;
   std::uint16_t shim_ethertype = ethertype::afh1_shim;
@@ -83,15 +101,24 @@ constexpr bool has_shim(encap e) noexcept {
 // Bytes in front of the carried PDU (or SUE Lite payload).
 constexpr std::size_t header_size(encap e) noexcept {
   switch (e) {
-    case encap::udp4: return 14 + 20 + 8;
-    case encap::udp6: return 14 + 40 + 8;
-    case encap::afh1: return 14;
-    case encap::afh1_vlan: return 18;
-    case encap::afh1_shim: return 14 + 16;
-    case encap::afh1_vlan_shim: return 18 + 16;
-    case encap::afh2: return 12 + 2;
-    case encap::afh2c: return 6 + 2;
-    case encap::lite: return 6;
+    case encap::udp4:
+      return 14 + 20 + 8;
+    case encap::udp6:
+      return 14 + 40 + 8;
+    case encap::afh1:
+      return 14;
+    case encap::afh1_vlan:
+      return 18;
+    case encap::afh1_shim:
+      return 14 + 16;
+    case encap::afh1_vlan_shim:
+      return 18 + 16;
+    case encap::afh2:
+      return 12 + 2;
+    case encap::afh2c:
+      return 6 + 2;
+    case encap::lite:
+      return 6;
   }
   return 0;
 }
@@ -100,8 +127,9 @@ namespace detail {
 
 constexpr error frame_error(errc code, std::string_view what, std::size_t needed = 0,
                             std::size_t available = 0) noexcept {
-  return error{code, "frame", 0, static_cast<std::uint32_t>(needed),
-               static_cast<std::uint32_t>(available), what};
+  return error{
+      code, "frame", 0, static_cast<std::uint32_t>(needed), static_cast<std::uint32_t>(available),
+      what};
 }
 
 template <class T>
@@ -125,6 +153,16 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
     return detail::frame_error(errc::no_space, "output buffer too small", padded, out.size());
   if (p.kind == encap::lite && inner_len > sue_lite_max_payload)
     return detail::frame_error(errc::value_too_big, "SUE Lite payload over 1024 bytes");
+  // Nothing the caller asked for is dropped: a value with no place in this encapsulation is
+  // refused.
+  const bool afh2_family = p.kind == encap::afh2 || p.kind == encap::afh2c || p.kind == encap::lite;
+  if (p.multicast && !afh2_family)
+    return detail::frame_error(errc::unsupported, "only AFH Gen 2 carries a multicast bit");
+  if (p.kind == encap::afh1 && p.tc != 0)
+    return detail::frame_error(errc::unsupported,
+                               "AFH Gen 1 without tag or shim has no traffic class field");
+  if (p.kind == encap::udp4 && (p.src_xpu > xpu_ipv4_max || p.dst_xpu > xpu_ipv4_max))
+    return detail::frame_error(errc::value_too_big, "XPU id does not fit an IPv4 address");
   std::size_t at = 0;
   error e{};
   switch (p.kind) {
@@ -161,13 +199,17 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
         ip.src = xpu_ipv4(p.src_xpu);
         ip.dst = xpu_ipv4(p.dst_xpu);
         if ((e = detail::put(ip, out, at))) return e;
-        store_be16(out.data() + ip_at + 10, ones_sum{}.add(bytes(out.data() + ip_at, 20)).checksum());
-        pseudo.add32(ip.src).add32(ip.dst).add16(ip_proto_udp).add16(static_cast<std::uint16_t>(udp_len));
+        store_be16(out.data() + ip_at + 10,
+                   ones_sum{}.add(bytes(out.data() + ip_at, 20)).checksum());
+        pseudo.add32(ip.src)
+            .add32(ip.dst)
+            .add16(ip_proto_udp)
+            .add16(static_cast<std::uint16_t>(udp_len));
       }
       const std::size_t udp_at = at;
-      if ((e = detail::put(udp_header{p.udp_src_port, p.udp_dst_port,
-                                      static_cast<std::uint16_t>(udp_len), 0},
-                           out, at)))
+      if ((e = detail::put(
+               udp_header{p.udp_src_port, p.udp_dst_port, static_cast<std::uint16_t>(udp_len), 0},
+               out, at)))
         return e;
       if (v6 || p.udp4_checksum) {
         std::uint16_t c = pseudo.add(bytes(out.data() + udp_at, udp_len)).checksum();
@@ -190,9 +232,7 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
       if (has_vlan(p.kind)) {
         store_be16(out.data() + at, ethertype::vlan);
         at += 2;
-        if ((e = detail::put(vlan_tag{p.tc, 0, p.vlan_id, inner_type},
-                             out, at)))
-          return e;
+        if ((e = detail::put(vlan_tag{p.tc, 0, p.vlan_id, inner_type}, out, at))) return e;
       } else {
         store_be16(out.data() + at, inner_type);
         at += 2;
@@ -259,11 +299,11 @@ constexpr result<std::size_t> emit_sue_frame(const frame_params& p, const reliab
                                              bytes payload, mutable_bytes out) noexcept {
   if (p.kind == encap::lite)
     return detail::frame_error(errc::unsupported, "SUE Lite carries no RH (use emit_frame)");
-  if (payload.size() > sue_max_payload)
-    return detail::frame_error(errc::value_too_big, "SUE payload over 4096 bytes");
   const std::size_t hs = header_size(p.kind);
-  if (out.size() < hs) return detail::frame_error(errc::no_space, "output buffer too small");
-  const auto pdu = emit_pdu(rh, payload, out.subspan(hs));
+  const std::size_t need = hs + pdu_size(payload.size());
+  if (payload.size() <= sue_max_payload && out.size() < need)
+    return detail::frame_error(errc::no_space, "output buffer too small", need, out.size());
+  const auto pdu = emit_pdu(rh, payload, out.subspan(hs < out.size() ? hs : out.size()));
   if (!pdu) return pdu.err;
   return wrap_in_place(p, pdu.value, out);
 }

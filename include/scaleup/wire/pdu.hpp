@@ -22,10 +22,21 @@ constexpr std::size_t pdu_size(std::size_t payload) noexcept {
 // Writes RH, payload and the R-CRC (CRC-32 over RH and payload, big-endian).
 constexpr result<std::size_t> emit_pdu(const reliability_header& rh, bytes payload,
                                        mutable_bytes out) noexcept {
+  if (payload.size() > sue_max_payload)
+    return error{errc::value_too_big,
+                 "sue",
+                 0,
+                 static_cast<std::uint32_t>(sue_max_payload),
+                 static_cast<std::uint32_t>(payload.size()),
+                 "SUE payload over 4096 bytes"};
   const std::size_t n = pdu_size(payload.size());
   if (out.size() < n)
-    return error{errc::no_space, "sue", 0, static_cast<std::uint32_t>(n),
-                 static_cast<std::uint32_t>(out.size()), "output buffer too small"};
+    return error{errc::no_space,
+                 "sue",
+                 0,
+                 static_cast<std::uint32_t>(n),
+                 static_cast<std::uint32_t>(out.size()),
+                 "output buffer too small"};
   if (const auto r = encode(rh, out); !r) return r.err;
   for (std::size_t i = 0; i < payload.size(); ++i) out[8 + i] = payload[i];
   store_be32(out.data() + 8 + payload.size(), crc32(bytes(out.data(), 8 + payload.size())));
@@ -46,7 +57,10 @@ struct layout<rcrc_trailer> {
   static constexpr std::string_view seed = "R2 3.3, Fig. 9";
   static constexpr std::size_t size = 4;
   static constexpr auto fields = std::tuple{
-      bind(&T::value, {.name = "R-CRC", .filter = "sue.rcrc", .bit = 0, .width = 32,
+      bind(&T::value, {.name = "R-CRC",
+                       .filter = "sue.rcrc",
+                       .bit = 0,
+                       .width = 32,
                        .type = kind::hex,
                        .description = "CRC-32 (ISO-HDLC) over RH and payload, big-endian",
                        .seed = "R2 3.3; algorithm: decisions.md"}),
@@ -58,9 +72,12 @@ enum class rcrc_status : std::uint8_t { good, bad, missing };
 
 constexpr std::string_view to_string(rcrc_status s) noexcept {
   switch (s) {
-    case rcrc_status::good: return "good";
-    case rcrc_status::bad: return "bad";
-    case rcrc_status::missing: return "missing";
+    case rcrc_status::good:
+      return "good";
+    case rcrc_status::bad:
+      return "bad";
+    case rcrc_status::missing:
+      return "missing";
   }
   return "missing";
 }
@@ -72,8 +89,8 @@ struct pdu_bounds {
   std::size_t payload_end = 0;
   std::size_t pad = 0;
   rcrc_status status = rcrc_status::missing;
-  std::uint32_t rcrc = 0;       // as found on the wire
-  std::uint32_t computed = 0;   // over RH and payload
+  std::uint32_t rcrc = 0;      // as found on the wire
+  std::uint32_t computed = 0;  // over RH and payload
 };
 
 // The carrier gives the exact PDU length (UDP, the AFH Gen 1 shim): the last four bytes are
