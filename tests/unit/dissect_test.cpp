@@ -466,7 +466,7 @@ TEST_CASE("dissect: every encapsulation round-trips through the emitter") {
       CHECK(val(*t, "afh2c.src_xpu") == 1);
       CHECK(val(*t, "afh2c.dst_xpu") == 2);
       CHECK(val(*t, "afh2c.tc") == 3);
-      CHECK(val(*t, "afh2c.w") == 1);
+      CHECK(val(*t, "afh2.w") == 1);
       // The padding to 60 bytes cannot be told from packed payload without the commands.
       CHECK(val(*t, "sue_lite.len") == 60 - 6);
       CHECK_FALSE(has(*t, "sue.rh.ver"));

@@ -1227,13 +1227,13 @@ TEST_CASE("afh2c: golden, view, errors, round trips") {
   CHECK(alt->get<&afh2c_t::dst_xpu>() == 0x8000u);
   check_truncated<afh2c_t>(afh2c_golden_bytes);
 
-  check_too_big(with(afh2c_golden, &afh2c_t::rsv, 4), "afh2c.rsv", 4, 0);
-  check_too_big(with(afh2c_golden, &afh2c_t::w, 2), "afh2c.w", 2, 0);
-  check_too_big(with(afh2c_golden, &afh2c_t::v, 2), "afh2c.v", 2, 0);
-  check_too_big(with(afh2c_golden, &afh2c_t::z, 2), "afh2c.z", 2, 0);
-  check_too_big(with(afh2c_golden, &afh2c_t::y, 2), "afh2c.y", 2, 0);
-  check_too_big(with(afh2c_golden, &afh2c_t::x, 2), "afh2c.x", 2, 0);
-  check_too_big(with(afh2c_golden, &afh2c_t::m, 2), "afh2c.m", 2, 0);
+  check_too_big(with(afh2c_golden, &afh2c_t::rsv, 4), "afh2.rsv", 4, 0);
+  check_too_big(with(afh2c_golden, &afh2c_t::w, 2), "afh2.w", 2, 0);
+  check_too_big(with(afh2c_golden, &afh2c_t::v, 2), "afh2.v", 2, 0);
+  check_too_big(with(afh2c_golden, &afh2c_t::z, 2), "afh2.z", 2, 0);
+  check_too_big(with(afh2c_golden, &afh2c_t::y, 2), "afh2.y", 2, 0);
+  check_too_big(with(afh2c_golden, &afh2c_t::x, 2), "afh2.x", 2, 0);
+  check_too_big(with(afh2c_golden, &afh2c_t::m, 2), "afh2.m", 2, 0);
   check_too_big(with(afh2c_golden, &afh2c_t::tc, 32), "afh2c.tc", 32, 1);
   check_too_big(with(afh2c_golden, &afh2c_t::spare, 8), "afh2c.spare", 8, 1);
   check_no_space(afh2c_golden);
@@ -1243,20 +1243,20 @@ TEST_CASE("afh2c: golden, view, errors, round trips") {
     b[at] = v;
     return b;
   };
-  check_fixed_decode<afh2c_t>(patched(0, 0x03), "afh2c.w", 0, 0);  // 0000 0011
-  check_fixed_decode<afh2c_t>(patched(0, 0x33), "afh2c.v", 1, 0);  // 0011 0011
-  check_fixed_decode<afh2c_t>(patched(0, 0x2B), "afh2c.z", 1, 0);  // 0010 1011
-  check_fixed_decode<afh2c_t>(patched(0, 0x27), "afh2c.y", 1, 0);  // 0010 0111
-  check_fixed_decode<afh2c_t>(patched(0, 0x21), "afh2c.x", 0, 0);  // 0010 0001
-  check_fixed_encode(with(afh2c_golden, &afh2c_t::w, 0), "afh2c.w", 0);
-  check_fixed_encode(with(afh2c_golden, &afh2c_t::v, 1), "afh2c.v", 1);
-  check_fixed_encode(with(afh2c_golden, &afh2c_t::z, 1), "afh2c.z", 1);
-  check_fixed_encode(with(afh2c_golden, &afh2c_t::y, 1), "afh2c.y", 1);
-  check_fixed_encode(with(afh2c_golden, &afh2c_t::x, 0), "afh2c.x", 0);
+  check_fixed_decode<afh2c_t>(patched(0, 0x03), "afh2.w", 0, 0);  // 0000 0011
+  check_fixed_decode<afh2c_t>(patched(0, 0x33), "afh2.v", 1, 0);  // 0011 0011
+  check_fixed_decode<afh2c_t>(patched(0, 0x2B), "afh2.z", 1, 0);  // 0010 1011
+  check_fixed_decode<afh2c_t>(patched(0, 0x27), "afh2.y", 1, 0);  // 0010 0111
+  check_fixed_decode<afh2c_t>(patched(0, 0x21), "afh2.x", 0, 0);  // 0010 0001
+  check_fixed_encode(with(afh2c_golden, &afh2c_t::w, 0), "afh2.w", 0);
+  check_fixed_encode(with(afh2c_golden, &afh2c_t::v, 1), "afh2.v", 1);
+  check_fixed_encode(with(afh2c_golden, &afh2c_t::z, 1), "afh2.z", 1);
+  check_fixed_encode(with(afh2c_golden, &afh2c_t::y, 1), "afh2.y", 1);
+  check_fixed_encode(with(afh2c_golden, &afh2c_t::x, 0), "afh2.x", 0);
 
   // Reserved: octet 0 = 1010 0011 (rsv 2); octet 1 = 11111 111 (spare 7).
   check_reserved<afh2c_t>(patched(0, 0xA3), with(afh2c_golden, &afh2c_t::rsv, 2),
-                          {{"afh2c.rsv", 2, 0}});
+                          {{"afh2.rsv", 2, 0}});
   check_reserved<afh2c_t>(patched(1, 0xFF), with(afh2c_golden, &afh2c_t::spare, 7),
                           {{"afh2c.spare", 7, 1}});
 

@@ -50,31 +50,23 @@ struct options {
 // Fields the engine computes rather than reads; described like table fields so that every
 // consumer (printers, JSON, Wireshark) treats them alike.
 namespace generated {
+// clang-format off
 inline constexpr std::array<wire::value_name, 3> rcrc_status_names{
     {{0, "good"}, {1, "bad"}, {2, "missing"}}};
-inline constexpr field_info rcrc_status{.name = "R-CRC status",
-                                        .filter = "sue.rcrc.status",
-                                        .width = 2,
-                                        .type = wire::kind::label,
-                                        .names = rcrc_status_names,
-                                        .description = "good, bad, or missing (PDU of an RH only)",
-                                        .seed = "R2 3.3; decisions.md"};
-inline constexpr field_info payload_len{.name = "payload length",
-                                        .filter = "sue.payload.len",
-                                        .width = 16,
-                                        .description = "Bytes between RH and R-CRC",
-                                        .seed = "R2 3.3"};
-inline constexpr field_info lite_len{.name = "payload length",
-                                     .filter = "sue_lite.len",
-                                     .width = 16,
-                                     .description = "Bytes after the AFH Gen 2 header",
-                                     .seed = "R2 3.4, Fig. 10"};
-inline constexpr field_info fcs{.name = "FCS",
-                                .filter = "eth.fcs",
-                                .width = 32,
-                                .type = wire::kind::hex,
-                                .description = "Ethernet frame check sequence, as sent",
-                                .seed = "IEEE 802.3"};
+inline constexpr field_info rcrc_status{
+    .name = "R-CRC status", .filter = "sue.rcrc.status", .width = 2, .type = wire::kind::label,
+    .names = rcrc_status_names, .description = "good, bad, or missing (PDU of an RH only)",
+    .seed = "R2 3.3; decisions.md"};
+inline constexpr field_info payload_len{
+    .name = "payload length", .filter = "sue.payload.len", .width = 16,
+    .description = "Bytes between RH and R-CRC", .seed = "R2 3.3"};
+inline constexpr field_info lite_len{
+    .name = "payload length", .filter = "sue_lite.len", .width = 16,
+    .description = "Bytes after the AFH Gen 2 header", .seed = "R2 3.4, Fig. 10"};
+inline constexpr field_info fcs{
+    .name = "FCS", .filter = "eth.fcs", .width = 32, .type = wire::kind::hex,
+    .description = "Ethernet frame check sequence, as sent", .seed = "IEEE 802.3"};
+// clang-format on
 inline constexpr std::array<const field_info*, 4> all{&rcrc_status, &payload_len, &lite_len, &fcs};
 }  // namespace generated
 

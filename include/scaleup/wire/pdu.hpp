@@ -56,15 +56,14 @@ struct layout<rcrc_trailer> {
   static constexpr std::string_view title = "SUE R-CRC";
   static constexpr std::string_view seed = "R2 3.3, Fig. 9";
   static constexpr std::size_t size = 4;
+  // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::value, {.name = "R-CRC",
-                       .filter = "sue.rcrc",
-                       .bit = 0,
-                       .width = 32,
+      bind(&T::value, {.name = "R-CRC", .filter = "sue.rcrc", .bit = 0, .width = 32,
                        .type = kind::hex,
                        .description = "CRC-32 (ISO-HDLC) over RH and payload, big-endian",
                        .seed = "R2 3.3; algorithm: decisions.md"}),
   };
+  // clang-format on
 };
 static_assert(tiles<rcrc_trailer>());
 
