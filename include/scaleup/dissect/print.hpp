@@ -20,6 +20,16 @@ void put_uint(Out& out, std::uint64_t v) {
   out(std::string_view(b.data(), static_cast<std::size_t>(r.ptr - b.data())));
 }
 
+// Right-aligned in `width` columns.
+template <class Out>
+void put_uint_right(Out& out, std::uint64_t v, std::size_t width) {
+  std::array<char, 24> b{};
+  const auto r = std::to_chars(b.data(), b.data() + b.size(), v);
+  const auto n = static_cast<std::size_t>(r.ptr - b.data());
+  for (std::size_t i = n; i < width; ++i) out(" ");
+  out(std::string_view(b.data(), n));
+}
+
 template <class Out>
 void put_hex(Out& out, std::uint64_t v, unsigned digits) {
   std::array<char, 20> b{};
@@ -263,17 +273,11 @@ void put_error_text(Out& out, const error& e) {
 // One line per frame: number, encapsulation, length, then what matters for the layer found.
 template <class Out, class Tree>
 void put_summary(Out& out, const Tree& t, std::uint64_t frame_number) {
-  std::array<char, 8> pad{};
-  pad.fill(' ');
-  std::array<char, 24> num{};
-  const auto r = std::to_chars(num.data(), num.data() + num.size(), frame_number);
-  const auto width = static_cast<std::size_t>(r.ptr - num.data());
-  if (width < 6) out(std::string_view(pad.data(), 6 - width));
-  out(std::string_view(num.data(), width));
+  detail::put_uint_right(out, frame_number, 6);
   out("  ");
   out(t.encap);
   if (t.encap.size() < 15) out(std::string_view("               ", 15 - t.encap.size()));
-  detail::put_uint(out, t.frame_length);
+  detail::put_uint_right(out, t.frame_length, 5);
   out(" B");
   const auto show = [&](std::string_view label, std::string_view filter) {
     if (const auto* f = t.find(filter)) {
