@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/pack/profiles.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/ethernet.hpp"
@@ -60,6 +61,18 @@ std::vector<header_doc> all_headers() {
       doc_of<wire::afh1_addresses>(),     doc_of<wire::afh1_shim>(),
       doc_of<wire::afh2_normal>(),        doc_of<wire::afh2_compressed>(),
       doc_of<wire::afh2_ethertype>(),     doc_of<wire::rcrc_trailer>(),
+  };
+}
+
+namespace pack = scaleup::pack;
+
+// The control layouts of the default command profile, one per shape.
+std::vector<header_doc> default_profile_shapes() {
+  return {
+      doc_of<pack::cmd_write>(),    doc_of<pack::cmd_write_partial>(),
+      doc_of<pack::cmd_read>(),     doc_of<pack::cmd_response_data>(),
+      doc_of<pack::cmd_response>(), doc_of<pack::cmd_message>(),
+      doc_of<pack::cmd_barrier>(),  doc_of<pack::cmd_atomic>(),
   };
 }
 
@@ -250,15 +263,38 @@ std::string field_table(std::span<const field_info> fields) {
   return out;
 }
 
+std::string header_section(const header_doc& h) {
+  std::string out = "### " + std::string(h.title) + " (`" + std::string(h.name) + "`, " +
+                    std::to_string(h.size) + " bytes)\n\n";
+  out += "Seed: " + std::string(h.seed) + "\n\n";
+  out += "```text\n" + diagram(h) + "```\n\n";
+  return out + field_table(h.fields) + "\n";
+}
+
+// Every shipped profile: its types, then (for the default one) the control layouts.
+std::string profiles_markdown() {
+  std::string out;
+  for (const pack::profile* p : pack::shipped_profiles) {
+    out += "### Command profile `" + std::string(p->name()) + "`\n\n" +
+           std::string(p->description()) + ".\n\n";
+    out +=
+        "| code | name | control | data | VC (AXI) | description | seed |\n"
+        "|------|------|---------|------|----------|-------------|------|\n";
+    for (const auto& t : p->types())
+      out += "| " + number(t.code, wire::kind::hex) + " | " + code(t.name) + " | " +
+             std::to_string(t.control_units) + " units (" + std::to_string(t.control_bytes()) +
+             " bytes) | " + (t.has_data ? "1-256 bytes" : "none") + " | " + std::to_string(t.vc) +
+             " | " + cell(t.description) + " | " + cell(t.seed) + " |\n";
+    out += "\n";
+  }
+  for (const auto& h : default_profile_shapes()) out += header_section(h);
+  return out;
+}
+
 std::string generated_markdown() {
   std::string out = "\n";
-  for (const auto& h : all_headers()) {
-    out += "### " + std::string(h.title) + " (`" + std::string(h.name) + "`, " +
-           std::to_string(h.size) + " bytes)\n\n";
-    out += "Seed: " + std::string(h.seed) + "\n\n";
-    out += "```text\n" + diagram(h) + "```\n\n";
-    out += field_table(h.fields) + "\n";
-  }
+  for (const auto& h : all_headers()) out += header_section(h);
+  out += profiles_markdown();
   out += "### Computed fields\n\n";
   out +=
       "| field | filter name | values | description | seed |\n"

@@ -62,9 +62,9 @@ SRC_KEYS = {
 }
 
 
-def compare_gen_and_dump(gen_args, count_expected=None):
+def compare_gen_and_dump(gen_args, count_expected=None, scenario="basic"):
     cap = os.path.join(TMP, "gen.pcap")
-    made = jsonl(run("gen", "basic", "-o", cap, "--json", *gen_args).stdout)
+    made = jsonl(run("gen", scenario, "-o", cap, "--json", *gen_args).stdout)
     seen = jsonl(run("dump", "--json", cap).stdout)
     check(len(made) == len(seen), f"gen wrote {len(made)} frames, dump shows {len(seen)}")
     if count_expected is not None:
@@ -75,9 +75,17 @@ def compare_gen_and_dump(gen_args, count_expected=None):
         check(d["encap"] == m["encap"], f"{where}: encap {d['encap']}")
         check(d["errors"] == [], f"{where}: errors {d['errors']}")
         for k, v in m.items():
-            if k in ("frame", "encap", "src_xpu", "dst_xpu", "tc"):
+            if k in ("frame", "encap", "src_xpu", "dst_xpu", "tc", "sue.cmds"):
                 continue
             check(d.get(k) == v, f"{where}: {k} = {d.get(k)!r}, generated {v!r}")
+        # Every packed command, in order, with its type and lengths.
+        got = d.get("sue.cmds", [])
+        check(len(got) == len(m["sue.cmds"]),
+              f"{where}: {len(got)} commands dissected, {len(m['sue.cmds'])} generated")
+        for i, (mc, dc) in enumerate(zip(m["sue.cmds"], got)):
+            for k, v in mc.items():
+                check(dc.get(k) == v, f"{where}: command {i + 1} {k} = {dc.get(k)!r}, wanted {v!r}")
+            check("sue.cmd.name" in dc, f"{where}: command {i + 1} has a name")
         keys = SRC_KEYS[m["encap"]]
         if keys:
             check(d[keys[0]] == m["src_xpu"] and d[keys[1]] == m["dst_xpu"],
@@ -117,6 +125,56 @@ def case_roundtrip_afh2_link():
     p = run("gen", "basic", "-o", os.path.join(TMP, "x.pcap"), "--link", "afh2", "--encap",
             "udp4", expect=2)
     check("afh2" in p.stderr, "clear message for udp4 on the afh2 link")
+
+
+def case_traffic():
+    """gen traffic: packed commands come back out of dump, command for command."""
+    for pattern in ("uniform", "incast"):
+        for encap in ("udp4", "udp6", "afh1-vlan-shim", "afh2", "afh2c", "lite"):
+            made, seen = compare_gen_and_dump(
+                ["--pattern", pattern, "--encap", encap, "--count", "120", "--vcs", "4",
+                 "--destinations", "5", "--seed", "3"], scenario="traffic")
+            total = sum(len(m["sue.cmds"]) for m in made)
+            check(total == 120, f"{pattern}/{encap}: {total} commands, wanted 120")
+            limit = 1024 if encap == "lite" else 4096
+            key = "sue_lite.len" if encap == "lite" else "sue.payload.len"
+            check(all(m[key] <= limit for m in made), f"{pattern}/{encap}: over the limit")
+            check(any(len(m["sue.cmds"]) > 1 for m in made), f"{pattern}/{encap}: packing happened")
+            if pattern == "incast":
+                check({m["dst_xpu"] for m in made} == {0} and len({m["src_xpu"] for m in made}) > 1,
+                      "incast: many sources, one destination")
+            else:
+                check({m["src_xpu"] for m in made} == {0} and len({m["dst_xpu"] for m in made}) > 1,
+                      "uniform: one source, many destinations")
+    made, seen = compare_gen_and_dump(["--link", "afh2", "--encap", "lite,afh2c", "--count", "30"],
+                                      scenario="traffic")
+    check({m["encap"] for m in made} == {"lite", "afh2c"}, "bare AFH Gen 2 link")
+
+
+def case_traffic_fig21():
+    """R2 Fig. 21: A..E queued, C and E to one destination: PDUs A, B, C+E, D."""
+    for encap in ("udp4", "lite"):
+        made, seen = compare_gen_and_dump(["--pattern", "fig21", "--encap", encap], 4,
+                                          scenario="traffic")
+        check([len(m["sue.cmds"]) for m in made] == [1, 1, 2, 1], f"{encap}: {made}")
+        check([m["dst_xpu"] for m in made] == [1, 2, 3, 4], f"{encap}: destinations")
+    p = run("gen", "traffic", "-o", os.path.join(TMP, "f.pcap"), "--pattern", "fig21",
+            "--encap", "udp4")
+    text = run("dump", os.path.join(TMP, "f.pcap")).stdout
+    check(text.count("cmd ") == 5 and "cmds=2" in text, text)
+
+
+def case_profile_option():
+    cap = os.path.join(TMP, "p.pcap")
+    run("gen", "traffic", "-o", cap, "--profile", "default", "--count", "10")
+    opaque = jsonl(run("dump", "--json", "--profile", "none", cap).stdout)
+    check(all("sue.cmds" not in f and f["errors"] == [] for f in opaque), "opaque payloads")
+    check(any(f.get("sue.payload.len", 0) > 0 for f in opaque), "payload still measured")
+    run("dump", "--profile", "nosuch", cap, expect=2)
+    run("gen", "traffic", "-o", cap, "--profile", "nosuch", expect=2)
+    for bad in (["--pattern", "zigzag"], ["--vcs", "5"], ["--destinations", "0"],
+                ["--destinations", "1024"], ["--count", "0"]):
+        run("gen", "traffic", "-o", cap, *bad, expect=2)
 
 
 def case_deterministic():
@@ -172,6 +230,10 @@ def case_scapy_rh_only():
           f"bad R-CRC reported: {d[4]['errors']}")
     check(d[5]["encap"] == "udp4" and d[5]["sue.rh.xpuid"] == 9, "heuristic finds SUE")
     check(d[6]["encap"] == "ipv4/udp" and "sue.rh.ver" not in d[6], "not SUE: still listed")
+    # The payload 01 02 03 04 05 is no command of the default profile: opaque it reads clean.
+    check(any(e["layer"] == "sue.cmd" and e.get("index") == 1 for e in d[3]["errors"]),
+          f"malformed commands reported with their index: {d[3]['errors']}")
+    d = jsonl(run("dump", "--json", "--profile", "none", cap).stdout)
     nh = jsonl(run("dump", "--json", "--no-heuristics", cap).stdout)
     check(nh[5]["encap"] == "ipv4/udp", "--no-heuristics")
     port = jsonl(run("dump", "--json", "--no-heuristics", "--udp-port", "5678", cap).stdout)

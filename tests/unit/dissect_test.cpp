@@ -144,6 +144,12 @@ constexpr std::array<w::encap, 9> all_encaps{
 
 // ---- tree access --------------------------------------------------------------------------
 
+// These tests carry opaque payloads (AA BB CC ...): no command profile. Commands are tested in
+// dissect_commands_test.cpp.
+struct opaque_options : d::options {
+  opaque_options() { profile = nullptr; }
+};
+
 // The tree borrows the frame (IPv6 address fields point into it), so the two travel together.
 struct dissected {
   bytevec frame;
@@ -152,7 +158,7 @@ struct dissected {
   d::tree& operator*() const { return *tree; }
 };
 
-dissected dissect(bytevec f, std::uint32_t link = d::link_ethernet, const d::options& o = {}) {
+dissected dissect(bytevec f, std::uint32_t link = d::link_ethernet, const opaque_options& o = {}) {
   dissected r{std::move(f), std::make_unique<d::tree>()};
   d::dissect_frame(*r.tree, w::bytes(r.frame.data(), r.frame.size()), link, o);
   return r;
@@ -604,9 +610,9 @@ TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::abs
     const std::uint32_t fcs = ref_crc32(f.data(), f.size());
     const auto plain = dissect(f);
 
-    d::options present;
+    opaque_options present;
     present.fcs = d::fcs_mode::present;
-    for (const d::options& o : {d::options{}, present}) {
+    for (const opaque_options& o : {opaque_options{}, present}) {
       const auto t = dissect(ff, d::link_ethernet, o);
       INFO("errors:\n" << errors_text(*t));
       CHECK(t->encap == plain->encap);
@@ -630,7 +636,7 @@ TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::abs
     // fcs_mode::absent: the four bytes stay part of the frame. Where the carrier bounds the
     // PDU (IP/UDP lengths, shim length) nothing changes; where the PDU runs to the end of the
     // frame (64 bytes now, so no padding search), the FCS is read as the R-CRC and is bad.
-    d::options absent_fcs;
+    opaque_options absent_fcs;
     absent_fcs.fcs = d::fcs_mode::absent;
     const auto t = dissect(ff, d::link_ethernet, absent_fcs);
     CHECK(t->encap == w::to_string(e));
@@ -765,7 +771,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
   SUBCASE("the default port, either direction") {
     w::frame_params p = params_for(w::encap::udp4);
     p.udp_src_port = 50000;
-    d::options no_heur;
+    opaque_options no_heur;
     no_heur.heuristics = false;
     auto t = dissect(emit(p), d::link_ethernet, no_heur);
     CHECK(t->encap == "udp4");
@@ -776,7 +782,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     CHECK(t->encap == "udp4");
   }
   SUBCASE("a port added with add_udp_port") {
-    d::options o;
+    opaque_options o;
     o.heuristics = false;
     REQUIRE(o.add_udp_port(9999));
     auto t = dissect(on_9999, d::link_ethernet, o);
@@ -792,7 +798,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     check_rh(*t);
   }
   SUBCASE("the port table is bounded") {
-    d::options o;
+    opaque_options o;
     for (std::uint16_t port = 1; port < 16; ++port) CHECK(o.add_udp_port(port));
     CHECK_FALSE(o.add_udp_port(16));
     CHECK(o.udp_port_count == 16);
@@ -808,7 +814,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     CHECK(t->error_count == 0);
   }
   SUBCASE("heuristics off: plain UDP, no SUE fields") {
-    d::options o;
+    opaque_options o;
     o.heuristics = false;
     const auto t = dissect(on_9999, d::link_ethernet, o);
     CHECK(t->encap == "ipv4/udp");
@@ -1450,7 +1456,7 @@ TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
   const bytevec f = emit(w::encap::udp4);
   SUBCASE("fields") {
     d::basic_tree<24, 8, 16> t;
-    d::dissect_frame(t, w::bytes(f.data(), f.size()), d::link_ethernet);
+    d::dissect_frame(t, w::bytes(f.data(), f.size()), d::link_ethernet, opaque_options{});
     CHECK(t.overflow);
     CHECK(t.field_count == 8);
     REQUIRE(t.error_count == 1);
@@ -1460,7 +1466,7 @@ TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
   }
   SUBCASE("layers") {
     d::basic_tree<2, 192, 16> t;
-    d::dissect_frame(t, w::bytes(f.data(), f.size()), d::link_ethernet);
+    d::dissect_frame(t, w::bytes(f.data(), f.size()), d::link_ethernet, opaque_options{});
     CHECK(t.overflow);
     CHECK(t.layer_count == 2);
     for (const auto& fl : t.field_list()) CHECK(fl.layer < 2);
@@ -1472,7 +1478,7 @@ TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
     g[ip4_at + 10] ^= 0xFF;  // bad IPv4 checksum
     g[udp4_at + 6] ^= 0xFF;  // bad UDP checksum
     d::basic_tree<24, 192, 1> t;
-    d::dissect_frame(t, w::bytes(g.data(), g.size()), d::link_ethernet);
+    d::dissect_frame(t, w::bytes(g.data(), g.size()), d::link_ethernet, opaque_options{});
     CHECK(t.overflow);
     REQUIRE(t.error_count == 1);
     CHECK(t.errors[0].layer == "ip");
@@ -1735,7 +1741,7 @@ TEST_CASE("dissect: 22:.. and 23:.. MACs carrying common Ethertypes are ordinary
 
 TEST_CASE("dissect: fcs_mode::present checks the FCS it strips") {
   const bytevec good = with_fcs(emit(w::encap::afh1));
-  d::options o;
+  opaque_options o;
   o.fcs = d::fcs_mode::present;
   {
     d::tree t;

@@ -11,6 +11,8 @@
 #include <string_view>
 
 #include "scaleup/dissect/tree.hpp"
+#include "scaleup/pack/command.hpp"
+#include "scaleup/pack/default_profile.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/checksum.hpp"
@@ -34,6 +36,8 @@ struct options {
   std::uint16_t sue_ethertype = wire::ethertype::sue;
   std::uint16_t shim_ethertype = wire::ethertype::afh1_shim;
   std::uint8_t shim_next_sue = wire::shim_next_sue;
+  // How packed commands are read; nullptr leaves payloads opaque.
+  const pack::profile* profile = &pack::default_profile;
 
   constexpr bool add_udp_port(std::uint16_t port) noexcept {
     if (udp_port_count == udp_ports.size()) return false;
@@ -63,11 +67,18 @@ inline constexpr field_info payload_len{
 inline constexpr field_info lite_len{
     .name = "payload length", .filter = "sue_lite.len", .width = 16,
     .description = "Bytes after the AFH Gen 2 header", .seed = "R2 3.4, Fig. 10"};
+inline constexpr field_info control_len{
+    .name = "control length", .filter = "sue.cmd.control_len", .width = 8,
+    .description = "Control bytes: 2 x the profile's units", .seed = "R2 4.2 step 2a"};
+inline constexpr field_info data_len{
+    .name = "data length", .filter = "sue.cmd.data_len", .width = 16,
+    .description = "Data bytes after the control (0 to 256)", .seed = "R2 4.2 step 2a"};
 inline constexpr field_info fcs{
     .name = "FCS", .filter = "eth.fcs", .width = 32, .type = wire::kind::hex,
     .description = "Ethernet frame check sequence, as sent", .seed = "IEEE 802.3"};
 // clang-format on
-inline constexpr std::array<const field_info*, 4> all{&rcrc_status, &payload_len, &lite_len, &fcs};
+inline constexpr std::array<const field_info*, 6> all{&rcrc_status, &payload_len, &lite_len,
+                                                      &control_len, &data_len,    &fcs};
 }  // namespace generated
 
 // Ethertypes that mark a frame starting with a SLAP-looking MAC as ordinary Ethernet. A SUE Lite
@@ -140,21 +151,79 @@ constexpr void add_problem(Tree& t, errc code, std::string_view layer, std::size
                     field, value, level});
 }
 
+// The packed commands of a payload, each its own layer in the list "sue.cmds". Returns the
+// bytes the commands took (trailing zero padding excluded).
+template <class Tree>
+constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t len,
+                               const options& o) noexcept {
+  if (!o.profile) return len;
+  pack::unpacker u(*o.profile, frame.subspan(at, len), at);
+  pack::command_view c;
+  while (u.next(c)) {
+    const auto l = t.add_layer("sue.cmd", c.type->description, c.offset, c.size(), "sue.cmds");
+    for (const auto& f : c.type->fields) {
+      const std::uint64_t v = c.field(f);
+      t.add_field(
+          field_node{&f, l, static_cast<std::uint32_t>(c.offset * 8 + f.bit), false, v, nullptr});
+      if (const error e = wire::check_rule("sue.cmd", c.offset, f, v)) {
+        error w = e;
+        w.item = c.index;
+        t.add_error(w);
+      }
+    }
+    add_generated(t, l, o.profile->name_field(), c.code());
+    add_generated(t, l, generated::control_len, c.control.size());
+    add_generated(t, l, generated::data_len, c.data.size());
+  }
+  if (u.error_found()) t.add_error(u.error_found());
+  if (u.padding()) t.add_layer("sue.pad", "Padding", at + u.consumed(), u.padding());
+  return u.error_found() ? len : u.consumed();
+}
+
+// Over Layer 2 a minimum-size frame may hold padding after the R-CRC: with a profile, the R-CRC
+// is at the first command boundary where the running CRC matches and only zeros follow
+// (decisions.md). Without one, or when the commands do not parse, every byte is a candidate.
+constexpr wire::pdu_bounds pdu_bounds_by_commands(bytes pdu, std::size_t frame_len,
+                                                  const options& o) noexcept {
+  constexpr std::size_t rh = layout<wire::reliability_header>::size;
+  if (!o.profile || frame_len > wire::ethernet_min_frame || pdu.size() < rh + wire::rcrc_size)
+    return wire::pdu_bounds_l2(pdu, frame_len);
+  std::uint32_t running = wire::crc32_update(wire::crc32_init, pdu.first(rh));
+  std::size_t pos = rh;
+  for (std::uint32_t index = 1; pos + wire::rcrc_size <= pdu.size(); ++index) {
+    const std::uint32_t want = wire::crc32_final(running);
+    bool zeros = true;
+    for (std::size_t i = pos + wire::rcrc_size; i < pdu.size() && zeros; ++i) zeros = pdu[i] == 0;
+    if (zeros && wire::load_be32(pdu.data() + pos) == want)
+      return wire::pdu_bounds{pos, pdu.size() - pos - wire::rcrc_size, wire::rcrc_status::good,
+                              want, want};
+    std::size_t size = 0;
+    const pack::command_type* type = nullptr;
+    if (pack::frame_command(*o.profile, pdu.subspan(pos), pos, index, size, type)) break;
+    running = wire::crc32_update(running, pdu.subspan(pos, size));
+    pos += size;
+  }
+  return wire::pdu_bounds_l2(pdu, frame_len);
+}
+
 // RH, payload, R-CRC. `exact`: the carrier says where the PDU ends (UDP, shim); otherwise it
 // runs to the end of the frame and may be followed by padding.
 template <class Tree>
-constexpr void sue_pdu(Tree& t, bytes frame, std::size_t at, std::size_t end, bool exact) noexcept {
+constexpr void sue_pdu(Tree& t, bytes frame, std::size_t at, std::size_t end, bool exact,
+                       const options& o) noexcept {
   const auto rh = add_header<wire::reliability_header>(t, frame, at, end);
   if (rh.err.code == errc::truncated) return;
   const bytes pdu = frame.subspan(at, end - at);
   const wire::pdu_bounds b =
-      exact ? wire::pdu_bounds_exact(pdu) : wire::pdu_bounds_l2(pdu, frame.size());
+      exact ? wire::pdu_bounds_exact(pdu) : pdu_bounds_by_commands(pdu, frame.size(), o);
   const std::size_t payload = b.payload_end - layout<wire::reliability_header>::size;
-  const auto pl = t.add_layer("sue.payload", "SUE payload (opaque)", at + 8, payload);
+  const auto pl = t.add_layer("sue.payload", o.profile ? "SUE payload" : "SUE payload (opaque)",
+                              at + 8, payload);
   add_generated(t, pl, generated::payload_len, payload);
   if (payload > wire::sue_max_payload)
     add_problem(t, errc::bad_length, "sue.payload", at + 8, "payload over 4096 bytes (R2 3.3)",
                 generated::payload_len.filter, payload, 0, 0, wire::severity::warning);
+  (void)commands(t, frame, at + 8, payload, o);
   std::uint16_t status_layer = pl;
   if (b.status != wire::rcrc_status::missing) {
     const std::size_t crc_at = at + b.payload_end;
@@ -205,7 +274,7 @@ constexpr void udp(Tree& t, bytes frame, std::size_t at, std::size_t end, wire::
   if (o.is_sue_port(u->dst_port) || o.is_sue_port(u->src_port) ||
       (o.heuristics && plausible_pdu(payload))) {
     t.encap = v6 ? "udp6" : "udp4";
-    sue_pdu(t, frame, at + 8, udp_end, true);
+    sue_pdu(t, frame, at + 8, udp_end, true, o);
   }
 }
 
@@ -286,15 +355,18 @@ constexpr bool afh2(Tree& t, bytes frame, bool bare, const options& o) noexcept 
     if (!add_header<wire::afh2_compressed>(t, frame, 0, n)) return true;
     if (sue_follows) {
       (void)add_header<wire::afh2_ethertype>(t, frame, 6, n);
-      sue_pdu(t, frame, 8, n, false);
+      sue_pdu(t, frame, 8, n, false, o);
     } else {
       // No Ethertype: the SUE Lite profile, packed payload straight after the header.
       t.encap = "lite";
       const auto l = t.add_layer("sue_lite", "SUE Lite payload", 6, n - 6);
-      add_generated(t, l, generated::lite_len, n - 6);
-      if (n - 6 > wire::sue_lite_max_payload)
+      // Padding cannot be told from opaque payload; commands delimit it.
+      const std::size_t used = commands(t, frame, 6, n - 6, o);
+      t.layers[l].length = static_cast<std::uint32_t>(used);
+      add_generated(t, l, generated::lite_len, used);
+      if (used > wire::sue_lite_max_payload)
         add_problem(t, errc::bad_length, "sue_lite", 6, "payload over 1024 bytes (R2 3.4)",
-                    generated::lite_len.filter, n - 6, 0, 0, wire::severity::warning);
+                    generated::lite_len.filter, used, 0, 0, wire::severity::warning);
     }
     return true;
   }
@@ -309,7 +381,7 @@ constexpr bool afh2(Tree& t, bytes frame, bool bare, const options& o) noexcept 
                 et->type, 0, 0, wire::severity::warning);
     return true;
   }
-  sue_pdu(t, frame, 14, n, false);
+  sue_pdu(t, frame, 14, n, false, o);
   return true;
 }
 
@@ -333,7 +405,7 @@ constexpr void ethernet(Tree& t, bytes frame, const options& o) noexcept {
     const bool shim = type == o.shim_ethertype;
     t.encap = shim ? (tagged ? "afh1-vlan-shim" : "afh1-shim") : (tagged ? "afh1-vlan" : "afh1");
     (void)add_header<wire::afh1_addresses>(t, frame, 0, n);
-    if (!shim) return sue_pdu(t, frame, at, n, false);
+    if (!shim) return sue_pdu(t, frame, at, n, false, o);
     const auto s = add_header<wire::afh1_shim>(t, frame, at, n);
     if (!s) return;
     at += 16;
@@ -346,7 +418,7 @@ constexpr void ethernet(Tree& t, bytes frame, const options& o) noexcept {
                   "afh1.shim.length", s->length, s->length, n - at);
       end = n;
     }
-    return sue_pdu(t, frame, at, end, true);
+    return sue_pdu(t, frame, at, end, true, o);
   }
   if (type == wire::ethertype::ipv4) return ipv4(t, frame, at, n, o);
   if (type == wire::ethertype::ipv6) return ipv6(t, frame, at, n, o);

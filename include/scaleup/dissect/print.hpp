@@ -191,13 +191,57 @@ void put_json_error(Out& out, const error& e) {
     out(",\"value\":");
     detail::put_uint(out, e.value);
   }
+  if (e.item) {
+    out(",\"index\":");
+    detail::put_uint(out, e.item);
+  }
   out(",\"severity\":");
   out(e.level == wire::severity::error ? "\"error\"" : "\"warning\"");
   out("}");
 }
 
-// One JSON object (no newline): "frame", "encap", "len", every field under its filter name
-// (a name seen more than once, such as two VLAN tags, holds an array), "errors".
+namespace detail {
+
+// The fields of the layers selected by `in_list` ("" = not in a list), as `"filter":value`
+// members; a name seen more than once among them holds an array (two VLAN tags).
+template <class Out, class Tree, class Pick>
+void put_json_members(Out& out, const Tree& t, Pick&& pick, bool& first) {
+  const auto fields = t.field_list();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const auto& f = fields[i];
+    if (!pick(f) || !shown_in_json(f)) continue;
+    bool seen_before = false, repeated = false;
+    for (std::size_t j = 0; j < fields.size() && !seen_before; ++j) {
+      if (j == i || !pick(fields[j]) || fields[j].info->filter != f.info->filter) continue;
+      if (j < i) seen_before = true;
+      repeated = true;
+    }
+    if (seen_before) continue;
+    if (!first) out(",");
+    first = false;
+    put_json_string(out, f.info->filter);
+    out(":");
+    if (!repeated) {
+      put_json_value(out, f);
+      continue;
+    }
+    out("[");
+    bool first_value = true;
+    for (std::size_t j = i; j < fields.size(); ++j) {
+      if (!pick(fields[j]) || fields[j].info->filter != f.info->filter) continue;
+      if (!first_value) out(",");
+      first_value = false;
+      put_json_value(out, fields[j]);
+    }
+    out("]");
+  }
+}
+
+}  // namespace detail
+
+// One JSON object (no newline): "frame", "encap", "len", every field under its filter name,
+// repeated layers (the commands) as a list of objects under their list name ("sue.cmds"),
+// then "errors".
 template <class Out, class Tree>
 void put_json(Out& out, const Tree& t, std::uint64_t frame_number) {
   out("{\"frame\":");
@@ -206,39 +250,35 @@ void put_json(Out& out, const Tree& t, std::uint64_t frame_number) {
   detail::put_json_string(out, t.encap);
   out(",\"len\":");
   detail::put_uint(out, t.frame_length);
-  const auto fields = t.field_list();
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    const auto& f = fields[i];
-    if (!shown_in_json(f)) continue;
-    bool seen_before = false, repeated = false;
-    for (std::size_t j = 0; j < fields.size() && !seen_before; ++j) {
-      if (j == i || fields[j].info->filter != f.info->filter) continue;
-      if (j < i) seen_before = true;
-      repeated = true;
-    }
-    if (seen_before) continue;
+  bool first = false;
+  detail::put_json_members(
+      out, t, [&](const field_node& f) { return t.layers[f.layer].list.empty(); }, first);
+  // Each list once, in order of its first layer; each of its layers one object.
+  const auto layers = t.layer_list();
+  for (std::size_t li = 0; li < layers.size(); ++li) {
+    const std::string_view list = layers[li].list;
+    bool listed_before = list.empty();
+    for (std::size_t k = 0; k < li && !listed_before; ++k) listed_before = layers[k].list == list;
+    if (listed_before) continue;
     out(",");
-    detail::put_json_string(out, f.info->filter);
-    out(":");
-    if (!repeated) {
-      put_json_value(out, f);
-      continue;
-    }
-    out("[");
-    bool first = true;
-    for (std::size_t j = i; j < fields.size(); ++j) {
-      if (fields[j].info->filter != f.info->filter) continue;
-      if (!first) out(",");
-      first = false;
-      put_json_value(out, fields[j]);
+    detail::put_json_string(out, list);
+    out(":[");
+    for (std::size_t k = li; k < layers.size(); ++k) {
+      if (layers[k].list != list) continue;
+      if (k != li) out(",");
+      out("{");
+      bool first_member = true;
+      detail::put_json_members(
+          out, t, [&](const field_node& f) { return f.layer == k; }, first_member);
+      out("}");
     }
     out("]");
   }
   out(",\"errors\":[");
-  bool first = true;
+  bool first_error = true;
   for (const auto& e : t.error_list()) {
-    if (!first) out(",");
-    first = false;
+    if (!first_error) out(",");
+    first_error = false;
     put_json_error(out, e);
   }
   out("]}");
@@ -248,6 +288,10 @@ template <class Out>
 void put_error_text(Out& out, const error& e) {
   out(e.level == wire::severity::error ? "error: " : "warning: ");
   out(e.layer);
+  if (e.item) {
+    out(" #");
+    detail::put_uint(out, e.item);
+  }
   out(" at byte ");
   detail::put_uint(out, e.offset);
   out(": ");
@@ -313,6 +357,12 @@ void put_summary(Out& out, const Tree& t, std::uint64_t frame_number) {
     show("src", "ipv6.src");
     show("dst", "ipv6.dst");
   }
+  std::size_t commands = 0;
+  for (const auto& l : t.layer_list()) commands += l.list == "sue.cmds";
+  if (commands) {
+    out(" cmds=");
+    detail::put_uint(out, commands);
+  }
   std::size_t errors = 0;
   for (const auto& e : t.error_list()) errors += e.level == wire::severity::error;
   if (t.error_count) {
@@ -325,6 +375,32 @@ void put_summary(Out& out, const Tree& t, std::uint64_t frame_number) {
       out(t.error_count - errors == 1 ? " warning" : " warnings");
     }
     out("]");
+  }
+  // One line per command: its name, control and data lengths.
+  std::size_t n = 0;
+  for (std::size_t li = 0; li < t.layer_count; ++li) {
+    if (t.layers[li].list != "sue.cmds") continue;
+    out("\n          cmd ");
+    detail::put_uint_right(out, ++n, 4);
+    const auto member = [&](std::string_view filter) -> const field_node* {
+      for (const auto& f : t.field_list())
+        if (f.layer == li && f.info->filter == filter) return &f;
+      return nullptr;
+    };
+    out("  ");
+    if (const auto* f = member("sue.cmd.name")) {
+      out(f->value_name());
+      if (f->value_name().size() < 10)
+        out(std::string_view("          ", 10 - f->value_name().size()));
+    }
+    if (const auto* f = member("sue.cmd.control_len")) {
+      out(" ctrl=");
+      detail::put_uint(out, f->value);
+    }
+    if (const auto* f = member("sue.cmd.data_len")) {
+      out(" data=");
+      detail::put_uint(out, f->value);
+    }
   }
 }
 

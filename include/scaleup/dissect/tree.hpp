@@ -21,6 +21,7 @@ struct layer_node {
   std::string_view title;    // "SUE Reliability Header"
   std::uint32_t offset = 0;  // bytes from the start of the frame
   std::uint32_t length = 0;
+  std::string_view list{};  // a repeated layer (one command of many): the list it belongs to
 };
 
 struct field_node {
@@ -36,7 +37,7 @@ struct field_node {
   constexpr std::string_view value_name() const noexcept { return info->name_of(value); }
 };
 
-template <std::size_t MaxLayers = 24, std::size_t MaxFields = 192, std::size_t MaxErrors = 16>
+template <std::size_t MaxLayers = 64, std::size_t MaxFields = 512, std::size_t MaxErrors = 16>
 struct basic_tree {
   std::string_view encap{};
   std::uint32_t frame_length = 0;  // bytes dissected (FCS excluded when found)
@@ -59,13 +60,14 @@ struct basic_tree {
   }
 
   constexpr std::uint16_t add_layer(std::string_view name, std::string_view title,
-                                    std::size_t offset, std::size_t length) noexcept {
+                                    std::size_t offset, std::size_t length,
+                                    std::string_view list = {}) noexcept {
     if (layer_count == MaxLayers) {
       note_overflow();
       return static_cast<std::uint16_t>(MaxLayers - 1);
     }
     layers[layer_count] = layer_node{name, title, static_cast<std::uint32_t>(offset),
-                                     static_cast<std::uint32_t>(length)};
+                                     static_cast<std::uint32_t>(length), list};
     return static_cast<std::uint16_t>(layer_count++);
   }
 
@@ -112,5 +114,7 @@ struct basic_tree {
 };
 
 using tree = basic_tree<>;
+// Room for a full PDU of the smallest commands (4096 / 4), each with its fields.
+using large_tree = basic_tree<1100, 9000, 64>;
 
 }  // namespace scaleup::dissect

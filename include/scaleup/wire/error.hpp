@@ -47,7 +47,8 @@ enum class severity : std::uint8_t { error, warning };
 // layer: the display-filter prefix of the layer ("sue.rh", "ip"); offset: byte offset of the
 // problem from the start of the buffer handed to the decoder (the frame, for the dissector);
 // needed/available: byte counts for length errors, zero otherwise; field: the field's filter
-// name where one field is at fault; value: the offending value.
+// name where one field is at fault; value: the offending value; item: for a repeated unit such
+// as the commands packed in a PDU, which one (1-based; 0 when not applicable).
 struct error {
   errc code = errc::none;
   std::string_view layer{};
@@ -58,6 +59,7 @@ struct error {
   std::string_view field{};
   std::uint64_t value = 0;
   severity level = severity::error;
+  std::uint32_t item = 0;
 
   constexpr explicit operator bool() const noexcept { return code != errc::none; }
 };

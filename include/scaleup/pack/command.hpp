@@ -1,0 +1,295 @@
+// Commands packed back to back in a SUE PDU, and the command profile that delimits them.
+//
+// R2 4.2 step 2a: "The first bytes of the control are the command type and length. The
+// command type defines the length of the control information ... (in 2B units) and whether
+// data is present. If data is present, the data length is defined." The profile is the
+// XPU-specific part (decisions.md "Commands inside a PDU"); the framing rules every profile
+// shares are scaleup's (docs/wire-format.md "Commands"):
+//   byte 0 of the control is the command type; type 0 is padding, never a command;
+//   the control is `control_units` x 2 bytes (1..9 units: up to the 144-bit tx_control);
+//   when the type carries data, byte 1 of the control is the data length - 1 (1..256 bytes),
+//   and the data follows the control directly.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "scaleup/wire/bits.hpp"
+#include "scaleup/wire/error.hpp"
+#include "scaleup/wire/field.hpp"
+
+namespace scaleup::pack {
+
+using wire::bytes;
+using wire::errc;
+using wire::error;
+using wire::mutable_bytes;
+
+inline constexpr std::uint8_t padding_type = 0;
+inline constexpr std::size_t max_control_units = 9;  // 144-bit tx_control (R2 Table 3)
+inline constexpr std::size_t max_control_bytes = 2 * max_control_units;
+inline constexpr std::size_t max_data_bytes = 256;  // R2 Table 2: transaction size 256B
+inline constexpr std::size_t max_command_bytes = max_control_bytes + max_data_bytes;
+
+struct command_type {
+  std::uint8_t code = 0;
+  std::string_view name{};
+  std::uint8_t control_units = 1;  // control length in 2-byte units
+  bool has_data = false;
+  std::span<const wire::field_info> fields{};  // the control's layout, bits from its first bit
+  std::string_view description{};
+  std::string_view seed{};
+  std::uint8_t vc = 0;  // the VC the AXI mapping puts it on (requests 0, responses 1)
+
+  constexpr std::size_t control_bytes() const noexcept { return 2u * control_units; }
+};
+
+inline constexpr std::size_t max_types = 255;
+
+// A profile: command types by code, checked when it is built (check() says what is wrong).
+class profile {
+ public:
+  constexpr profile(std::string_view name, std::span<const command_type> types,
+                    std::string_view description = {}) noexcept
+      : name_(name), description_(description), types_(types) {
+    index_.fill(none);
+    for (std::size_t i = 0; i < types.size() && i < max_types; ++i) {
+      const auto& t = types[i];
+      names_[i] = wire::value_name{t.code, t.name};
+      if (index_[t.code] != none) duplicate_ = true;
+      index_[t.code] = static_cast<std::uint8_t>(i);
+    }
+    name_field_ =
+        wire::field_info{.name = "name",
+                         .filter = "sue.cmd.name",
+                         .width = 8,
+                         .type = wire::kind::label,
+                         .names = std::span<const wire::value_name>(names_.data(), types.size()),
+                         .description = "Command type by name, from the profile",
+                         .seed = "R2 4.2 step 2a"};
+  }
+
+  // name_field() points into this object: a profile stays where it was built.
+  profile(const profile&) = delete;
+  profile& operator=(const profile&) = delete;
+
+  constexpr std::string_view name() const noexcept { return name_; }
+  constexpr std::string_view description() const noexcept { return description_; }
+  constexpr std::span<const command_type> types() const noexcept { return types_; }
+  constexpr const wire::field_info& name_field() const noexcept { return name_field_; }
+
+  constexpr const command_type* find(std::uint8_t code) const noexcept {
+    return index_[code] == none ? nullptr : &types_[index_[code]];
+  }
+
+  // Whether the table keeps the framing rules; profiles are checked with static_assert.
+  constexpr std::string_view check() const noexcept {
+    if (types_.size() > max_types) return "more than 255 command types";
+    if (duplicate_) return "a command type code appears twice";
+    for (const auto& t : types_) {
+      if (t.code == padding_type) return "type 0 is padding";
+      if (t.control_units < 1 || t.control_units > max_control_units)
+        return "control length outside 1..9 units";
+      std::size_t next = 0;
+      for (const auto& f : t.fields) {
+        if (f.bit != next) return "control fields do not tile the control";
+        next += f.width;
+      }
+      if (!t.fields.empty() && next != 8 * t.control_bytes())
+        return "control fields do not cover the control";
+      if (!t.fields.empty() && (t.fields[0].bit != 0 || t.fields[0].width != 8))
+        return "the first control field must be the 8-bit type";
+      if (t.has_data && !t.fields.empty() && (t.fields.size() < 2 || t.fields[1].width != 8))
+        return "a type with data must have the 8-bit data length second";
+    }
+    return {};
+  }
+
+ private:
+  static constexpr std::uint8_t none = 0xFF;
+  std::string_view name_;
+  std::string_view description_;
+  std::span<const command_type> types_;
+  std::array<std::uint8_t, 256> index_{};
+  std::array<wire::value_name, max_types> names_{};
+  wire::field_info name_field_{};
+  bool duplicate_ = false;
+};
+
+// One command inside a payload: views into the caller's bytes, nothing copied.
+struct command_view {
+  const command_type* type = nullptr;
+  bytes control{};
+  bytes data{};
+  std::size_t offset = 0;   // of the control, from the start of the buffer the caller numbers by
+  std::uint32_t index = 0;  // 1-based position in the PDU
+
+  constexpr std::uint8_t code() const noexcept { return control[0]; }
+  constexpr std::size_t size() const noexcept { return control.size() + data.size(); }
+  // A control field by its description in the type's table.
+  constexpr std::uint64_t field(const wire::field_info& f) const noexcept {
+    return wire::get_bits(control.data(), f.bit, f.width);
+  }
+};
+
+// Total bytes of the command that starts at p[0], or an error; `avail` bytes are readable.
+// The one place the framing rules are read.
+constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
+                              std::uint32_t index, std::size_t& size_out,
+                              const command_type*& type_out) noexcept {
+  const command_type* t = prof.find(at[0]);
+  if (!t)
+    return error{errc::bad_value,
+                 "sue.cmd",
+                 static_cast<std::uint32_t>(offset),
+                 0,
+                 0,
+                 "command type not in the profile",
+                 "sue.cmd.type",
+                 at[0],
+                 wire::severity::error,
+                 index};
+  const std::size_t ctrl = t->control_bytes();
+  if (at.size() < ctrl)
+    return error{errc::truncated,
+                 "sue.cmd",
+                 static_cast<std::uint32_t>(offset),
+                 static_cast<std::uint32_t>(ctrl),
+                 static_cast<std::uint32_t>(at.size()),
+                 "command control cut off",
+                 {},
+                 0,
+                 wire::severity::error,
+                 index};
+  const std::size_t data = t->has_data ? std::size_t{at[1]} + 1 : 0;
+  if (at.size() < ctrl + data)
+    return error{errc::truncated,
+                 "sue.cmd",
+                 static_cast<std::uint32_t>(offset),
+                 static_cast<std::uint32_t>(ctrl + data),
+                 static_cast<std::uint32_t>(at.size()),
+                 "command data cut off",
+                 "sue.cmd.data_len",
+                 data,
+                 wire::severity::error,
+                 index};
+  size_out = ctrl + data;
+  type_out = t;
+  return {};
+}
+
+// Walks the commands of a payload in order. A malformed command stops the walk with an error
+// naming its index and offset; nothing after it is delivered. Zero bytes at the end are padding
+// (a Layer 2 minimum frame), not commands.
+class unpacker {
+ public:
+  constexpr unpacker(const profile& prof, bytes payload, std::size_t base_offset = 0) noexcept
+      : prof_(&prof), payload_(payload), base_(base_offset) {}
+
+  // True with the next command; false at the end of the payload or at an error.
+  constexpr bool next(command_view& out) noexcept {
+    if (done_) return false;
+    if (pos_ == payload_.size()) return finish();
+    if (payload_[pos_] == padding_type) {
+      for (std::size_t i = pos_; i < payload_.size(); ++i)
+        if (payload_[i] != 0) {
+          err_ = error{errc::bad_value,
+                       "sue.cmd",
+                       static_cast<std::uint32_t>(base_ + pos_),
+                       0,
+                       0,
+                       "type 0 is padding, but non-zero bytes follow",
+                       "sue.cmd.type",
+                       0,
+                       wire::severity::error,
+                       count_ + 1};
+          return finish();
+        }
+      padding_ = payload_.size() - pos_;
+      pos_ = payload_.size();
+      return finish();
+    }
+    std::size_t size = 0;
+    const command_type* t = nullptr;
+    err_ = frame_command(*prof_, payload_.subspan(pos_), base_ + pos_, count_ + 1, size, t);
+    if (err_) return finish();
+    const std::size_t ctrl = t->control_bytes();
+    out = command_view{t, payload_.subspan(pos_, ctrl), payload_.subspan(pos_ + ctrl, size - ctrl),
+                       base_ + pos_, ++count_};
+    pos_ += size;
+    return true;
+  }
+
+  constexpr const error& error_found() const noexcept { return err_; }
+  constexpr std::size_t count() const noexcept { return count_; }
+  constexpr std::size_t padding() const noexcept { return padding_; }
+  // Bytes taken by whole commands so far.
+  constexpr std::size_t consumed() const noexcept { return pos_ - padding_; }
+
+ private:
+  constexpr bool finish() noexcept {
+    done_ = true;
+    return false;
+  }
+  const profile* prof_;
+  bytes payload_;
+  std::size_t base_ = 0;
+  std::size_t pos_ = 0;
+  std::uint32_t count_ = 0;
+  std::size_t padding_ = 0;
+  error err_{};
+  bool done_ = false;
+};
+
+// Writes one command: its control (whose byte 0 names the type) and data. Byte 1 is set to
+// the data length - 1 for types that carry data, so the two cannot disagree.
+constexpr wire::result<std::size_t> emit_command(const profile& prof, bytes control, bytes data,
+                                                 mutable_bytes out) noexcept {
+  if (control.empty()) return error{errc::truncated, "sue.cmd", 0, 1, 0, "empty control"};
+  const command_type* t = prof.find(control[0]);
+  if (!t)
+    return error{errc::bad_value, "sue.cmd", 0, 0, 0, "command type not in the profile",
+                 "sue.cmd.type",  control[0]};
+  if (control.size() != t->control_bytes())
+    return error{errc::bad_length,
+                 "sue.cmd",
+                 0,
+                 static_cast<std::uint32_t>(t->control_bytes()),
+                 static_cast<std::uint32_t>(control.size()),
+                 "control length differs from the profile's"};
+  if (t->has_data ? (data.empty() || data.size() > max_data_bytes) : !data.empty())
+    return error{errc::bad_length,
+                 "sue.cmd",
+                 0,
+                 0,
+                 static_cast<std::uint32_t>(data.size()),
+                 t->has_data ? "data must be 1 to 256 bytes" : "this type carries no data",
+                 "sue.cmd.data_len",
+                 data.size()};
+  const std::size_t n = control.size() + data.size();
+  if (out.size() < n)
+    return error{errc::no_space,
+                 "sue.cmd",
+                 0,
+                 static_cast<std::uint32_t>(n),
+                 static_cast<std::uint32_t>(out.size()),
+                 "output buffer too small"};
+  for (std::size_t i = 0; i < control.size(); ++i) out[i] = control[i];
+  if (t->has_data) out[1] = static_cast<std::uint8_t>(data.size() - 1);
+  for (std::size_t i = 0; i < data.size(); ++i) out[control.size() + i] = data[i];
+  return n;
+}
+
+// A command from a typed control struct (one with a wire::layout): encode, then frame.
+template <class Control>
+constexpr wire::result<std::size_t> emit_command(const profile& prof, const Control& control,
+                                                 bytes data, mutable_bytes out) noexcept {
+  std::array<std::uint8_t, wire::layout<Control>::size> c{};
+  if (const auto r = wire::encode(control, c); !r) return r.err;
+  return emit_command(prof, bytes(c), data, out);
+}
+
+}  // namespace scaleup::pack

@@ -1,0 +1,251 @@
+// Packing and scheduling (R2 4.2 steps 2-3, 4.5, Fig. 21; R1 for the round-robin option).
+//
+// Commands wait in one queue per {destination, VC}. The scheduler is work conserving: it picks
+// a VC by weighted round robin among the VCs that have an eligible queue, then a queue in that
+// VC by arrival order (R2: "arrival order-based scheduling within a VC") or, as R1 had it,
+// round robin; it packs that queue's commands back to back up to the limit and sends. It never
+// waits for more commands (R2 4.5: "SUE does not delay transactions for reasons of packing").
+// No heap: queues are linked lists in a fixed pool, like the thesis's shared linked-list queues.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "scaleup/pack/command.hpp"
+
+namespace scaleup::pack {
+
+enum class within_vc : std::uint8_t {
+  arrival_order,  // R2: the queue whose oldest command arrived first
+  round_robin,    // R1: the next queue after the one served last
+};
+
+inline constexpr std::size_t sue_pack_limit = 4096;   // R2 3.3
+inline constexpr std::size_t lite_pack_limit = 1024;  // R2 3.4
+
+template <std::size_t VCs>
+struct packer_config {
+  std::array<std::uint16_t, VCs> weights = [] {
+    std::array<std::uint16_t, VCs> w{};
+    w.fill(1);
+    return w;
+  }();
+  within_vc order = within_vc::arrival_order;
+  std::size_t limit = sue_pack_limit;  // payload bytes per PDU: at least one largest command
+};
+
+// A command handed to the packer. The bytes stay the caller's until the command is packed.
+struct queued_command {
+  std::uint16_t destination = 0;
+  std::uint8_t vc = 0;
+  bytes control{};
+  bytes data{};
+  bool send_now = false;     // close the PDU after this command (R1 4.x; R2 4.3 step 2)
+  std::uint64_t cookie = 0;  // the caller's handle, returned when the command is packed
+};
+
+// What one call to next() packed: a payload for one {destination, VC}.
+struct packed_pdu {
+  std::uint16_t destination = 0;
+  std::uint8_t vc = 0;
+  std::size_t bytes = 0;     // payload bytes written
+  std::size_t commands = 0;  // 0: nothing was eligible
+};
+
+// Every queue eligible: no flow control.
+struct always_eligible {
+  constexpr bool operator()(std::uint16_t, std::uint8_t) const noexcept { return true; }
+};
+
+template <std::size_t Destinations, std::size_t VCs = 4, std::size_t Capacity = 1024>
+class packer {
+  static_assert(VCs >= 1 && VCs <= 4, "SUE has up to 4 VCs (R2 Table 1)");
+  static_assert(Capacity < 0xFFFF, "pool indices are 16 bits");
+
+ public:
+  using config = packer_config<VCs>;
+
+  constexpr explicit packer(const profile& prof, const config& c = {}) noexcept
+      : prof_(&prof), cfg_(c) {
+    for (std::size_t i = 0; i < Capacity; ++i) pool_[i].next = static_cast<std::uint16_t>(i + 1);
+    pool_[Capacity - 1].next = nil;
+    for (auto& q : queues_) q = queue{};
+  }
+
+  constexpr const config& settings() const noexcept { return cfg_; }
+
+  // Queues a command after checking it against the profile's framing, so that every command
+  // the packer writes can be unpacked.
+  constexpr error push(const queued_command& c) noexcept {
+    if (c.destination >= Destinations || c.vc >= VCs)
+      return error{errc::value_too_big,
+                   "pack",
+                   0,
+                   0,
+                   0,
+                   c.vc >= VCs ? "VC out of range" : "destination out of range",
+                   c.vc >= VCs ? "sue.rh.vc" : "",
+                   static_cast<std::uint64_t>(c.vc >= VCs ? c.vc : c.destination)};
+    if (c.control.empty()) return error{errc::truncated, "sue.cmd", 0, 1, 0, "empty control"};
+    const command_type* t = prof_->find(c.control[0]);
+    if (!t)
+      return error{errc::bad_value, "sue.cmd",   0, 0, 0, "command type not in the profile",
+                   "sue.cmd.type",  c.control[0]};
+    if (c.control.size() != t->control_bytes() ||
+        (t->has_data ? c.data.empty() || c.data.size() > max_data_bytes : !c.data.empty()))
+      return error{errc::bad_length,
+                   "sue.cmd",
+                   0,
+                   static_cast<std::uint32_t>(t->control_bytes()),
+                   static_cast<std::uint32_t>(c.control.size()),
+                   "control or data length differs from the profile's"};
+    if (c.control.size() + c.data.size() > cfg_.limit)
+      return error{errc::value_too_big,
+                   "pack",
+                   0,
+                   static_cast<std::uint32_t>(cfg_.limit),
+                   static_cast<std::uint32_t>(c.control.size() + c.data.size()),
+                   "command larger than the packing limit"};
+    if (free_ == nil) return error{errc::no_space, "pack", 0, 0, 0, "command pool full"};
+    const std::uint16_t e = free_;
+    free_ = pool_[e].next;
+    pool_[e] = entry{c, seq_++, nil};
+    queue& q = queues_[index(c.destination, c.vc)];
+    if (q.tail == nil)
+      q.head = e;
+    else
+      pool_[q.tail].next = e;
+    q.tail = e;
+    ++q.count;
+    ++count_;
+    ++vc_count_[c.vc];
+    return {};
+  }
+
+  constexpr std::size_t queued() const noexcept { return count_; }
+  constexpr std::size_t queued(std::uint16_t destination, std::uint8_t vc) const noexcept {
+    return queues_[index(destination, vc)].count;
+  }
+
+  // Picks a queue and packs it into `out` (at least `limit` bytes). `eligible(dest, vc)` is the
+  // hook through which flow control (credits) holds a queue back. The cookies of the packed
+  // commands go to `cookies`, in order; when it is given, it also bounds how many are packed.
+  template <class Eligible = always_eligible>
+  constexpr wire::result<packed_pdu> next(mutable_bytes out, Eligible&& eligible = {},
+                                          std::span<std::uint64_t> cookies = {}) noexcept {
+    if (out.size() < cfg_.limit)
+      return error{errc::no_space,
+                   "pack",
+                   0,
+                   static_cast<std::uint32_t>(cfg_.limit),
+                   static_cast<std::uint32_t>(out.size()),
+                   "output smaller than the limit"};
+    std::array<std::uint16_t, VCs> pick{};
+    std::array<bool, VCs> ready{};
+    std::uint32_t total_weight = 0;
+    for (std::size_t v = 0; v < VCs; ++v) {
+      if (vc_count_[v] == 0) continue;
+      const std::uint16_t d = choose_queue(static_cast<std::uint8_t>(v), eligible);
+      if (d == nil) continue;
+      pick[v] = d;
+      ready[v] = true;
+      total_weight += cfg_.weights[v];
+    }
+    if (total_weight == 0) {
+      // Only zero-weight VCs (or none) are ready: serve them in VC order rather than starve.
+      for (std::size_t v = 0; v < VCs; ++v)
+        if (ready[v]) return pack_queue(pick[v], static_cast<std::uint8_t>(v), out, cookies);
+      return packed_pdu{};
+    }
+    // Smooth weighted round robin: over any run, each backlogged VC gets its weight's share.
+    std::size_t best = VCs;
+    for (std::size_t v = 0; v < VCs; ++v) {
+      if (!ready[v]) continue;
+      credit_[v] += cfg_.weights[v];
+      if (best == VCs || credit_[v] > credit_[best]) best = v;
+    }
+    credit_[best] -= static_cast<std::int64_t>(total_weight);
+    return pack_queue(pick[best], static_cast<std::uint8_t>(best), out, cookies);
+  }
+
+ private:
+  static constexpr std::uint16_t nil = 0xFFFF;
+
+  struct entry {
+    queued_command cmd{};
+    std::uint64_t seq = 0;
+    std::uint16_t next = nil;
+  };
+  struct queue {
+    std::uint16_t head = nil;
+    std::uint16_t tail = nil;
+    std::uint32_t count = 0;
+  };
+
+  static constexpr std::size_t index(std::uint16_t d, std::uint8_t vc) noexcept {
+    return std::size_t{d} * VCs + vc;
+  }
+
+  template <class Eligible>
+  constexpr std::uint16_t choose_queue(std::uint8_t vc, Eligible& eligible) noexcept {
+    std::uint16_t best = nil;
+    std::uint64_t best_seq = ~std::uint64_t{0};
+    for (std::size_t k = 0; k < Destinations; ++k) {
+      // Round robin starts after the queue served last; arrival order looks at every queue.
+      const std::size_t d =
+          cfg_.order == within_vc::round_robin ? (rr_next_[vc] + k) % Destinations : k;
+      const queue& q = queues_[index(static_cast<std::uint16_t>(d), vc)];
+      if (q.count == 0 || !eligible(static_cast<std::uint16_t>(d), vc)) continue;
+      if (cfg_.order == within_vc::round_robin) return static_cast<std::uint16_t>(d);
+      if (pool_[q.head].seq < best_seq) {
+        best_seq = pool_[q.head].seq;
+        best = static_cast<std::uint16_t>(d);
+      }
+    }
+    return best;
+  }
+
+  constexpr packed_pdu pack_queue(std::uint16_t d, std::uint8_t vc, mutable_bytes out,
+                                  std::span<std::uint64_t> cookies) noexcept {
+    queue& q = queues_[index(d, vc)];
+    packed_pdu p{d, vc, 0, 0};
+    while (q.head != nil) {
+      entry& e = pool_[q.head];
+      const std::size_t n = e.cmd.control.size() + e.cmd.data.size();
+      if (p.bytes + n > cfg_.limit) break;  // it starts the next PDU
+      if (!cookies.empty() && p.commands == cookies.size()) break;
+      // Framing was checked at push: this cannot fail, and byte 1 is made to agree.
+      (void)emit_command(*prof_, e.cmd.control, e.cmd.data, out.subspan(p.bytes));
+      if (!cookies.empty()) cookies[p.commands] = e.cmd.cookie;
+      p.bytes += n;
+      ++p.commands;
+      const bool close = e.cmd.send_now;
+      const std::uint16_t done = q.head;
+      q.head = e.next;
+      pool_[done].next = free_;
+      free_ = done;
+      --q.count;
+      --count_;
+      --vc_count_[vc];
+      if (close) break;
+    }
+    if (q.head == nil) q.tail = nil;
+    rr_next_[vc] = static_cast<std::uint16_t>((d + 1) % Destinations);
+    return p;
+  }
+
+  const profile* prof_;
+  config cfg_;
+  std::array<entry, Capacity> pool_{};
+  std::array<queue, Destinations * VCs> queues_{};
+  std::array<std::int64_t, VCs> credit_{};
+  std::array<std::size_t, VCs> vc_count_{};
+  std::array<std::uint16_t, VCs> rr_next_{};
+  std::uint16_t free_ = 0;
+  std::uint64_t seq_ = 0;
+  std::size_t count_ = 0;
+};
+
+}  // namespace scaleup::pack

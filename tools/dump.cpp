@@ -1,0 +1,89 @@
+// `scaleup dump`: reads a capture and prints the dissection engine's tree for every frame.
+#include <cstdio>
+#include <string>
+
+#include "cli.hpp"
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/print.hpp"
+
+namespace scaleup::cli {
+
+int dump(std::span<const std::string_view> argv) {
+  std::string file;
+  bool verbose = false, json = false;
+  dissect::options o;
+  args a(argv);
+  while (!a.done()) {
+    const std::string_view f = a.flag();
+    if (f == "-v" || f == "--verbose") {
+      verbose = true;
+    } else if (f == "--json") {
+      json = true;
+    } else if (f == "--no-heuristics") {
+      o.heuristics = false;
+    } else if (f == "--udp-port") {
+      const auto n = a.number<std::uint16_t>();
+      if (!n || *n == 0) return fail_usage("dump: --udp-port needs a port number from 1 to 65535");
+      if (!o.add_udp_port(*n)) return fail_usage("dump: too many --udp-port options");
+    } else if (f == "--profile") {
+      const std::string_view v = a.value().value_or("");
+      if (v == "none") {
+        o.profile = nullptr;
+      } else if (const auto* p = profile_by_name(v)) {
+        o.profile = p;
+      } else {
+        return fail_usage("dump: --profile takes none or one of: " + profile_names());
+      }
+    } else if (f == "--fcs") {
+      const std::string_view v = a.value().value_or("");
+      if (v == "auto")
+        o.fcs = dissect::fcs_mode::detect;
+      else if (v == "yes")
+        o.fcs = dissect::fcs_mode::present;
+      else if (v == "no")
+        o.fcs = dissect::fcs_mode::absent;
+      else
+        return fail_usage("dump: --fcs takes auto, yes or no");
+    } else if (!f.empty() && f[0] == '-' && f != "-") {
+      return fail_usage("dump: unknown option '" + std::string(f) + "'");
+    } else if (file.empty()) {
+      file = std::string(f);
+    } else {
+      return fail_usage("dump: one capture file at a time");
+    }
+  }
+  if (file.empty()) return fail_usage("dump: which capture file?");
+
+  std::string err;
+  auto r = cap::reader::open(file, err);
+  if (!r) {
+    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    return 1;
+  }
+  stdout_sink out;
+  static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
+  cap::packet pkt{};
+  for (;;) {
+    const auto st = r->next(pkt);
+    if (st == cap::reader::status::end) break;
+    if (st == cap::reader::status::error) {
+      out.flush();
+      std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
+      return 1;
+    }
+    dissect::dissect_frame(tree, pkt.data, r->link(), o);
+    if (pkt.caplen < pkt.len)
+      tree.add_error(wire::error{wire::errc::truncated, "frame", pkt.caplen, pkt.len, pkt.caplen,
+                                 "frame cut short by the capture's snapshot length"});
+    if (json)
+      dissect::put_json(out, tree, pkt.number);
+    else if (verbose)
+      dissect::put_verbose(out, tree, pkt.number);
+    else
+      dissect::put_summary(out, tree, pkt.number);
+    out("\n");
+  }
+  return 0;
+}
+
+}  // namespace scaleup::cli

@@ -1,0 +1,233 @@
+// `scaleup gen traffic`: commands queued per {destination, VC}, packed by the library's packer
+// and scheduler, written as SUE PDUs or SUE Lite frames.
+#include <array>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/pack/packer.hpp"
+#include "scaleup/pack/random_command.hpp"
+
+namespace scaleup::cli {
+
+namespace {
+
+enum class pattern { uniform, incast, fig21 };
+
+struct traffic {
+  const pack::profile* prof = &pack::default_profile;
+  pattern pat = pattern::uniform;
+  std::uint32_t destinations = 8;
+  std::uint8_t vcs = 2;
+  std::uint32_t count = 64;
+};
+
+struct command {
+  std::uint16_t src = 0, dst = 0;
+  std::uint8_t vc = 0;
+  std::array<std::uint8_t, pack::max_command_bytes> bytes{};
+  std::size_t size = 0;
+};
+
+// Each source XPU has its own SUE instance, so its own packer. Uniform traffic has one source
+// and many destinations; incast many sources and one destination.
+using wide_packer = pack::packer<1024, 4, 4096>;
+using narrow_packer = pack::packer<1, 4, 512>;
+
+template <class Packer>
+int run(const traffic& tr, wire::encap e, std::mt19937_64& rng, capture_out& cap) {
+  const bool lite = e == wire::encap::lite;
+  typename Packer::config cfg;
+  cfg.limit = lite ? pack::lite_pack_limit : pack::sue_pack_limit;
+  const auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  };
+
+  // The commands, in arrival order; they stay here while queued (the packer holds views).
+  std::vector<command> cmds(tr.pat == pattern::fig21 ? 5 : tr.count);
+  static constexpr std::array<std::uint16_t, 5> fig21_dst{1, 2, 3, 4, 3};  // A..E; C and E share
+  for (std::size_t i = 0; i < cmds.size(); ++i) {
+    command& c = cmds[i];
+    if (tr.pat == pattern::fig21) {
+      c.src = 0, c.dst = fig21_dst[i], c.vc = 0;
+    } else if (tr.pat == pattern::uniform) {
+      c.src = 0, c.dst = static_cast<std::uint16_t>(pick(1, tr.destinations));
+      c.vc = static_cast<std::uint8_t>(pick(0, tr.vcs - 1u));
+    } else {
+      c.src = static_cast<std::uint16_t>(pick(1, tr.destinations)), c.dst = 0;
+      c.vc = static_cast<std::uint8_t>(pick(0, tr.vcs - 1u));
+    }
+    const auto r = pack::random_command(*tr.prof, rng, pack::max_command_bytes, c.bytes);
+    if (!r || r.value == 0) {
+      std::fprintf(stderr, "scaleup: profile %.*s has no command that fits\n",
+                   static_cast<int>(tr.prof->name().size()), tr.prof->name().data());
+      return 1;
+    }
+    c.size = r.value;
+  }
+
+  std::map<std::uint16_t, std::unique_ptr<Packer>> packers;
+  std::map<std::uint32_t, std::uint16_t> psn;  // per {source, destination, VC}
+  std::vector<std::uint8_t> payload(cfg.limit);
+  std::array<std::uint64_t, 1100> cookies{};
+  std::vector<command_note> notes;
+
+  const auto push = [&](std::size_t i) -> bool {
+    command& c = cmds[i];
+    auto& pk = packers[c.src];
+    if (!pk) pk = std::make_unique<Packer>(*tr.prof, cfg);
+    const pack::command_type* t = tr.prof->find(c.bytes[0]);
+    const std::size_t ctrl = t->control_bytes();
+    const auto err = pk->push({.destination = static_cast<std::uint16_t>(
+                                   std::is_same_v<Packer, narrow_packer> ? 0 : c.dst),
+                               .vc = c.vc,
+                               .control = wire::bytes(c.bytes.data(), ctrl),
+                               .data = wire::bytes(c.bytes.data() + ctrl, c.size - ctrl),
+                               .cookie = i});
+    if (err)
+      std::fprintf(stderr, "scaleup: command %zu: %.*s\n", i + 1, static_cast<int>(err.what.size()),
+                   err.what.data());
+    return !err;
+  };
+
+  // Drains one PDU from every source that has commands queued.
+  const auto send_round = [&]() -> bool {
+    for (auto& [src, pk] : packers) {
+      if (pk->queued() == 0) continue;
+      const auto r = pk->next(payload, pack::always_eligible{}, cookies);
+      if (!r || r->commands == 0) continue;
+      notes.clear();
+      const command& first = cmds[cookies[0]];
+      for (std::size_t k = 0; k < r->commands; ++k)
+        notes.push_back(note_of(
+            *tr.prof,
+            std::span<const std::uint8_t>(cmds[cookies[k]].bytes.data(), cmds[cookies[k]].size)));
+      wire::frame_params p;
+      p.kind = e;
+      p.src_xpu = first.src;
+      p.dst_xpu = first.dst;
+      p.tc = e == wire::encap::afh1 ? 0 : r->vc;
+      const std::span<const std::uint8_t> pl(payload.data(), r->bytes);
+      if (lite) {
+        if (!cap.write(p, nullptr, pl, notes)) return false;
+        continue;
+      }
+      wire::reliability_header rh{};
+      rh.xpuid = first.src;
+      rh.vc = r->vc;
+      rh.npsn = psn[(std::uint32_t{first.src} << 16) | (std::uint32_t{first.dst} << 2) | r->vc]++;
+      if (!cap.write(p, &rh, pl, notes)) return false;
+    }
+    return true;
+  };
+
+  if (tr.pat == pattern::fig21) {
+    // All five are queued before the scheduler runs: A, B, C+E, D (R2 4.5).
+    for (std::size_t i = 0; i < cmds.size(); ++i)
+      if (!push(i)) return 1;
+  }
+  std::size_t next = tr.pat == pattern::fig21 ? cmds.size() : 0;
+  for (;;) {
+    // Commands arrive in bursts faster than the link drains them (R2 4.5), so queues build up
+    // and the packer has something to pack; it never waits for more.
+    for (std::size_t b = pick(1, 8); b > 0 && next < cmds.size(); --b)
+      if (!push(next++)) return 1;
+    bool queued = false;
+    for (auto& [src, pk] : packers) queued = queued || pk->queued() > 0;
+    if (!queued && next == cmds.size()) break;
+    if (!send_round()) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int gen_traffic(std::span<const std::string_view> argv) {
+  std::string out;
+  std::string_view encaps = "udp4,lite";
+  std::uint64_t seed = 1;
+  std::uint32_t link = dissect::link_ethernet;
+  bool json = false;
+  traffic tr;
+  args a(argv);
+  while (!a.done()) {
+    const std::string_view f = a.flag();
+    if (f == "-o" || f == "--output") {
+      const auto v = a.value();
+      if (!v) return fail_usage("gen: -o needs a file name");
+      out = std::string(*v);
+    } else if (f == "--profile") {
+      const auto* p = profile_by_name(a.value().value_or(""));
+      if (!p) return fail_usage("gen: --profile takes one of: " + profile_names());
+      tr.prof = p;
+    } else if (f == "--pattern") {
+      const std::string_view v = a.value().value_or("");
+      if (v == "uniform")
+        tr.pat = pattern::uniform;
+      else if (v == "incast")
+        tr.pat = pattern::incast;
+      else if (v == "fig21")
+        tr.pat = pattern::fig21;
+      else
+        return fail_usage("gen: --pattern takes uniform, incast or fig21");
+    } else if (f == "--destinations") {
+      const auto n = a.number<std::uint32_t>();
+      if (!n || *n == 0 || *n > 1023)
+        return fail_usage("gen: --destinations needs a number from 1 to 1023");
+      tr.destinations = *n;
+    } else if (f == "--vcs") {
+      const auto n = a.number<unsigned>();
+      if (!n || *n == 0 || *n > 4) return fail_usage("gen: --vcs needs a number from 1 to 4");
+      tr.vcs = static_cast<std::uint8_t>(*n);
+    } else if (f == "--count") {
+      const auto n = a.number<std::uint32_t>();
+      if (!n || *n == 0 || *n > 1'000'000)
+        return fail_usage("gen: --count needs a whole number from 1 to 1000000");
+      tr.count = *n;
+    } else if (f == "--seed") {
+      const auto n = a.number<std::uint64_t>();
+      if (!n) return fail_usage("gen: --seed needs a whole number");
+      seed = *n;
+    } else if (f == "--encap") {
+      const auto v = a.value();
+      if (!v) return fail_usage("gen: --encap needs a value");
+      encaps = *v;
+    } else if (f == "--link") {
+      const auto v = a.value();
+      if (v && *v == "ethernet")
+        link = dissect::link_ethernet;
+      else if (v && *v == "afh2")
+        link = dissect::link_afh2;
+      else
+        return fail_usage("gen: --link takes ethernet or afh2");
+    } else if (f == "--json") {
+      json = true;
+    } else {
+      return fail_usage("gen: unknown option '" + std::string(f) + "'");
+    }
+  }
+  if (out.empty()) return fail_usage("gen: -o FILE is required");
+  std::vector<wire::encap> list;
+  const auto allowed = [&](wire::encap e) {
+    return link == dissect::link_ethernet || e == wire::encap::afh2 || e == wire::encap::afh2c ||
+           e == wire::encap::lite;
+  };
+  if (const auto bad = parse_encaps(encaps, allowed, list)) return fail_usage("gen: " + *bad);
+
+  capture_out cap(out, link, json);
+  if (!cap.open()) return 1;
+  std::mt19937_64 rng(seed);
+  for (const wire::encap e : list) {
+    const int rc = tr.pat == pattern::incast ? run<narrow_packer>(tr, e, rng, cap)
+                                             : run<wide_packer>(tr, e, rng, cap);
+    if (rc) return rc;
+  }
+  return cap.close() ? 0 : 1;
+}
+
+}  // namespace scaleup::cli

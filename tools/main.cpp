@@ -1,0 +1,73 @@
+// The `scaleup` command: writes captures of every encapsulation and of packed traffic, and
+// dissects captures with the library's dissection engine.
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli.hpp"
+
+namespace scaleup::cli {
+
+constexpr std::string_view version = "0.1.0";
+
+const std::string_view usage_text =
+    R"(usage: scaleup <command> [options]
+
+commands:
+  gen basic -o FILE [--encap LIST] [--seed N] [--count N] [--link ethernet|afh2] [--json]
+      Write a pcap of valid frames: RH-only ACK and NACK PDUs, PDUs of random commands (up
+      to 4096 bytes), SUE Lite frames. LIST is one or more of udp4 udp6 afh1 afh1-vlan
+      afh1-shim afh1-vlan-shim afh2 afh2c lite, comma-separated, or all (the default).
+      --count N frames per encapsulation (default 4); --seed N (default 1) makes the file
+      reproducible; --link afh2 writes bare AFH Gen 2 frames on link type 147 (afh2, afh2c
+      and lite only); --json prints what was written, one object a frame.
+
+  gen traffic -o FILE [--profile NAME] [--pattern uniform|incast|fig21] [--destinations N]
+              [--vcs N] [--count N] [--seed N] [--encap LIST] [--link ethernet|afh2] [--json]
+      Queue --count commands (default 64) per encapsulation, pack them per {destination, VC}
+      with the packer and scheduler, and write the PDUs (RH, commands, R-CRC; SUE Lite:
+      commands only). uniform: one XPU to --destinations XPUs (default 8) on --vcs VCs
+      (default 2); incast: that many XPUs to one; fig21: R2 Fig. 21's five transactions.
+      --encap defaults to udp4,lite.
+
+  dump FILE [-v] [--json] [--profile NAME|none] [--udp-port N]... [--no-heuristics]
+            [--fcs auto|yes|no]
+      Dissect a pcap or pcapng capture: one summary line per frame (and one per packed
+      command), a field tree with -v, JSON Lines with --json. Commands are read with the
+      profile (default: default; none leaves payloads opaque). SUE over UDP is found on
+      port 4793, on every --udp-port, and elsewhere when the payload is a plausible RH
+      (unless --no-heuristics). --fcs says whether Ethernet frames end in an FCS (default:
+      detect).
+
+  help | --help      this text
+  --version          the version
+
+exit status: 0 done, 1 a file could not be read or written, 2 usage error
+)";
+
+}  // namespace scaleup::cli
+
+int main(int argc, char** argv) {
+  using namespace scaleup::cli;
+  const std::vector<std::string_view> all(argv + 1, argv + argc);
+  if (all.empty()) return fail_usage("a command is needed");
+  const std::string_view cmd = all[0];
+  const std::span<const std::string_view> rest(all.data() + 1, all.size() - 1);
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fwrite(usage_text.data(), 1, usage_text.size(), stdout);
+    return 0;
+  }
+  if (cmd == "--version") {
+    std::printf("scaleup %.*s\n", static_cast<int>(version.size()), version.data());
+    return 0;
+  }
+  if (cmd == "dump") return dump(rest);
+  if (cmd == "gen") {
+    if (rest.empty()) return fail_usage("gen: which scenario? (basic, traffic)");
+    if (rest[0] == "basic") return gen_basic(rest.subspan(1));
+    if (rest[0] == "traffic") return gen_traffic(rest.subspan(1));
+    return fail_usage("gen: unknown scenario '" + std::string(rest[0]) + "'");
+  }
+  return fail_usage("unknown command '" + std::string(cmd) + "'");
+}
