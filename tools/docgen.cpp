@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/pack/axi.hpp"
 #include "scaleup/pack/profiles.hpp"
+#include "scaleup/pack/signal_interface.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/ethernet.hpp"
@@ -69,10 +71,17 @@ namespace pack = scaleup::pack;
 // The control layouts of the default command profile, one per shape.
 std::vector<header_doc> default_profile_shapes() {
   return {
-      doc_of<pack::cmd_write>(),    doc_of<pack::cmd_write_partial>(),
-      doc_of<pack::cmd_read>(),     doc_of<pack::cmd_response_data>(),
-      doc_of<pack::cmd_response>(), doc_of<pack::cmd_message>(),
-      doc_of<pack::cmd_barrier>(),  doc_of<pack::cmd_atomic>(),
+      doc_of<pack::cmd_write>(),
+      doc_of<pack::cmd_write_partial>(),
+      doc_of<pack::cmd_read>(),
+      doc_of<pack::cmd_response_data>(),
+      doc_of<pack::cmd_response>(),
+      doc_of<pack::cmd_message>(),
+      doc_of<pack::cmd_barrier>(),
+      doc_of<pack::cmd_atomic>(),
+      // What crosses the XPU-SUE boundary with a command.
+      doc_of<pack::credit_word>(),
+      doc_of<pack::axi_user>(),
   };
 }
 
@@ -265,7 +274,7 @@ std::string field_table(std::span<const field_info> fields) {
 
 std::string header_section(const header_doc& h) {
   std::string out = "### " + std::string(h.title) + " (`" + std::string(h.name) + "`, " +
-                    std::to_string(h.size) + " bytes)\n\n";
+                    std::to_string(h.size) + (h.size == 1 ? " byte)\n\n" : " bytes)\n\n");
   out += "Seed: " + std::string(h.seed) + "\n\n";
   out += "```text\n" + diagram(h) + "```\n\n";
   return out + field_table(h.fields) + "\n";

@@ -56,7 +56,8 @@ class profile {
                     std::string_view description = {}) noexcept
       : name_(name), description_(description), types_(types) {
     index_.fill(none);
-    for (std::size_t i = 0; i < types.size() && i < max_types; ++i) {
+    const std::size_t n = types.size() < max_types ? types.size() : max_types;
+    for (std::size_t i = 0; i < n; ++i) {
       const auto& t = types[i];
       names_[i] = wire::value_name{t.code, t.name};
       if (index_[t.code] != none) duplicate_ = true;
@@ -135,8 +136,8 @@ struct command_view {
   }
 };
 
-// Total bytes of the command that starts at p[0], or an error; `avail` bytes are readable.
-// The one place the framing rules are read.
+// Frames the command at the start of `at` (all of `at` is readable): its total size and type,
+// or an error naming it by `index` and `offset`. The one place the framing rules are read.
 constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
                               std::uint32_t index, std::size_t& size_out,
                               const command_type*& type_out) noexcept {
@@ -244,10 +245,9 @@ class unpacker {
   bool done_ = false;
 };
 
-// Writes one command: its control (whose byte 0 names the type) and data. Byte 1 is set to
-// the data length - 1 for types that carry data, so the two cannot disagree.
-constexpr wire::result<std::size_t> emit_command(const profile& prof, bytes control, bytes data,
-                                                 mutable_bytes out) noexcept {
+// Whether a control and its data keep the profile's framing: the checks for a command about to
+// be written (emit_command) or queued (the packer).
+constexpr error check_command(const profile& prof, bytes control, bytes data) noexcept {
   if (control.empty()) return error{errc::truncated, "sue.cmd", 0, 1, 0, "empty control"};
   const command_type* t = prof.find(control[0]);
   if (!t)
@@ -259,7 +259,9 @@ constexpr wire::result<std::size_t> emit_command(const profile& prof, bytes cont
                  0,
                  static_cast<std::uint32_t>(t->control_bytes()),
                  static_cast<std::uint32_t>(control.size()),
-                 "control length differs from the profile's"};
+                 "control length differs from the profile's",
+                 "sue.cmd.control_len",
+                 control.size()};
   if (t->has_data ? (data.empty() || data.size() > max_data_bytes) : !data.empty())
     return error{errc::bad_length,
                  "sue.cmd",
@@ -269,6 +271,15 @@ constexpr wire::result<std::size_t> emit_command(const profile& prof, bytes cont
                  t->has_data ? "data must be 1 to 256 bytes" : "this type carries no data",
                  "sue.cmd.data_len",
                  data.size()};
+  return {};
+}
+
+// Writes one command: its control (whose byte 0 names the type) and data. Byte 1 is set to
+// the data length - 1 for types that carry data, so the two cannot disagree.
+constexpr wire::result<std::size_t> emit_command(const profile& prof, bytes control, bytes data,
+                                                 mutable_bytes out) noexcept {
+  if (const error e = check_command(prof, control, data)) return e;
+  const command_type* t = prof.find(control[0]);
   const std::size_t n = control.size() + data.size();
   if (out.size() < n)
     return error{errc::no_space,

@@ -148,9 +148,15 @@ struct cmd_atomic {
   friend constexpr bool operator==(const cmd_atomic&, const cmd_atomic&) = default;
 };
 
-// The response shape with data (read and atomic responses): byte 1 is the data length, where a
-// write response has it reserved. Same members, so the same struct; its own table.
-struct cmd_response_data : cmd_response {};
+// Read and atomic responses: the write response's shape, but byte 1 is the data length.
+struct cmd_response_data {
+  std::uint8_t type = code::read_response;
+  std::uint8_t dlen = 0;
+  std::uint16_t tag = 0;
+  std::uint8_t status = 0;
+  std::uint8_t rsvd = 0;
+  friend constexpr bool operator==(const cmd_response_data&, const cmd_response_data&) = default;
+};
 
 }  // namespace scaleup::pack
 

@@ -88,19 +88,7 @@ class packer {
                    c.vc >= VCs ? "VC out of range" : "destination out of range",
                    c.vc >= VCs ? "sue.rh.vc" : "",
                    static_cast<std::uint64_t>(c.vc >= VCs ? c.vc : c.destination)};
-    if (c.control.empty()) return error{errc::truncated, "sue.cmd", 0, 1, 0, "empty control"};
-    const command_type* t = prof_->find(c.control[0]);
-    if (!t)
-      return error{errc::bad_value, "sue.cmd",   0, 0, 0, "command type not in the profile",
-                   "sue.cmd.type",  c.control[0]};
-    if (c.control.size() != t->control_bytes() ||
-        (t->has_data ? c.data.empty() || c.data.size() > max_data_bytes : !c.data.empty()))
-      return error{errc::bad_length,
-                   "sue.cmd",
-                   0,
-                   static_cast<std::uint32_t>(t->control_bytes()),
-                   static_cast<std::uint32_t>(c.control.size()),
-                   "control or data length differs from the profile's"};
+    if (const error e = check_command(*prof_, c.control, c.data)) return e;
     if (c.control.size() + c.data.size() > cfg_.limit)
       return error{errc::value_too_big,
                    "pack",
@@ -159,10 +147,13 @@ class packer {
         if (ready[v]) return pack_queue(pick[v], static_cast<std::uint8_t>(v), out, cookies);
       return packed_pdu{};
     }
-    // Smooth weighted round robin: over any run, each backlogged VC gets its weight's share.
+    // Smooth weighted round robin: over any run, each backlogged VC gets its weight's share. A
+    // VC that is not ready starts afresh when it is: an idle spell earns it neither credit nor
+    // debt. Zero-weight VCs wait until no weighted VC is ready (handled above).
     std::size_t best = VCs;
     for (std::size_t v = 0; v < VCs; ++v) {
-      if (!ready[v]) continue;
+      if (!ready[v]) credit_[v] = 0;
+      if (!ready[v] || cfg_.weights[v] == 0) continue;
       credit_[v] += cfg_.weights[v];
       if (best == VCs || credit_[v] > credit_[best]) best = v;
     }

@@ -1,0 +1,228 @@
+// The dissection engine reading packed commands with a profile: the tree, JSON and text, the
+// R-CRC found at a command boundary in padded frames, SUE Lite padding, malformed commands.
+// Command bytes are written by hand from the default profile's layouts (docs/wire-format.md).
+#include <scaleup/dissect/engine.hpp>
+#include <scaleup/dissect/print.hpp>
+#include <scaleup/pack/default_profile.hpp>
+#include <scaleup/wire/frame.hpp>
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace d = scaleup::dissect;
+namespace w = scaleup::wire;
+namespace pk = scaleup::pack;
+using bytevec = std::vector<std::uint8_t>;
+
+// WR_FULL, data 5 bytes: type 02, dlen 04, tag 0x1234, address 0x0000000000001000, data.
+const bytevec write5{0x02, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
+                     0x00, 0x10, 0x00, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5};
+// BARRIER: type 09, reserved 00, tag 0x0007.
+const bytevec barrier{0x09, 0x00, 0x00, 0x07};
+// WR_RSP: type 07, reserved, tag 0x1234, status SLVERR (2), reserved.
+const bytevec wr_rsp{0x07, 0x00, 0x12, 0x34, 0x02, 0x00};
+// WR_FULL whose data ends in zero bytes: 3 bytes 11 00 00.
+const bytevec write_zeros{0x02, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+                          0x00, 0x00, 0x00, 0x08, 0x11, 0x00, 0x00};
+
+bytevec cat(std::initializer_list<bytevec> parts) {
+  bytevec out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+bytevec frame(w::encap e, const bytevec& payload) {
+  w::frame_params p;
+  p.kind = e;
+  p.src_xpu = 3;
+  p.dst_xpu = 4;
+  w::reliability_header rh;
+  rh.xpuid = 3;
+  rh.npsn = 9;
+  bytevec out(8192);
+  const auto r =
+      e == w::encap::lite ? w::emit_frame(p, payload, out) : w::emit_sue_frame(p, rh, payload, out);
+  REQUIRE(r.ok());
+  out.resize(r.value);
+  return out;
+}
+
+struct dissected {
+  bytevec bytes;
+  std::unique_ptr<d::large_tree> tree = std::make_unique<d::large_tree>();
+  const d::large_tree* operator->() const { return tree.get(); }
+};
+
+dissected dissect(bytevec f, const d::options& o = {}) {
+  dissected r{std::move(f)};
+  d::dissect_frame(*r.tree, w::bytes(r.bytes.data(), r.bytes.size()), d::link_ethernet, o);
+  return r;
+}
+
+std::vector<const d::layer_node*> commands_of(const d::large_tree& t) {
+  std::vector<const d::layer_node*> out;
+  for (const auto& l : t.layer_list())
+    if (l.list == "sue.cmds") out.push_back(&l);
+  return out;
+}
+
+std::uint64_t member(const d::large_tree& t, const d::layer_node* l, std::string_view filter) {
+  const auto li = static_cast<std::size_t>(l - t.layers.data());
+  for (const auto& f : t.field_list())
+    if (f.layer == li && f.info->filter == filter) return f.value;
+  FAIL("no field " << filter);
+  return 0;
+}
+
+template <class Print>
+std::string text(Print&& print) {
+  std::string s;
+  auto sink = [&](std::string_view v) { s.append(v); };
+  print(sink);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("dissect commands: each command is a layer with its table's fields") {
+  const auto t = dissect(frame(w::encap::udp4, cat({write5, barrier, wr_rsp})));
+  CHECK(t->encap == "udp4");
+  CHECK(t->error_count == 0);
+  const auto cmds = commands_of(*t.tree);
+  REQUIRE(cmds.size() == 3);
+  // udp4: the payload starts after 14 + 20 + 8 + 8 (RH) bytes.
+  CHECK(cmds[0]->offset == 50);
+  CHECK(cmds[0]->length == 17);
+  CHECK(cmds[1]->offset == 67);
+  CHECK(cmds[2]->offset == 71);
+  CHECK(member(*t.tree, cmds[0], "sue.cmd.type") == 0x02);
+  CHECK(member(*t.tree, cmds[0], "sue.cmd.tag") == 0x1234);
+  CHECK(member(*t.tree, cmds[0], "sue.cmd.addr") == 0x1000);
+  CHECK(member(*t.tree, cmds[0], "sue.cmd.dlen") == 4);
+  CHECK(member(*t.tree, cmds[0], "sue.cmd.data_len") == 5);
+  CHECK(member(*t.tree, cmds[0], "sue.cmd.control_len") == 12);
+  CHECK(member(*t.tree, cmds[1], "sue.cmd.tag") == 7);
+  CHECK(member(*t.tree, cmds[1], "sue.cmd.data_len") == 0);
+  CHECK(member(*t.tree, cmds[2], "sue.cmd.status") == 2);
+  CHECK(t->find("sue.payload.len")->value == 27);
+  CHECK(t->find("sue.rcrc.status")->value_name() == "good");
+}
+
+TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line each") {
+  const auto t = dissect(frame(w::encap::udp4, cat({write5, wr_rsp})));
+  const std::string json = text([&](auto& out) { d::put_json(out, *t.tree, 1); });
+  CHECK(json.find("\"sue.cmds\":[{\"sue.cmd.type\":2,\"sue.cmd.dlen\":4,\"sue.cmd.tag\":4660,"
+                  "\"sue.cmd.addr\":4096,\"sue.cmd.name\":\"WR_FULL\",\"sue.cmd.control_len\":12,"
+                  "\"sue.cmd.data_len\":5},{\"sue.cmd.type\":7,\"sue.cmd.tag\":4660,"
+                  "\"sue.cmd.status\":2,\"sue.cmd.name\":\"WR_RSP\",\"sue.cmd.control_len\":6,"
+                  "\"sue.cmd.data_len\":0}]") != std::string::npos);
+  // Reserved command fields stay out of JSON; top-level keys are not repeated per command.
+  CHECK(json.find("sue.cmd.rsvd") == std::string::npos);
+  CHECK(json.find("\"sue.rh.xpuid\":3") != std::string::npos);
+  const std::string line = text([&](auto& out) { d::put_summary(out, *t.tree, 1); });
+  CHECK(line.find("cmds=2") != std::string::npos);
+  CHECK(line.find("cmd    1  WR_FULL    ctrl=12 data=5") != std::string::npos);
+  CHECK(line.find("cmd    2  WR_RSP     ctrl=6 data=0") != std::string::npos);
+  const std::string tree = text([&](auto& out) { d::put_verbose(out, *t.tree, 1); });
+  CHECK(tree.find("status: 2 (SLVERR)") != std::string::npos);
+}
+
+TEST_CASE("dissect commands: the R-CRC of a padded frame sits at a command boundary") {
+  // afh2c: 8 header bytes + 8 RH + 15 command bytes + 4 R-CRC = 35, padded to 60. The command
+  // ends in two zero bytes, which a search over zeros alone could not tell from padding.
+  const auto t = dissect(frame(w::encap::afh2c, write_zeros));
+  CHECK(t->encap == "afh2c");
+  CHECK(t->error_count == 0);
+  CHECK(t->find("sue.payload.len")->value == 15);
+  CHECK(t->find("sue.rcrc.status")->value_name() == "good");
+  REQUIRE(commands_of(*t.tree).size() == 1);
+  CHECK(member(*t.tree, commands_of(*t.tree)[0], "sue.cmd.data_len") == 3);
+  const auto pad = t->find_layer("sue.pad");
+  REQUIRE(pad != nullptr);
+  CHECK(pad->offset == 35);
+  CHECK(pad->length == 25);
+}
+
+TEST_CASE("dissect commands: SUE Lite padding is not payload") {
+  const auto t = dissect(frame(w::encap::lite, cat({barrier, wr_rsp})));
+  CHECK(t->encap == "lite");
+  CHECK(t->error_count == 0);
+  CHECK(t->frame_length == 60);
+  CHECK(t->find("sue_lite.len")->value == 10);
+  CHECK(commands_of(*t.tree).size() == 2);
+  // Opaque, the same frame's padding counts as payload.
+  d::options opaque;
+  opaque.profile = nullptr;
+  const auto o = dissect(frame(w::encap::lite, cat({barrier, wr_rsp})), opaque);
+  CHECK(o->find("sue_lite.len")->value == 54);
+  CHECK(commands_of(*o.tree).empty());
+}
+
+TEST_CASE("dissect commands: a malformed command stops the walk, with its index") {
+  SUBCASE("unknown type second") {
+    const bytevec bad{0x77, 0x00, 0x00, 0x00};
+    const auto t = dissect(frame(w::encap::udp4, cat({barrier, bad, wr_rsp})));
+    REQUIRE(commands_of(*t.tree).size() == 1);  // the barrier; nothing after the bad one
+    REQUIRE(t->error_count == 1);
+    const auto& e = t->errors[0];
+    CHECK(e.layer == "sue.cmd");
+    CHECK(e.code == w::errc::bad_value);
+    CHECK(e.item == 2);
+    CHECK(e.offset == 54);
+    CHECK(e.field == "sue.cmd.type");
+    CHECK(e.value == 0x77);
+    const std::string json = text([&](auto& out) { d::put_json(out, *t.tree, 1); });
+    CHECK(json.find("\"index\":2") != std::string::npos);
+    // The R-CRC still covers the whole payload and is good.
+    CHECK(t->find("sue.rcrc.status")->value_name() == "good");
+  }
+  SUBCASE("data cut off by the end of the payload") {
+    const bytevec cut(write5.begin(), write5.end() - 2);
+    const auto t = dissect(frame(w::encap::udp6, cut));
+    CHECK(commands_of(*t.tree).empty());
+    REQUIRE(t->error_count == 1);
+    CHECK(t->errors[0].code == w::errc::truncated);
+    CHECK(t->errors[0].item == 1);
+    CHECK(t->errors[0].needed == 17);
+    CHECK(t->errors[0].available == 15);
+  }
+  SUBCASE("garbage after padding") {
+    const auto t = dissect(frame(w::encap::udp4, cat({barrier, bytevec{0x00, 0x00, 0x05}})));
+    CHECK(commands_of(*t.tree).size() == 1);
+    REQUIRE(t->error_count == 1);
+    CHECK(t->errors[0].code == w::errc::bad_value);
+    CHECK(t->errors[0].item == 2);
+    CHECK(t->errors[0].offset == 54);
+  }
+  SUBCASE("a reserved control field set is a warning, and the walk goes on") {
+    bytevec rsp = wr_rsp;
+    rsp[5] = 0x40;  // reserved byte
+    const auto t = dissect(frame(w::encap::udp4, cat({barrier, rsp, barrier})));
+    CHECK(commands_of(*t.tree).size() == 3);
+    REQUIRE(t->error_count == 1);
+    CHECK(t->errors[0].level == w::severity::warning);
+    CHECK(t->errors[0].code == w::errc::reserved_nonzero);
+    CHECK(t->errors[0].item == 2);
+    CHECK(t->errors[0].value == 0x40);
+  }
+}
+
+TEST_CASE("dissect commands: a PDU full of the smallest commands fits the large tree") {
+  bytevec payload;
+  for (int i = 0; i < 1024; ++i) payload.insert(payload.end(), barrier.begin(), barrier.end());
+  const auto t = dissect(frame(w::encap::udp4, payload));
+  CHECK(t->error_count == 0);
+  CHECK_FALSE(t->overflow);
+  CHECK(commands_of(*t.tree).size() == 1024);
+  // The small default tree says it is full instead of dropping fields silently.
+  auto small = std::make_unique<d::tree>();
+  const bytevec f = frame(w::encap::udp4, payload);
+  d::dissect_frame(*small, w::bytes(f.data(), f.size()), d::link_ethernet);
+  CHECK(small->overflow);
+  CHECK(small->errors[small->error_count - 1].code == w::errc::no_space);
+}

@@ -1,0 +1,957 @@
+// The packer and its scheduler (R2 4.2 steps 2-3, 4.3 step 2, 4.5 and Fig. 21): packing per
+// {destination, VC} up to the limit without waiting, send_now, the eligibility (flow control)
+// hook, weighted round robin across VCs, arrival order or round robin within a VC, push
+// errors, and seeded random streams packed then unpacked.
+//
+// Packers hold a pool of Capacity commands: the tests put them on the heap.
+#include <scaleup/pack/command.hpp>
+#include <scaleup/pack/default_profile.hpp>
+#include <scaleup/pack/packer.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+namespace pk = scaleup::pack;
+namespace w = scaleup::wire;
+using w::errc;
+
+using byte_vector = std::vector<std::uint8_t>;
+
+// A command whose bytes the test owns for as long as the packer may look at them.
+struct owned {
+  byte_vector control;
+  byte_vector data;
+  std::uint16_t destination = 0;
+  std::uint8_t vc = 0;
+  bool send_now = false;
+  std::uint64_t cookie = 0;
+
+  pk::queued_command queued() const {
+    return pk::queued_command{destination, vc, w::bytes(control), w::bytes(data), send_now, cookie};
+  }
+  std::size_t size() const { return control.size() + data.size(); }
+  // What the packer writes: the control with byte 1 = data length - 1 (types with data), then
+  // the data.
+  byte_vector wire() const {
+    byte_vector v = control;
+    if (!data.empty()) v[1] = static_cast<std::uint8_t>(data.size() - 1);
+    v.insert(v.end(), data.begin(), data.end());
+    return v;
+  }
+};
+
+// Addresses stay put: a deque never moves what it holds.
+class command_store {
+ public:
+  // A command of the default profile's type `code` with `data_len` data bytes; the control's
+  // bytes after the type come from `fill` (byte 1 deliberately wrong for data types).
+  const owned& add(std::uint8_t code, std::size_t data_len, std::uint16_t destination,
+                   std::uint8_t vc, std::uint64_t cookie, bool send_now = false,
+                   std::uint8_t fill = 0x5C) {
+    const pk::command_type* t = pk::default_profile.find(code);
+    REQUIRE(t != nullptr);
+    owned c;
+    c.control.resize(t->control_bytes());
+    for (std::size_t i = 0; i < c.control.size(); ++i)
+      c.control[i] = static_cast<std::uint8_t>(fill + i);
+    c.control[0] = code;
+    c.data.resize(data_len);
+    for (std::size_t i = 0; i < data_len; ++i)
+      c.data[i] = static_cast<std::uint8_t>(cookie * 31 + i);
+    c.destination = destination;
+    c.vc = vc;
+    c.send_now = send_now;
+    c.cookie = cookie;
+    const owned& r = items_.emplace_back(std::move(c));
+    by_cookie_.emplace(cookie, &r);  // the first command with a cookie keeps it
+    return r;
+  }
+  const owned& by_cookie(std::uint64_t cookie) const {
+    const auto it = by_cookie_.find(cookie);
+    REQUIRE(it != by_cookie_.end());
+    return *it->second;
+  }
+
+ private:
+  std::deque<owned> items_;
+  std::unordered_map<std::uint64_t, const owned*> by_cookie_;
+};
+
+// A full write of exactly `total` bytes (12 bytes of control, then total - 12 of data).
+const owned& write_of(command_store& s, std::size_t total, std::uint16_t d, std::uint8_t vc,
+                      std::uint64_t cookie) {
+  REQUIRE(total > 12);
+  REQUIRE(total <= 12 + 256);
+  return s.add(pk::code::write_full, total - 12, d, vc, cookie);
+}
+
+// One PDU taken from a packer, with its payload and cookies.
+struct pdu {
+  pk::packed_pdu info;
+  byte_vector payload;
+  std::vector<std::uint64_t> cookies;
+};
+
+template <class Packer, class Eligible = pk::always_eligible>
+pdu take(Packer& p, Eligible&& eligible = {}) {
+  byte_vector out(p.settings().limit, 0xEE);
+  std::vector<std::uint64_t> cookies(4096, ~std::uint64_t{0});
+  const auto r = p.next(w::mutable_bytes(out), eligible, std::span<std::uint64_t>(cookies));
+  REQUIRE(r.ok());
+  REQUIRE(r->bytes <= out.size());
+  // Nothing past the payload is written.
+  CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(r->bytes), out.end(),
+                    [](std::uint8_t b) { return b == 0xEE; }));
+  pdu x{*r, byte_vector(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(r->bytes)),
+        std::vector<std::uint64_t>(cookies.begin(),
+                                   cookies.begin() + static_cast<std::ptrdiff_t>(r->commands))};
+  return x;
+}
+
+byte_vector wire_of(const command_store& s, const std::vector<std::uint64_t>& cookies) {
+  byte_vector v;
+  for (const std::uint64_t c : cookies) {
+    const byte_vector b = s.by_cookie(c).wire();
+    v.insert(v.end(), b.begin(), b.end());
+  }
+  return v;
+}
+
+// The payload unpacks into exactly these commands, with no error and no padding.
+void check_unpacks_to(const pdu& x, const command_store& s) {
+  pk::unpacker u(pk::default_profile, x.payload);
+  pk::command_view v;
+  std::size_t i = 0;
+  while (u.next(v)) {
+    REQUIRE(i < x.cookies.size());
+    const owned& c = s.by_cookie(x.cookies[i]);
+    const byte_vector want = c.wire();
+    CHECK(v.index == i + 1);
+    CHECK(v.type->code == c.control[0]);
+    CHECK(byte_vector(v.control.begin(), v.control.end()) ==
+          byte_vector(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(v.control.size())));
+    CHECK(byte_vector(v.data.begin(), v.data.end()) == c.data);
+    ++i;
+  }
+  CHECK_FALSE(u.error_found());
+  CHECK(u.padding() == 0);
+  CHECK(i == x.cookies.size());
+  CHECK(u.consumed() == x.payload.size());
+}
+
+template <std::size_t D, std::size_t V = 4, std::size_t C = 256>
+auto make_packer(const pk::packer_config<V>& cfg = {}) {
+  return std::make_unique<pk::packer<D, V, C>>(pk::default_profile, cfg);
+}
+
+std::vector<std::uint64_t> cookies_of(std::initializer_list<std::uint64_t> l) { return l; }
+
+}  // namespace
+
+// ---- Fig. 21 ----------------------------------------------------------------------------------
+
+namespace {
+
+// A..E arrive in order: A to destination 1, B to 2, C to 3, D to 4, E to 3, all on VC0.
+template <class Packer>
+void push_fig21(Packer& p, command_store& s) {
+  const std::uint16_t dest[] = {1, 2, 3, 4, 3};
+  for (std::size_t i = 0; i < 5; ++i) {
+    const owned& c = s.add(pk::code::write_full_posted, 8 + i, dest[i], 0, 'A' + i);
+    REQUIRE_FALSE(p.push(c.queued()));
+  }
+}
+
+template <class Packer>
+void check_fig21_output(Packer& p, const command_store& s) {
+  struct want {
+    std::uint16_t destination;
+    std::vector<std::uint64_t> cookies;
+  };
+  const want ws[] = {{1, {'A'}}, {2, {'B'}}, {3, {'C', 'E'}}, {4, {'D'}}};
+  for (const want& x : ws) {
+    CAPTURE(x.destination);
+    const pdu got = take(p);
+    CHECK(got.info.destination == x.destination);
+    CHECK(got.info.vc == 0);
+    CHECK(got.info.commands == x.cookies.size());
+    CHECK(got.cookies == x.cookies);
+    CHECK(got.payload == wire_of(s, x.cookies));
+    CHECK(got.info.bytes == got.payload.size());
+    check_unpacks_to(got, s);
+  }
+  CHECK(take(p).info.commands == 0);
+  CHECK(p.queued() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("packer: Fig. 21, A..E packed into A, B, C+E, D (arrival order)") {
+  command_store s;
+  auto p = make_packer<5>();
+  push_fig21(*p, s);
+  CHECK(p->queued() == 5);
+  CHECK(p->queued(3, 0) == 2);
+  check_fig21_output(*p, s);
+}
+
+TEST_CASE("packer: Fig. 21 under within_vc::round_robin gives the same PDUs") {
+  // Round robin starts at destination 0 (empty) and then visits 1, 2, 3, 4: the queues happen
+  // to be visited in the order their heads arrived, so the output is A, B, C+E, D again. E
+  // still rides with C because packing takes the whole queue, whatever the policy.
+  command_store s;
+  pk::packer_config<4> cfg;
+  cfg.order = pk::within_vc::round_robin;
+  auto p = make_packer<5>(cfg);
+  push_fig21(*p, s);
+  check_fig21_output(*p, s);
+}
+
+TEST_CASE("packer: Fig. 21 with arrivals interleaved with sending") {
+  // The scheduler is work conserving: what is queued when it looks is what it sends.
+  command_store s;
+  auto p = make_packer<5>();
+  const owned& a = s.add(pk::code::write_full_posted, 8, 1, 0, 'A');
+  const owned& b = s.add(pk::code::write_full_posted, 9, 2, 0, 'B');
+  const owned& c = s.add(pk::code::write_full_posted, 10, 3, 0, 'C');
+  const owned& d = s.add(pk::code::write_full_posted, 11, 4, 0, 'D');
+  const owned& e = s.add(pk::code::write_full_posted, 12, 3, 0, 'E');
+  REQUIRE_FALSE(p->push(a.queued()));
+  REQUIRE_FALSE(p->push(b.queued()));
+  CHECK(take(*p).cookies == cookies_of({'A'}));
+  REQUIRE_FALSE(p->push(c.queued()));
+  REQUIRE_FALSE(p->push(d.queued()));
+  CHECK(take(*p).cookies == cookies_of({'B'}));
+  REQUIRE_FALSE(p->push(e.queued()));
+  CHECK(take(*p).cookies == cookies_of({'C', 'E'}));
+  CHECK(take(*p).cookies == cookies_of({'D'}));
+  CHECK(take(*p).info.commands == 0);
+}
+
+// ---- no delay ---------------------------------------------------------------------------------
+
+TEST_CASE("packer: no delay for packing") {
+  command_store s;
+  auto p = make_packer<2>();
+  // Nothing queued: nothing sent.
+  CHECK(take(*p).info.commands == 0);
+  // A single command goes out on the first next().
+  REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 1, 0, 1).queued()));
+  const pdu one = take(*p);
+  CHECK(one.info.commands == 1);
+  CHECK(one.info.destination == 1);
+  CHECK(one.cookies == cookies_of({1}));
+  CHECK(one.info.bytes == 12);
+  // Whatever is queued is sent at once, never held back for more.
+  std::uint64_t cookie = 100;
+  for (std::size_t k = 1; k <= 20; ++k) {
+    std::vector<std::uint64_t> want;
+    for (std::size_t i = 0; i < k; ++i) {
+      REQUIRE_FALSE(p->push(s.add(pk::code::message, 1 + i, 0, 0, cookie).queued()));
+      want.push_back(cookie++);
+    }
+    const pdu x = take(*p);
+    CHECK(x.cookies == want);
+    CHECK(p->queued() == 0);
+  }
+}
+
+// ---- limits -----------------------------------------------------------------------------------
+
+TEST_CASE("packer: a PDU filled exactly to the limit") {
+  struct plan {
+    std::size_t limit;
+    std::size_t full;  // commands of 268 bytes (256 of data)
+    std::size_t last;  // one more command of this size reaches the limit exactly
+  };
+  // 4096 = 15 x 268 + 76 (SUE, R2 3.3); 1024 = 3 x 268 + 220 (SUE Lite, R2 3.4);
+  // 2048 = 7 x 268 + 172 (R2 4.5: "for example 2K").
+  const plan plans[] = {
+      {pk::sue_pack_limit, 15, 76}, {pk::lite_pack_limit, 3, 220}, {2048, 7, 172}};
+  for (const plan& pl : plans) {
+    CAPTURE(pl.limit);
+    REQUIRE(pl.full * 268 + pl.last == pl.limit);
+    command_store s;
+    pk::packer_config<4> cfg;
+    cfg.limit = pl.limit;
+    auto p = make_packer<1>(cfg);
+    std::vector<std::uint64_t> first;
+    std::uint64_t cookie = 1;
+    for (std::size_t i = 0; i < pl.full; ++i) {
+      REQUIRE_FALSE(p->push(write_of(s, 268, 0, 0, cookie).queued()));
+      first.push_back(cookie++);
+    }
+    REQUIRE_FALSE(p->push(write_of(s, pl.last, 0, 0, cookie).queued()));
+    first.push_back(cookie++);
+    // The smallest command of all (a 4-byte barrier) no longer fits.
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, cookie).queued()));
+    const pdu a = take(*p);
+    CHECK(a.info.bytes == pl.limit);
+    CHECK(a.cookies == first);
+    CHECK(a.payload == wire_of(s, first));
+    check_unpacks_to(a, s);
+    const pdu b = take(*p);
+    CHECK(b.cookies == cookies_of({cookie}));
+    CHECK(b.info.bytes == 4);
+    CHECK(take(*p).info.commands == 0);
+  }
+}
+
+TEST_CASE("packer: a command that does not fit starts the next PDU") {
+  command_store s;
+  auto p = make_packer<1>();
+  // 15 x 268 + 73 = 4093: three bytes left, a 4-byte barrier does not fit.
+  for (std::uint64_t i = 1; i <= 15; ++i)
+    REQUIRE_FALSE(p->push(write_of(s, 268, 0, 0, i).queued()));
+  REQUIRE_FALSE(p->push(write_of(s, 73, 0, 0, 16).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, 17).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, 18).queued()));
+  const pdu a = take(*p);
+  CHECK(a.info.bytes == 4093);
+  CHECK(a.info.commands == 16);
+  const pdu b = take(*p);
+  CHECK(b.cookies == cookies_of({17, 18}));  // the one that did not fit leads the next PDU
+  CHECK(b.info.bytes == 8);
+}
+
+TEST_CASE("packer: 256-byte data commands") {
+  command_store s;
+  auto p = make_packer<1>();
+  for (std::uint64_t i = 1; i <= 31; ++i)
+    REQUIRE_FALSE(p->push(s.add(pk::code::write_full, 256, 0, 0, i).queued()));
+  // 15 x 268 = 4020 fits, a 16th would make 4288: 15, 15, then 1.
+  const pdu a = take(*p);
+  const pdu b = take(*p);
+  const pdu c = take(*p);
+  CHECK(a.info.commands == 15);
+  CHECK(a.info.bytes == 4020);
+  CHECK(b.info.commands == 15);
+  CHECK(c.info.commands == 1);
+  CHECK(c.cookies == cookies_of({31}));
+  for (const pdu* x : {&a, &b, &c}) {
+    check_unpacks_to(*x, s);
+    CHECK(x->payload[1] == 0xFF);  // data length - 1 of the first command
+  }
+}
+
+TEST_CASE("packer: a command larger than the limit is refused at push") {
+  command_store s;
+  pk::packer_config<4> cfg;
+  cfg.limit = 100;
+  auto p = make_packer<1>(cfg);
+  const w::error e = p->push(write_of(s, 101, 0, 0, 1).queued());
+  CHECK(e.code == errc::value_too_big);
+  CHECK(e.layer == "pack");
+  CHECK(e.needed == 100);
+  CHECK(e.available == 101);
+  CHECK(p->queued() == 0);
+  CHECK_FALSE(p->push(write_of(s, 100, 0, 0, 2).queued()));  // exactly the limit is fine
+  const pdu x = take(*p);
+  CHECK(x.info.bytes == 100);
+  CHECK(x.cookies == cookies_of({2}));
+}
+
+TEST_CASE("packer: an output buffer smaller than the limit") {
+  command_store s;
+  auto p = make_packer<1>();
+  REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, 1).queued()));
+  byte_vector small(pk::sue_pack_limit - 1);
+  const auto r = p->next(w::mutable_bytes(small));
+  CHECK(r.err.code == errc::no_space);
+  CHECK(r.err.layer == "pack");
+  CHECK(r.err.needed == pk::sue_pack_limit);
+  CHECK(r.err.available == pk::sue_pack_limit - 1);
+  // Nothing lost.
+  CHECK(p->queued() == 1);
+  CHECK(take(*p).cookies == cookies_of({1}));
+}
+
+TEST_CASE("packer: the cookie span bounds how many commands are packed") {
+  command_store s;
+  auto p = make_packer<1>();
+  for (std::uint64_t i = 1; i <= 5; ++i)
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, i).queued()));
+  byte_vector out(pk::sue_pack_limit);
+  std::array<std::uint64_t, 2> two{};
+  const auto r = p->next(w::mutable_bytes(out), pk::always_eligible{}, std::span(two));
+  REQUIRE(r.ok());
+  CHECK(r->commands == 2);
+  CHECK(r->bytes == 8);
+  CHECK(two == std::array<std::uint64_t, 2>{1, 2});
+  CHECK(take(*p).cookies == cookies_of({3, 4, 5}));
+}
+
+// ---- send_now ---------------------------------------------------------------------------------
+
+TEST_CASE("packer: send_now closes its PDU") {
+  command_store s;
+  auto p = make_packer<2>();
+  REQUIRE_FALSE(p->push(s.add(pk::code::message, 4, 1, 0, 1).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::message, 4, 1, 0, 2, true).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::message, 4, 1, 0, 3).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::message, 4, 1, 0, 4, true).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::message, 4, 1, 0, 5, true).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::message, 4, 1, 0, 6).queued()));
+  CHECK(take(*p).cookies == cookies_of({1, 2}));
+  CHECK(take(*p).cookies == cookies_of({3, 4}));
+  CHECK(take(*p).cookies == cookies_of({5}));
+  CHECK(take(*p).cookies == cookies_of({6}));
+  CHECK(take(*p).info.commands == 0);
+}
+
+// ---- eligibility ------------------------------------------------------------------------------
+
+TEST_CASE("packer: the eligibility hook holds a queue back, and nothing is lost") {
+  command_store s;
+  auto p = make_packer<3, 2>();
+  // Destination 0 has the oldest commands on VC0 but no credit.
+  REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 0, 0, 1).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 1, 0, 2).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 0, 0, 3).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 2, 0, 4).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::write_response, 0, 0, 1, 5).queued()));
+  std::set<std::pair<std::uint16_t, std::uint8_t>> blocked{{0, 0}, {0, 1}};
+  std::size_t asked_blocked = 0;
+  const auto eligible = [&](std::uint16_t d, std::uint8_t vc) {
+    const bool no = blocked.count({d, vc}) > 0;
+    asked_blocked += no;
+    return !no;
+  };
+  const pdu a = take(*p, eligible);
+  const pdu b = take(*p, eligible);
+  CHECK(a.cookies == cookies_of({2}));
+  CHECK(b.cookies == cookies_of({4}));
+  CHECK(asked_blocked > 0);
+  // Nothing eligible: nothing sent, nothing lost.
+  for (int i = 0; i < 3; ++i) {
+    const pdu none = take(*p, eligible);
+    CHECK(none.info.commands == 0);
+    CHECK(none.info.bytes == 0);
+  }
+  CHECK(p->queued() == 3);
+  CHECK(p->queued(0, 0) == 2);
+  CHECK(p->queued(0, 1) == 1);
+  // Credit returns for VC1 only, then for VC0: served in order.
+  blocked.erase({0, 1});
+  const pdu c = take(*p, eligible);
+  CHECK(c.info.vc == 1);
+  CHECK(c.cookies == cookies_of({5}));
+  CHECK(take(*p, eligible).info.commands == 0);
+  blocked.clear();
+  const pdu d = take(*p, eligible);
+  CHECK(d.info.destination == 0);
+  CHECK(d.cookies == cookies_of({1, 3}));
+  CHECK(p->queued() == 0);
+}
+
+// ---- weighted round robin across VCs ---------------------------------------------------------
+
+namespace {
+
+// Keeps every VC in `busy` backlogged with single-command PDUs (a barrier with send_now) and
+// takes `rounds` PDUs; checks after every PDU that each VC's count is within one PDU of its
+// share, and exactly its share at the end of every round of sum(weights) PDUs.
+void check_wrr(const std::array<std::uint16_t, 4>& weights, const std::array<bool, 4>& busy,
+               std::size_t rounds) {
+  pk::packer_config<4> cfg;
+  cfg.weights = weights;
+  auto p = make_packer<2, 4, 64>(cfg);
+  command_store s;
+  const owned& bar = s.add(pk::code::barrier, 0, 0, 0, 0, true);
+  std::uint64_t cookie = 1;
+  const auto push = [&](std::uint8_t vc) {
+    pk::queued_command q = bar.queued();
+    q.vc = vc;
+    q.destination = static_cast<std::uint16_t>(cookie % 2);
+    q.cookie = cookie++;
+    REQUIRE_FALSE(p->push(q));
+  };
+  std::int64_t total = 0;
+  for (std::uint8_t v = 0; v < 4; ++v)
+    if (busy[v]) {
+      total += weights[v];
+      for (int i = 0; i < 8; ++i) push(v);
+    }
+  REQUIRE(total > 0);
+  std::array<std::int64_t, 4> count{};
+  std::int64_t worst = 0;  // in units of 1/total PDU
+  const std::size_t n_pdus = rounds * static_cast<std::size_t>(total);
+  for (std::size_t n = 1; n <= n_pdus; ++n) {
+    const pdu x = take(*p);
+    REQUIRE(x.info.commands == 1);
+    REQUIRE(busy[x.info.vc]);
+    ++count[x.info.vc];
+    push(x.info.vc);
+    for (std::size_t v = 0; v < 4; ++v) {
+      if (!busy[v]) continue;
+      // |count - n * w / total| <= 1, in integers.
+      const std::int64_t dev =
+          count[v] * total - static_cast<std::int64_t>(n) * static_cast<std::int64_t>(weights[v]);
+      worst = std::max(worst, dev < 0 ? -dev : dev);
+      if (n % static_cast<std::size_t>(total) == 0) {
+        CAPTURE(n);
+        CAPTURE(v);
+        REQUIRE(dev == 0);
+      }
+    }
+  }
+  CHECK(worst <= total);
+  for (std::size_t v = 0; v < 4; ++v)
+    CHECK(count[v] == (busy[v] ? static_cast<std::int64_t>(rounds) * weights[v] : 0));
+}
+
+}  // namespace
+
+TEST_CASE("packer: WRR shares follow the weights") {
+  SUBCASE("1, 2, 3, 4") { check_wrr({1, 2, 3, 4}, {true, true, true, true}, 1000); }
+  SUBCASE("1, 1, 1, 1") { check_wrr({1, 1, 1, 1}, {true, true, true, true}, 2500); }
+  SUBCASE("7, 1, 1, 3") { check_wrr({7, 1, 1, 3}, {true, true, true, true}, 800); }
+  SUBCASE("a VC with no traffic takes no share (work conserving)") {
+    check_wrr({1, 2, 3, 4}, {true, true, false, true}, 1400);
+  }
+  SUBCASE("a lone VC gets everything") {
+    check_wrr({1, 2, 3, 4}, {false, false, true, false}, 100);
+  }
+}
+
+TEST_CASE("packer: a zero-weight VC is served when it is the only one ready") {
+  pk::packer_config<4> cfg;
+  cfg.weights = {0, 1, 1, 1};
+  auto p = make_packer<1>(cfg);
+  command_store s;
+  for (std::uint64_t i = 1; i <= 5; ++i)
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, i, true).queued()));
+  for (std::uint64_t i = 1; i <= 5; ++i) {
+    const pdu x = take(*p);
+    CHECK(x.info.vc == 0);
+    CHECK(x.cookies == cookies_of({i}));
+  }
+  // With a weighted VC ready as well, the weighted one goes first.
+  for (std::uint64_t i = 10; i < 14; ++i) {
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, i, true).queued()));
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 3, 100 + i, true).queued()));
+  }
+  for (int i = 0; i < 4; ++i) CHECK(take(*p).info.vc == 3);
+  for (int i = 0; i < 4; ++i) CHECK(take(*p).info.vc == 0);
+  // All weights zero: VC order, nobody starves.
+  pk::packer_config<4> zero;
+  zero.weights = {0, 0, 0, 0};
+  auto z = make_packer<1>(zero);
+  REQUIRE_FALSE(z->push(s.add(pk::code::barrier, 0, 0, 2, 200, true).queued()));
+  REQUIRE_FALSE(z->push(s.add(pk::code::barrier, 0, 0, 1, 201, true).queued()));
+  CHECK(take(*z).info.vc == 1);
+  CHECK(take(*z).info.vc == 2);
+  CHECK(take(*z).info.commands == 0);
+}
+
+// A weighted VC that comes back from a busy period must still beat a zero-weight VC (once a
+// bug: its negative credit from before lost to the zero-weight VC's 0).
+TEST_CASE("packer: a zero-weight VC is not served while a weighted VC is ready") {
+  pk::packer_config<4> cfg;
+  cfg.weights = {0, 1, 5, 1};
+  auto p = make_packer<1>(cfg);
+  command_store s;
+  std::uint64_t cookie = 1;
+  const auto push = [&](std::uint8_t vc) {
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, vc, cookie++, true).queued()));
+  };
+  // VC1 and VC2 busy together (VC1 ends with credit -2), then VC0 and VC1.
+  for (int i = 0; i < 3; ++i) push(2);
+  for (int i = 0; i < 3; ++i) push(1);
+  for (int i = 0; i < 6; ++i) REQUIRE(take(*p).info.commands == 1);
+  for (int i = 0; i < 4; ++i) push(0);
+  for (int i = 0; i < 4; ++i) push(1);
+  for (int i = 0; i < 4; ++i) CHECK(take(*p).info.vc == 1);
+}
+
+// ---- within a VC ------------------------------------------------------------------------------
+
+TEST_CASE("packer: within a VC, arrival order or round robin across destinations") {
+  command_store s;
+  const auto fill = [&](auto& p) {
+    // Destination 2 first, then 0, then 1, then 2 again.
+    REQUIRE_FALSE(p.push(s.add(pk::code::read, 0, 2, 0, 1).queued()));
+    REQUIRE_FALSE(p.push(s.add(pk::code::read, 0, 0, 0, 2).queued()));
+    REQUIRE_FALSE(p.push(s.add(pk::code::read, 0, 1, 0, 3).queued()));
+    REQUIRE_FALSE(p.push(s.add(pk::code::read, 0, 2, 0, 4).queued()));
+  };
+  SUBCASE("arrival order: the queue whose head is oldest") {
+    auto p = make_packer<3>();
+    fill(*p);
+    CHECK(take(*p).cookies == cookies_of({1, 4}));
+    CHECK(take(*p).cookies == cookies_of({2}));
+    CHECK(take(*p).cookies == cookies_of({3}));
+  }
+  SUBCASE("round robin: the next destination after the one served last") {
+    pk::packer_config<4> cfg;
+    cfg.order = pk::within_vc::round_robin;
+    auto p = make_packer<3>(cfg);
+    fill(*p);
+    CHECK(take(*p).cookies == cookies_of({2}));
+    CHECK(take(*p).cookies == cookies_of({3}));
+    CHECK(take(*p).cookies == cookies_of({1, 4}));
+  }
+}
+
+TEST_CASE("packer: arrival order stays on an old queue, round robin cycles") {
+  // Three single-command PDUs (send_now) per destination, pushed destination by destination.
+  const auto run = [](pk::within_vc order) {
+    command_store s;
+    pk::packer_config<4> cfg;
+    cfg.order = order;
+    auto p = make_packer<3>(cfg);
+    std::uint64_t cookie = 1;
+    for (std::uint16_t d = 0; d < 3; ++d)
+      for (int i = 0; i < 3; ++i)
+        REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, d, 0, cookie++, true).queued()));
+    std::string seq;
+    for (pdu x = take(*p); x.info.commands > 0; x = take(*p))
+      seq += static_cast<char>('0' + x.info.destination);
+    return seq;
+  };
+  CHECK(run(pk::within_vc::arrival_order) == "000111222");
+  CHECK(run(pk::within_vc::round_robin) == "012012012");
+}
+
+TEST_CASE("packer: round robin skips empty and held-back destinations") {
+  command_store s;
+  pk::packer_config<4> cfg;
+  cfg.order = pk::within_vc::round_robin;
+  auto p = make_packer<5>(cfg);
+  std::uint64_t cookie = 1;
+  for (const std::uint16_t d : {4, 1, 3, 1, 4, 3})
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, d, 0, cookie++, true).queued()));
+  const auto not3 = [](std::uint16_t d, std::uint8_t) { return d != 3; };
+  std::string seq;
+  for (int i = 0; i < 4; ++i) seq += static_cast<char>('0' + take(*p, not3).info.destination);
+  CHECK(seq == "1414");
+  CHECK(take(*p, not3).info.commands == 0);
+  CHECK(take(*p).info.destination == 3);
+  CHECK(take(*p).info.destination == 3);
+}
+
+// ---- push errors ------------------------------------------------------------------------------
+
+TEST_CASE("packer: push errors leave the packer unchanged") {
+  command_store s;
+  // `p` sees every push, `ref` only the good ones: they must then send the same PDUs.
+  auto p = make_packer<3, 2, 6>();
+  auto ref = make_packer<3, 2, 6>();
+  const auto good = [&](const owned& c) {
+    REQUIRE_FALSE(p->push(c.queued()));
+    REQUIRE_FALSE(ref->push(c.queued()));
+  };
+  const auto bad = [&](const pk::queued_command& q) {
+    const std::size_t before = p->queued();
+    const w::error e = p->push(q);
+    CHECK(p->queued() == before);
+    return e;
+  };
+  good(s.add(pk::code::write_full, 10, 1, 0, 1));
+  good(s.add(pk::code::read, 0, 2, 1, 2));
+
+  pk::queued_command q = s.add(pk::code::barrier, 0, 0, 0, 90).queued();
+  q.destination = 3;
+  w::error e = bad(q);
+  CHECK(e.code == errc::value_too_big);
+  CHECK(e.layer == "pack");
+  CHECK(e.value == 3);
+
+  q = s.add(pk::code::barrier, 0, 0, 0, 91).queued();
+  q.vc = 2;
+  e = bad(q);
+  CHECK(e.code == errc::value_too_big);
+  CHECK(e.field == "sue.rh.vc");
+  CHECK(e.value == 2);
+
+  owned unknown = s.add(pk::code::barrier, 0, 0, 0, 92);
+  unknown.control[0] = 0x7E;
+  e = bad(unknown.queued());
+  CHECK(e.code == errc::bad_value);
+  CHECK(e.layer == "sue.cmd");
+  CHECK(e.field == "sue.cmd.type");
+  CHECK(e.value == 0x7E);
+
+  owned zero = s.add(pk::code::barrier, 0, 0, 0, 93);
+  zero.control[0] = 0;
+  CHECK(bad(zero.queued()).code == errc::bad_value);
+
+  owned short_ctrl = s.add(pk::code::write_full, 4, 0, 0, 94);
+  short_ctrl.control.resize(10);
+  e = bad(short_ctrl.queued());
+  CHECK(e.code == errc::bad_length);
+  CHECK(e.layer == "sue.cmd");
+  CHECK(e.needed == 12);
+  CHECK(e.available == 10);
+
+  q = s.add(pk::code::write_full, 4, 0, 0, 95).queued();
+  q.control = {};
+  CHECK(bad(q).code == errc::truncated);
+
+  const owned& rd_data = s.add(pk::code::read, 3, 0, 0, 96);  // a read carries no data
+  CHECK(bad(rd_data.queued()).code == errc::bad_length);
+  const owned& wr_none = s.add(pk::code::write_full, 0, 0, 0, 97);  // a write must
+  CHECK(bad(wr_none.queued()).code == errc::bad_length);
+  const owned& wr_257 = s.add(pk::code::write_full, 257, 0, 0, 98);
+  CHECK(bad(wr_257.queued()).code == errc::bad_length);
+
+  // Pool full: 6 entries.
+  for (std::uint64_t i = 3; i <= 6; ++i) good(s.add(pk::code::message, i, i % 3, 0, i));
+  CHECK(p->queued() == 6);
+  e = bad(s.add(pk::code::barrier, 0, 0, 0, 99).queued());
+  CHECK(e.code == errc::no_space);
+  CHECK(e.layer == "pack");
+
+  // Both send the same PDUs.
+  bool refilled = false;
+  for (;;) {
+    const pdu a = take(*p);
+    const pdu b = take(*ref);
+    CHECK(a.info.destination == b.info.destination);
+    CHECK(a.info.vc == b.info.vc);
+    CHECK(a.cookies == b.cookies);
+    CHECK(a.payload == b.payload);
+    if (a.info.commands == 0 || b.info.commands == 0) {
+      CHECK(a.info.commands == b.info.commands);
+      break;
+    }
+    // Room again after a PDU went out.
+    if (!refilled && p->queued() == 5) {
+      refilled = true;
+      good(s.add(pk::code::barrier, 0, 2, 1, 50));
+      CHECK(p->queued() == 6);
+    }
+  }
+}
+
+// ---- random streams ---------------------------------------------------------------------------
+
+namespace {
+
+struct random_run {
+  pk::within_vc order;
+  std::size_t limit;
+  std::array<std::uint16_t, 4> weights;
+  std::uint32_t seed;
+};
+
+void run_random(const random_run& rr) {
+  constexpr std::size_t D = 5;
+  constexpr std::size_t V = 4;
+  constexpr std::size_t C = 300;
+  pk::packer_config<V> cfg;
+  cfg.order = rr.order;
+  cfg.limit = rr.limit;
+  cfg.weights = rr.weights;
+  auto p = make_packer<D, V, C>(cfg);
+  std::mt19937 rng(rr.seed);
+  const auto uniform = [&](std::size_t lo, std::size_t hi) {
+    return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
+  };
+  command_store s;
+  // The model: cookies waiting per {destination, VC}, oldest first, with their arrival number.
+  std::array<std::deque<std::uint64_t>, D * V> model;
+  std::array<std::uint16_t, V> rr_next{};
+  std::set<std::uint64_t> out_once;
+  std::uint64_t cookie = 1;
+  std::size_t pushed = 0;
+  std::size_t sent_pdus = 0;
+  const auto types = pk::default_profile.types();
+
+  const auto push_random = [&] {
+    const pk::command_type& t = types[uniform(0, types.size() - 1)];
+    const std::size_t len = t.has_data ? uniform(1, 256) : 0;
+    const auto d = static_cast<std::uint16_t>(uniform(0, D - 1));
+    const auto vc = static_cast<std::uint8_t>(uniform(0, V - 1));
+    // One draw per statement: the same stream whatever order a compiler evaluates arguments in.
+    const bool send_now = uniform(0, 9) == 0;
+    const auto fill = static_cast<std::uint8_t>(uniform(0, 255));
+    const owned& c = s.add(t.code, len, d, vc, cookie++, send_now, fill);
+    if (c.size() > rr.limit) {
+      CHECK(p->push(c.queued()).code == errc::value_too_big);
+      return;
+    }
+    const w::error e = p->push(c.queued());
+    if (p->queued() == C && e) {
+      CHECK(e.code == errc::no_space);
+      return;
+    }
+    REQUIRE_FALSE(e);
+    model[d * V + vc].push_back(c.cookie);
+    ++pushed;
+  };
+
+  const auto step = [&](bool all_eligible) {
+    // Mostly some queues held back, now and then all of them.
+    const bool blackout = !all_eligible && uniform(0, 9) == 0;
+    std::array<bool, D * V> mask{};
+    for (auto& m : mask) m = all_eligible || (!blackout && uniform(0, 3) != 0);
+    const auto eligible = [&](std::uint16_t d, std::uint8_t vc) { return mask[d * V + vc]; };
+    const pdu x = take(*p, eligible);
+    bool any = false;
+    for (std::size_t i = 0; i < D * V; ++i) any = any || (mask[i] && !model[i].empty());
+    // Work conserving: something eligible is always sent; nothing eligible, nothing sent.
+    REQUIRE((x.info.commands > 0) == any);
+    if (!any) return;
+    ++sent_pdus;
+    const std::size_t d = x.info.destination;
+    const std::size_t vc = x.info.vc;
+    REQUIRE(d < D);
+    REQUIRE(vc < V);
+    REQUIRE(mask[d * V + vc]);
+    auto& q = model[d * V + vc];
+    // Which queue within the VC.
+    if (rr.order == pk::within_vc::arrival_order) {
+      for (std::size_t o = 0; o < D; ++o)
+        if (mask[o * V + vc] && !model[o * V + vc].empty())
+          CHECK(model[o * V + vc].front() >= q.front());
+    } else {
+      for (std::size_t k = 0; k < D; ++k) {
+        const std::size_t o = (rr_next[vc] + k) % D;
+        if (mask[o * V + vc] && !model[o * V + vc].empty()) {
+          CHECK(o == d);
+          break;
+        }
+      }
+      rr_next[vc] = static_cast<std::uint16_t>((d + 1) % D);
+    }
+    // The commands are the queue's oldest, in order: one destination, one VC.
+    REQUIRE(x.cookies.size() <= q.size());
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < x.cookies.size(); ++i) {
+      REQUIRE(x.cookies[i] == q[i]);
+      const owned& c = s.by_cookie(q[i]);
+      CHECK(c.destination == d);
+      CHECK(c.vc == vc);
+      if (i + 1 < x.cookies.size()) CHECK_FALSE(c.send_now);
+      bytes += c.size();
+      CHECK(out_once.insert(q[i]).second);
+    }
+    CHECK(x.info.bytes == bytes);
+    CHECK(x.info.bytes <= rr.limit);
+    // Packed as far as the limit allows: the next one would not fit, or send_now closed it.
+    if (x.cookies.size() < q.size() && !s.by_cookie(x.cookies.back()).send_now)
+      CHECK(bytes + s.by_cookie(q[x.cookies.size()]).size() > rr.limit);
+    CHECK(x.payload == wire_of(s, x.cookies));
+    check_unpacks_to(x, s);
+    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(x.cookies.size()));
+  };
+
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t arrivals = uniform(0, 12);
+    for (std::size_t i = 0; i < arrivals; ++i) push_random();
+    const std::size_t sends = uniform(0, 4);
+    for (std::size_t i = 0; i < sends; ++i) step(false);
+  }
+  // Drain with everything eligible.
+  while (p->queued() > 0) step(true);
+  const pdu last = take(*p);
+  CHECK(last.info.commands == 0);
+  for (const auto& q : model) CHECK(q.empty());
+  CHECK(out_once.size() == pushed);
+  CHECK(pushed > 1000);
+  CHECK(sent_pdus > 100);
+}
+
+}  // namespace
+
+TEST_CASE("packer: random streams pack and unpack exactly once, in order, within the limit") {
+  SUBCASE("arrival order, 4096") {
+    run_random({pk::within_vc::arrival_order, pk::sue_pack_limit, {1, 1, 1, 1}, 1});
+  }
+  SUBCASE("round robin, 1024") {
+    run_random({pk::within_vc::round_robin, pk::lite_pack_limit, {1, 2, 3, 4}, 2});
+  }
+  SUBCASE("arrival order, 2048, skewed weights") {
+    run_random({pk::within_vc::arrival_order, 2048, {5, 0, 1, 2}, 3});
+  }
+  SUBCASE("round robin, 300: some commands larger than the limit") {
+    run_random({pk::within_vc::round_robin, 300, {1, 1, 1, 1}, 4});
+  }
+  SUBCASE("arrival order, 200") {
+    run_random({pk::within_vc::arrival_order, 200, {2, 1, 2, 1}, 5});
+  }
+}
+
+// ---- malformed PDUs ---------------------------------------------------------------------------
+
+TEST_CASE("packer: a packed PDU cut or corrupted is caught by the unpacker") {
+  command_store s;
+  auto p = make_packer<1>();
+  REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 0, 0, 1).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::write_full, 40, 0, 0, 2).queued()));
+  REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, 3).queued()));
+  const pdu x = take(*p);
+  REQUIRE(x.info.bytes == 12 + 52 + 4);
+  const auto walk_err = [](const byte_vector& b, std::size_t& delivered) {
+    pk::unpacker u(pk::default_profile, b);
+    pk::command_view v;
+    delivered = 0;
+    while (u.next(v)) ++delivered;
+    return u.error_found();
+  };
+  std::size_t n = 0;
+  SUBCASE("truncated control") {
+    const byte_vector b(x.payload.begin(), x.payload.begin() + 12 + 11);
+    const w::error e = walk_err(b, n);
+    CHECK(n == 1);
+    CHECK(e.code == errc::truncated);
+    CHECK(e.item == 2);
+    CHECK(e.needed == 12);
+    CHECK(e.available == 11);
+  }
+  SUBCASE("truncated data") {
+    const byte_vector b(x.payload.begin(), x.payload.begin() + 12 + 51);
+    const w::error e = walk_err(b, n);
+    CHECK(n == 1);
+    CHECK(e.code == errc::truncated);
+    CHECK(e.item == 2);
+    CHECK(e.needed == 52);
+    CHECK(e.available == 51);
+  }
+  SUBCASE("unknown type") {
+    byte_vector b = x.payload;
+    b[12 + 52] = 0xC3;
+    const w::error e = walk_err(b, n);
+    CHECK(n == 2);
+    CHECK(e.code == errc::bad_value);
+    CHECK(e.item == 3);
+    CHECK(e.offset == 64);
+  }
+  SUBCASE("a wrong data length shifts the framing") {
+    byte_vector b = x.payload;
+    b[13] = 60;  // 61 bytes announced, 52 - 12 = 40 there
+    const w::error e = walk_err(b, n);
+    CHECK(n == 1);
+    CHECK(e.code == errc::truncated);
+    CHECK(e.item == 2);
+  }
+  SUBCASE("padding with garbage") {
+    byte_vector b = x.payload;
+    b.insert(b.end(), {0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0});
+    const w::error e = walk_err(b, n);
+    CHECK(n == 3);
+    CHECK(e.code == errc::bad_value);
+    CHECK(e.item == 4);
+    CHECK(e.offset == 68);
+  }
+  SUBCASE("clean padding is fine") {
+    byte_vector b = x.payload;
+    b.resize(b.size() + 10, 0);
+    CHECK_FALSE(walk_err(b, n));
+    CHECK(n == 3);
+  }
+}
