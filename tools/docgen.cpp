@@ -21,6 +21,9 @@
 #include "scaleup/pack/axi.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pack/signal_interface.hpp"
+#include "scaleup/transport/cbfc.hpp"
+#include "scaleup/transport/llr.hpp"
+#include "scaleup/transport/pfc.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/ethernet.hpp"
@@ -57,12 +60,23 @@ header_doc doc_of() {
 // Document order: the order of the headers in include/scaleup/wire/.
 std::vector<header_doc> all_headers() {
   return {
-      doc_of<wire::reliability_header>(), doc_of<wire::ethernet_header>(),
-      doc_of<wire::vlan_tag>(),           doc_of<wire::ipv4_header>(),
-      doc_of<wire::ipv6_header>(),        doc_of<wire::udp_header>(),
-      doc_of<wire::afh1_addresses>(),     doc_of<wire::afh1_shim>(),
-      doc_of<wire::afh2_normal>(),        doc_of<wire::afh2_compressed>(),
-      doc_of<wire::afh2_ethertype>(),     doc_of<wire::rcrc_trailer>(),
+      doc_of<wire::reliability_header>(),
+      doc_of<wire::ethernet_header>(),
+      doc_of<wire::vlan_tag>(),
+      doc_of<wire::ipv4_header>(),
+      doc_of<wire::ipv6_header>(),
+      doc_of<wire::udp_header>(),
+      doc_of<wire::afh1_addresses>(),
+      doc_of<wire::afh1_shim>(),
+      doc_of<wire::afh2_normal>(),
+      doc_of<wire::afh2_compressed>(),
+      doc_of<wire::afh2_ethertype>(),
+      doc_of<wire::rcrc_trailer>(),
+      // Link and flow control (transport/).
+      doc_of<scaleup::transport::llr_header>(),
+      doc_of<scaleup::transport::llr_control>(),
+      doc_of<scaleup::transport::cbfc_update>(),
+      doc_of<scaleup::transport::pfc_pdu>(),
   };
 }
 

@@ -31,6 +31,18 @@ commands:
       (default 2); incast: that many XPUs to one; fig21: R2 Fig. 21's five transactions.
       --encap defaults to udp4,lite.
 
+  gen session -o FILE [--xpus N] [--ports 1|2|4] [--unordered] [--loss P] [--corrupt P]
+              [--duplicate P] [--reorder P] [--fail-link XPU:PORT:DOWN_NS[:UP_NS]]...
+              [--commands N] [--load F] [--seed N] [--encap NAME] [--json]
+      Run the fabric harness: --xpus XPUs (default 8) on one switch, each with --ports
+      ports (one plane each; strict mode pins a connection to a port, --unordered spreads
+      PDUs), go-back-N over links that lose, corrupt, duplicate or reorder frames with the
+      given probabilities, links failing at given times. --commands (default 10000) arrive
+      at --load (default 0.5) of capacity. Writes every frame the switch receives
+      (retransmissions included) and prints delivery statistics; --json prints them as one
+      object: offered, delivered, duplicates, out_of_order, retransmissions, nacks,
+      goodput_gbps, and more.
+
   dump FILE [-v] [--json] [--profile NAME|none] [--udp-port N]... [--no-heuristics]
             [--fcs auto|yes|no]
       Dissect a pcap or pcapng capture: one summary line per frame (and one per packed
@@ -64,9 +76,10 @@ int main(int argc, char** argv) {
   }
   if (cmd == "dump") return dump(rest);
   if (cmd == "gen") {
-    if (rest.empty()) return fail_usage("gen: which scenario? (basic, traffic)");
+    if (rest.empty()) return fail_usage("gen: which scenario? (basic, traffic, session)");
     if (rest[0] == "basic") return gen_basic(rest.subspan(1));
     if (rest[0] == "traffic") return gen_traffic(rest.subspan(1));
+    if (rest[0] == "session") return gen_session(rest.subspan(1));
     return fail_usage("gen: unknown scenario '" + std::string(rest[0]) + "'");
   }
   return fail_usage("unknown command '" + std::string(cmd) + "'");

@@ -19,16 +19,16 @@
 #include <span>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace p = scaleup::pack;
 namespace w = scaleup::wire;
 using w::errc;
 
-template <std::size_t N>
-using byte_array = std::array<std::uint8_t, N>;
-
-std::vector<std::uint8_t> vec(w::bytes b) { return {b.begin(), b.end()}; }
+using scaleup::test::byte_array;
+using scaleup::test::bytes_of;
 
 template <std::size_t B>
 w::result<p::command_value> write_of(const p::axi_aw& aw, const std::vector<p::axi_w<B>>& beats) {
@@ -103,7 +103,7 @@ TEST_CASE("axi: four full beats make one WR_FULL on VC0") {
   CHECK(c->vc == 0);
   CHECK(c->xpuid == 0x2A);
   // 02 | 63 = 0x3F | tag 0x0007 | address 0x2000 in 64 bits.
-  CHECK(vec(c->control_bytes()) ==
+  CHECK(bytes_of(c->control_bytes()) ==
         std::vector<std::uint8_t>{0x02, 0x3F, 0x00, 0x07, 0, 0, 0, 0, 0, 0, 0x20, 0x00});
   REQUIRE(c->data_size == 64);
   for (std::size_t i = 0; i < 64; ++i) CHECK(c->data[i] == i);
@@ -132,8 +132,9 @@ TEST_CASE("axi: partial first and last words make WR_PART with byte enables") {
   const auto c = write_of<16>(aw, beats);
   REQUIRE(c.ok());
   CHECK(c->type->name == "WR_PART");
-  CHECK(vec(c->control_bytes()) == std::vector<std::uint8_t>{0x04, 0x1F, 0x00, 0x09, 0, 0, 0, 0, 0,
-                                                             0, 0x30, 0x00, 0xFB, 0x1B, 0, 0});
+  CHECK(bytes_of(c->control_bytes()) == std::vector<std::uint8_t>{0x04, 0x1F, 0x00, 0x09, 0, 0, 0,
+                                                                  0, 0, 0, 0x30, 0x00, 0xFB, 0x1B,
+                                                                  0, 0});
   REQUIRE(c->data_size == 32);
   for (std::size_t i = 0; i < 32; ++i) {
     CAPTURE(i);
@@ -168,7 +169,7 @@ TEST_CASE("axi: partial first and last words make WR_PART with byte enables") {
   const auto f = write_of<16>(run_aw, run);
   REQUIRE(f.ok());
   CHECK(f->type->name == "WR_FULL");
-  CHECK(vec(f->control_bytes()) ==
+  CHECK(bytes_of(f->control_bytes()) ==
         std::vector<std::uint8_t>{0x02, 0x19, 0x00, 0x09, 0, 0, 0, 0, 0, 0, 0x30, 0x03});
   CHECK(f->data[0] == 0x83);
   CHECK(f->data[25] == 0x9C);
@@ -187,9 +188,10 @@ TEST_CASE("axi: a one-word partial write, posted") {
   const auto c = write_of<32>(aw, beats);
   REQUIRE(c.ok());
   CHECK(c->type->name == "WR_PART_P");
-  CHECK(vec(c->control_bytes()) == std::vector<std::uint8_t>{0x03, 0x07, 0x01, 0x02, 0, 0, 0, 0, 0,
-                                                             0, 0x10, 0x00, 0x42, 0x00, 0, 0});
-  CHECK(vec(c->data_bytes()) == std::vector<std::uint8_t>{0, 0x11, 0, 0, 0, 0, 0x66, 0});
+  CHECK(bytes_of(c->control_bytes()) == std::vector<std::uint8_t>{0x03, 0x07, 0x01, 0x02, 0, 0, 0,
+                                                                  0, 0, 0, 0x10, 0x00, 0x42, 0x00,
+                                                                  0, 0});
+  CHECK(bytes_of(c->data_bytes()) == std::vector<std::uint8_t>{0, 0x11, 0, 0, 0, 0, 0x66, 0});
   const auto back = p::to_axi_write<32>(*c);
   REQUIRE(back.ok());
   CHECK(back->aw == aw);
@@ -226,11 +228,11 @@ TEST_CASE("axi: narrow and unaligned writes") {
   const auto c = write_of<16>(aw, beats);
   REQUIRE(c.ok());
   CHECK(c->type->name == "WR_FULL");
-  CHECK(vec(c->control_bytes()) ==
+  CHECK(bytes_of(c->control_bytes()) ==
         std::vector<std::uint8_t>{0x02, 0x0F, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x10, 0x04});
-  CHECK(vec(c->data_bytes()) == std::vector<std::uint8_t>{0x04, 0x05, 0x06, 0x07, 0x18, 0x19, 0x1A,
-                                                          0x1B, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x31,
-                                                          0x32, 0x33});
+  CHECK(bytes_of(c->data_bytes()) == std::vector<std::uint8_t>{0x04, 0x05, 0x06, 0x07, 0x18, 0x19,
+                                                               0x1A, 0x1B, 0x2C, 0x2D, 0x2E, 0x2F,
+                                                               0x30, 0x31, 0x32, 0x33});
   // A strobe on a lane the beat does not cover.
   auto outside = beats;
   outside[0].strb = {0xF1, 0x00};
@@ -325,15 +327,15 @@ TEST_CASE("axi: a partial write whose enables leave no gap returns as WR_FULL") 
   aw.user = *p::encode_user({.length = 7, .type = 4, .xpuid = 0});
   const auto r16 = p::from_axi_write<16>(aw, a16->beats());
   REQUIRE(r16.ok());
-  CHECK(vec(r16->control_bytes()) == want);
-  CHECK(vec(r16->data_bytes()) == std::vector<std::uint8_t>{4, 5, 6, 7, 8, 9, 10, 11});
+  CHECK(bytes_of(r16->control_bytes()) == want);
+  CHECK(bytes_of(r16->data_bytes()) == std::vector<std::uint8_t>{4, 5, 6, 7, 8, 9, 10, 11});
   const auto a32 = p::to_axi_write<32>(cmd);
   REQUIRE(a32.ok());
   aw = a32->aw;
   aw.user = *p::encode_user({.length = 7, .type = 4, .xpuid = 0});
   const auto r32 = p::from_axi_write<32>(aw, a32->beats());
   REQUIRE(r32.ok());
-  CHECK(vec(r32->control_bytes()) == want);
+  CHECK(bytes_of(r32->control_bytes()) == want);
 }
 
 TEST_CASE("axi: AW and W refusals") {
@@ -560,7 +562,7 @@ TEST_CASE("axi: AR and R golden, read response on VC1") {
   REQUIRE(back.ok());
   CHECK(back->type->name == "RD");
   CHECK(back->vc == 0);
-  CHECK(vec(back->control_bytes()) == vec(rd));
+  CHECK(bytes_of(back->control_bytes()) == bytes_of(rd));
 
   std::array<std::uint8_t, 64> data{};
   for (std::size_t i = 0; i < 64; ++i) data[i] = static_cast<std::uint8_t>(i);
@@ -593,7 +595,8 @@ TEST_CASE("axi: AR and R golden, read response on VC1") {
   slv[1].resp = p::axi_resp_slverr;
   const auto s = read_rsp_of<32>(want, slv);
   REQUIRE(s.ok());
-  CHECK(vec(s->control_bytes()) == std::vector<std::uint8_t>{0x06, 0x3F, 0x00, 0x21, 0x02, 0x00});
+  CHECK(bytes_of(s->control_bytes()) ==
+        std::vector<std::uint8_t>{0x06, 0x3F, 0x00, 0x21, 0x02, 0x00});
 }
 
 TEST_CASE("axi: narrow read response lanes") {
@@ -602,7 +605,7 @@ TEST_CASE("axi: narrow read response lanes") {
   const p::axi_ar ar{.id = 3, .addr = 0x1004, .len = 3, .size = 2, .user = 0x003C1402};
   const auto req = p::from_axi_read<16>(ar);
   REQUIRE(req.ok());
-  CHECK(vec(req->control_bytes()) ==
+  CHECK(bytes_of(req->control_bytes()) ==
         std::vector<std::uint8_t>{0x05, 0x0F, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0x10, 0x04});
   std::array<std::uint8_t, 16> data{};
   for (std::size_t i = 0; i < 16; ++i) data[i] = static_cast<std::uint8_t>(0xA0 + i);
@@ -620,7 +623,7 @@ TEST_CASE("axi: narrow read response lanes") {
   CHECK(r->r[0].data[0] == 0x00);
   const auto back = p::from_axi_read_response<16>(ar, r->beats());
   REQUIRE(back.ok());
-  CHECK(vec(back->data_bytes()) == vec(data));
+  CHECK(bytes_of(back->data_bytes()) == bytes_of(data));
 }
 
 TEST_CASE("axi: AR and R refusals") {

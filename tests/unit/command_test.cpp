@@ -17,37 +17,18 @@
 #include <string_view>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace pk = scaleup::pack;
 namespace w = scaleup::wire;
 using w::errc;
 
-using byte_vector = std::vector<std::uint8_t>;
-
-std::string hex(w::bytes b) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string s;
-  for (const std::uint8_t x : b) {
-    if (!s.empty()) s += ' ';
-    s += digits[x >> 4];
-    s += digits[x & 0xF];
-  }
-  return s;
-}
-
-// n bytes that are easy to tell apart: first, first+1, ... (mod 256).
-byte_vector ramp(std::size_t n, std::uint8_t first = 0xA0) {
-  byte_vector v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(first + i);
-  return v;
-}
-
-byte_vector cat(std::initializer_list<byte_vector> parts) {
-  byte_vector v;
-  for (const auto& p : parts) v.insert(v.end(), p.begin(), p.end());
-  return v;
-}
+using scaleup::test::byte_vector;
+using scaleup::test::cat;
+using scaleup::test::hex;
+using scaleup::test::ramp;
 
 // emit_command of a typed control, into a buffer with a sentinel after it: the result must be
 // exactly the bytes written, and nothing past them touched.

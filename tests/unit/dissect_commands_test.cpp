@@ -12,31 +12,29 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace d = scaleup::dissect;
 namespace w = scaleup::wire;
 namespace pk = scaleup::pack;
-using bytevec = std::vector<std::uint8_t>;
+using scaleup::test::byte_vector;
+using scaleup::test::cat;
+using scaleup::test::render;
 
 // WR_FULL, data 5 bytes: type 02, dlen 04, tag 0x1234, address 0x0000000000001000, data.
-const bytevec write5{0x02, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
-                     0x00, 0x10, 0x00, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5};
+const byte_vector write5{0x02, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
+                         0x00, 0x10, 0x00, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5};
 // BARRIER: type 09, reserved 00, tag 0x0007.
-const bytevec barrier{0x09, 0x00, 0x00, 0x07};
+const byte_vector barrier{0x09, 0x00, 0x00, 0x07};
 // WR_RSP: type 07, reserved, tag 0x1234, status SLVERR (2), reserved.
-const bytevec wr_rsp{0x07, 0x00, 0x12, 0x34, 0x02, 0x00};
+const byte_vector wr_rsp{0x07, 0x00, 0x12, 0x34, 0x02, 0x00};
 // WR_FULL whose data ends in zero bytes: 3 bytes 11 00 00.
-const bytevec write_zeros{0x02, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
-                          0x00, 0x00, 0x00, 0x08, 0x11, 0x00, 0x00};
+const byte_vector write_zeros{0x02, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+                              0x00, 0x00, 0x00, 0x08, 0x11, 0x00, 0x00};
 
-bytevec cat(std::initializer_list<bytevec> parts) {
-  bytevec out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
-bytevec frame(w::encap e, const bytevec& payload) {
+byte_vector frame(w::encap e, const byte_vector& payload) {
   w::frame_params p;
   p.kind = e;
   p.src_xpu = 3;
@@ -44,7 +42,7 @@ bytevec frame(w::encap e, const bytevec& payload) {
   w::reliability_header rh;
   rh.xpuid = 3;
   rh.npsn = 9;
-  bytevec out(8192);
+  byte_vector out(8192);
   const auto r =
       e == w::encap::lite ? w::emit_frame(p, payload, out) : w::emit_sue_frame(p, rh, payload, out);
   REQUIRE(r.ok());
@@ -53,12 +51,12 @@ bytevec frame(w::encap e, const bytevec& payload) {
 }
 
 struct dissected {
-  bytevec bytes;
+  byte_vector bytes;
   std::unique_ptr<d::large_tree> tree = std::make_unique<d::large_tree>();
   const d::large_tree* operator->() const { return tree.get(); }
 };
 
-dissected dissect(bytevec f, const d::options& o = {}) {
+dissected dissect(byte_vector f, const d::options& o = {}) {
   dissected r{std::move(f)};
   d::dissect_frame(*r.tree, w::bytes(r.bytes.data(), r.bytes.size()), d::link_ethernet, o);
   return r;
@@ -77,14 +75,6 @@ std::uint64_t member(const d::large_tree& t, const d::layer_node* l, std::string
     if (f.layer == li && f.info->filter == filter) return f.value;
   FAIL("no field " << filter);
   return 0;
-}
-
-template <class Print>
-std::string text(Print&& print) {
-  std::string s;
-  auto sink = [&](std::string_view v) { s.append(v); };
-  print(sink);
-  return s;
 }
 
 }  // namespace
@@ -115,7 +105,7 @@ TEST_CASE("dissect commands: each command is a layer with its table's fields") {
 
 TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line each") {
   const auto t = dissect(frame(w::encap::udp4, cat({write5, wr_rsp})));
-  const std::string json = text([&](auto& out) { d::put_json(out, *t.tree, 1); });
+  const std::string json = render([&](auto& out) { d::put_json(out, *t.tree, 1); });
   CHECK(json.find("\"sue.cmds\":[{\"sue.cmd.type\":2,\"sue.cmd.dlen\":4,\"sue.cmd.tag\":4660,"
                   "\"sue.cmd.addr\":4096,\"sue.cmd.name\":\"WR_FULL\",\"sue.cmd.control_len\":12,"
                   "\"sue.cmd.data_len\":5},{\"sue.cmd.type\":7,\"sue.cmd.tag\":4660,"
@@ -124,11 +114,11 @@ TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line
   // Reserved command fields stay out of JSON; top-level keys are not repeated per command.
   CHECK(json.find("sue.cmd.rsvd") == std::string::npos);
   CHECK(json.find("\"sue.rh.xpuid\":3") != std::string::npos);
-  const std::string line = text([&](auto& out) { d::put_summary(out, *t.tree, 1); });
+  const std::string line = render([&](auto& out) { d::put_summary(out, *t.tree, 1); });
   CHECK(line.find("cmds=2") != std::string::npos);
   CHECK(line.find("cmd    1  WR_FULL    ctrl=12 data=5") != std::string::npos);
   CHECK(line.find("cmd    2  WR_RSP     ctrl=6 data=0") != std::string::npos);
-  const std::string tree = text([&](auto& out) { d::put_verbose(out, *t.tree, 1); });
+  const std::string tree = render([&](auto& out) { d::put_verbose(out, *t.tree, 1); });
   CHECK(tree.find("status: 2 (SLVERR)") != std::string::npos);
 }
 
@@ -165,7 +155,7 @@ TEST_CASE("dissect commands: SUE Lite padding is not payload") {
 
 TEST_CASE("dissect commands: a malformed command stops the walk, with its index") {
   SUBCASE("unknown type second") {
-    const bytevec bad{0x77, 0x00, 0x00, 0x00};
+    const byte_vector bad{0x77, 0x00, 0x00, 0x00};
     const auto t = dissect(frame(w::encap::udp4, cat({barrier, bad, wr_rsp})));
     REQUIRE(commands_of(*t.tree).size() == 1);  // the barrier; nothing after the bad one
     REQUIRE(t->error_count == 1);
@@ -176,13 +166,13 @@ TEST_CASE("dissect commands: a malformed command stops the walk, with its index"
     CHECK(e.offset == 54);
     CHECK(e.field == "sue.cmd.type");
     CHECK(e.value == 0x77);
-    const std::string json = text([&](auto& out) { d::put_json(out, *t.tree, 1); });
+    const std::string json = render([&](auto& out) { d::put_json(out, *t.tree, 1); });
     CHECK(json.find("\"index\":2") != std::string::npos);
     // The R-CRC still covers the whole payload and is good.
     CHECK(t->find("sue.rcrc.status")->value_name() == "good");
   }
   SUBCASE("data cut off by the end of the payload") {
-    const bytevec cut(write5.begin(), write5.end() - 2);
+    const byte_vector cut(write5.begin(), write5.end() - 2);
     const auto t = dissect(frame(w::encap::udp6, cut));
     CHECK(commands_of(*t.tree).empty());
     REQUIRE(t->error_count == 1);
@@ -192,7 +182,7 @@ TEST_CASE("dissect commands: a malformed command stops the walk, with its index"
     CHECK(t->errors[0].available == 15);
   }
   SUBCASE("garbage after padding") {
-    const auto t = dissect(frame(w::encap::udp4, cat({barrier, bytevec{0x00, 0x00, 0x05}})));
+    const auto t = dissect(frame(w::encap::udp4, cat({barrier, byte_vector{0x00, 0x00, 0x05}})));
     CHECK(commands_of(*t.tree).size() == 1);
     REQUIRE(t->error_count == 1);
     CHECK(t->errors[0].code == w::errc::bad_value);
@@ -200,7 +190,7 @@ TEST_CASE("dissect commands: a malformed command stops the walk, with its index"
     CHECK(t->errors[0].offset == 54);
   }
   SUBCASE("a reserved control field set is a warning, and the walk goes on") {
-    bytevec rsp = wr_rsp;
+    byte_vector rsp = wr_rsp;
     rsp[5] = 0x40;  // reserved byte
     const auto t = dissect(frame(w::encap::udp4, cat({barrier, rsp, barrier})));
     CHECK(commands_of(*t.tree).size() == 3);
@@ -213,7 +203,7 @@ TEST_CASE("dissect commands: a malformed command stops the walk, with its index"
 }
 
 TEST_CASE("dissect commands: a PDU full of the smallest commands fits the large tree") {
-  bytevec payload;
+  byte_vector payload;
   for (int i = 0; i < 1024; ++i) payload.insert(payload.end(), barrier.begin(), barrier.end());
   const auto t = dissect(frame(w::encap::udp4, payload));
   CHECK(t->error_count == 0);
@@ -221,7 +211,7 @@ TEST_CASE("dissect commands: a PDU full of the smallest commands fits the large 
   CHECK(commands_of(*t.tree).size() == 1024);
   // The small default tree says it is full instead of dropping fields silently.
   auto small = std::make_unique<d::tree>();
-  const bytevec f = frame(w::encap::udp4, payload);
+  const byte_vector f = frame(w::encap::udp4, payload);
   d::dissect_frame(*small, w::bytes(f.data(), f.size()), d::link_ethernet);
   CHECK(small->overflow);
   CHECK(small->errors[small->error_count - 1].code == w::errc::no_space);

@@ -3,7 +3,7 @@
 // Frames come from the emitter (pinned to hand-written goldens in frame_test.cpp) or are
 // written here by hand; every malformed frame is made by patching bytes at offsets worked out
 // from the header layouts, with checksums fixed by a reference ones'-complement sum and a
-// bitwise reference CRC-32 that share no code with scaleup.
+// bitwise reference CRC-32 that share no code with scaleup (support.hpp).
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/dissect/print.hpp>
 #include <scaleup/wire/frame.hpp>
@@ -22,72 +22,49 @@
 #include <string_view>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace d = scaleup::dissect;
 namespace w = scaleup::wire;
-using bytevec = std::vector<std::uint8_t>;
-
-// ---- independent references ---------------------------------------------------------------
-
-std::uint32_t ref_crc32(const std::uint8_t* p, std::size_t n) {
-  std::uint32_t c = 0xFFFFFFFFu;
-  for (std::size_t i = 0; i < n; ++i) {
-    c ^= p[i];
-    for (int k = 0; k < 8; ++k) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : (c >> 1);
-  }
-  return c ^ 0xFFFFFFFFu;
-}
-
-std::uint32_t ref_sum(const std::uint8_t* p, std::size_t n, std::uint32_t acc = 0) {
-  for (std::size_t i = 0; i < n; i += 2) {
-    const std::uint32_t hi = p[i];
-    const std::uint32_t lo = i + 1 < n ? p[i + 1] : 0;
-    acc += (hi << 8) | lo;
-  }
-  while (acc >> 16) acc = (acc & 0xFFFFu) + (acc >> 16);
-  return acc;
-}
-
-std::uint16_t be16(const bytevec& v, std::size_t at) {
-  return static_cast<std::uint16_t>((v[at] << 8) | v[at + 1]);
-}
-void set16(bytevec& v, std::size_t at, std::uint16_t x) {
-  v[at] = static_cast<std::uint8_t>(x >> 8);
-  v[at + 1] = static_cast<std::uint8_t>(x);
-}
-
-bytevec cat(std::initializer_list<bytevec> parts) {
-  bytevec out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
+using scaleup::test::be16;
+using scaleup::test::byte_vector;
+using scaleup::test::cat;
+using scaleup::test::contains;
+using scaleup::test::params_for;
+using scaleup::test::ramp;
+using scaleup::test::ref_crc32;
+using scaleup::test::ref_sum;
+using scaleup::test::render;
+using scaleup::test::set16;
+using scaleup::test::test_rh;
 
 // Offsets in an untagged udp4 frame.
 constexpr std::size_t ip4_at = 14;
 constexpr std::size_t udp4_at = 34;
 constexpr std::size_t pdu4_at = 42;
 
-void fix_ipv4_checksum(bytevec& f, std::size_t ip = ip4_at) {
+void fix_ipv4_checksum(byte_vector& f, std::size_t ip = ip4_at) {
   const std::size_t hl = std::size_t{f[ip] & 0x0Fu} * 4;
   set16(f, ip + 10, 0);
   set16(f, ip + 10, static_cast<std::uint16_t>(~ref_sum(f.data() + ip, hl) & 0xFFFF));
 }
 
 // UDP over IPv4 at the standard offsets; the UDP length field says how much is covered.
-void fix_udp4_checksum(bytevec& f) {
+void fix_udp4_checksum(byte_vector& f) {
   const std::size_t len = be16(f, udp4_at + 4);
   set16(f, udp4_at + 6, 0);
   std::uint32_t acc = ref_sum(f.data() + ip4_at + 12, 8);
-  const bytevec tail{0x00, 0x11, static_cast<std::uint8_t>(len >> 8),
-                     static_cast<std::uint8_t>(len)};
+  const byte_vector tail{0x00, 0x11, static_cast<std::uint8_t>(len >> 8),
+                         static_cast<std::uint8_t>(len)};
   acc = ref_sum(tail.data(), 4, acc);
   std::uint16_t c = static_cast<std::uint16_t>(~ref_sum(f.data() + udp4_at, len, acc) & 0xFFFF);
   if (c == 0) c = 0xFFFF;
   set16(f, udp4_at + 6, c);
 }
 
-bytevec with_fcs(bytevec f) {
+byte_vector with_fcs(byte_vector f) {
   const std::uint32_t c = ref_crc32(f.data(), f.size());
   for (int i = 0; i < 4; ++i) f.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
   return f;
@@ -95,42 +72,22 @@ bytevec with_fcs(bytevec f) {
 
 // ---- frames -----------------------------------------------------------------------------
 
-const bytevec kPayload{0xAA, 0xBB, 0xCC};
+const byte_vector kPayload{0xAA, 0xBB, 0xCC};
 constexpr std::uint32_t kRcrc = 0x6323B880;  // CRC-32 of 00 01 12 34 40 05 00 42 AA BB CC
 
-w::reliability_header test_rh() {
-  w::reliability_header rh;
-  rh.op = 0;  // ACK
-  rh.xpuid = 1;
-  rh.npsn = 0x1234;
-  rh.vc = 1;
-  rh.partition = 5;
-  rh.apsn = 0x0042;
-  return rh;
-}
-
-w::frame_params params_for(w::encap e) {
-  w::frame_params p;
-  p.kind = e;
-  p.src_xpu = 1;
-  p.dst_xpu = 2;
-  p.tc = e == w::encap::afh1 ? 0 : 3;
-  return p;
-}
-
-bytevec emit(const w::frame_params& p, const w::reliability_header& rh = test_rh(),
-             const bytevec& payload = kPayload) {
-  bytevec out(8192);
+byte_vector emit(const w::frame_params& p, const w::reliability_header& rh = test_rh(),
+                 const byte_vector& payload = kPayload) {
+  byte_vector out(8192);
   const auto r = p.kind == w::encap::lite ? w::emit_frame(p, payload, out)
                                           : w::emit_sue_frame(p, rh, payload, out);
   REQUIRE(r.ok());
   out.resize(r.value);
   return out;
 }
-bytevec emit(w::encap e) { return emit(params_for(e)); }
+byte_vector emit(w::encap e) { return emit(params_for(e)); }
 
-bytevec emit_inner(const w::frame_params& p, const bytevec& inner) {
-  bytevec out(8192);
+byte_vector emit_inner(const w::frame_params& p, const byte_vector& inner) {
+  byte_vector out(8192);
   const auto r = w::emit_frame(p, inner, out);
   REQUIRE(r.ok());
   out.resize(r.value);
@@ -152,13 +109,14 @@ struct opaque_options : d::options {
 
 // The tree borrows the frame (IPv6 address fields point into it), so the two travel together.
 struct dissected {
-  bytevec frame;
+  byte_vector frame;
   std::unique_ptr<d::tree> tree;
   d::tree* operator->() const { return tree.get(); }
   d::tree& operator*() const { return *tree; }
 };
 
-dissected dissect(bytevec f, std::uint32_t link = d::link_ethernet, const opaque_options& o = {}) {
+dissected dissect(byte_vector f, std::uint32_t link = d::link_ethernet,
+                  const opaque_options& o = {}) {
   dissected r{std::move(f), std::make_unique<d::tree>()};
   d::dissect_frame(*r.tree, w::bytes(r.frame.data(), r.frame.size()), link, o);
   return r;
@@ -176,13 +134,6 @@ std::string_view status(const d::tree& t) {
   return f ? f->value_name() : std::string_view("<absent>");
 }
 
-template <class Fn>
-std::string render(Fn&& fn) {
-  std::string s;
-  auto out = [&](std::string_view v) { s.append(v.data(), v.size()); };
-  fn(out);
-  return s;
-}
 std::string text(const d::field_node& f) {
   return render([&](auto& out) { d::put_value(out, f); });
 }
@@ -194,9 +145,6 @@ std::string summary_of(const d::tree& t, std::uint64_t n = 1) {
 }
 std::string verbose_of(const d::tree& t, std::uint64_t n = 1) {
   return render([&](auto& out) { d::put_verbose(out, t, n); });
-}
-bool contains(const std::string& s, std::string_view needle) {
-  return s.find(needle) != std::string::npos;
 }
 
 std::string errors_text(const d::tree& t) {
@@ -458,7 +406,7 @@ TEST_CASE("dissect: every encapsulation round-trips through the emitter") {
   for (w::encap e : all_encaps) {
     const std::string_view name = w::to_string(e);
     CAPTURE(name);
-    const bytevec f = emit(e);
+    const byte_vector f = emit(e);
     const auto t = dissect(f);
     INFO("errors:\n" << errors_text(*t));
     CHECK(t->encap == name);
@@ -579,8 +527,7 @@ TEST_CASE("dissect: unpadded Layer 2 frames and bigger payloads") {
     CHECK(t->error_count == 0);
     CHECK(status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 3);
-    bytevec payload(100);
-    for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i);
+    byte_vector payload = ramp(100, 0x00);
     payload.back() = 0;  // trailing zeros in the payload itself
     t = dissect(emit(params_for(e), test_rh(), payload));
     CHECK(t->error_count == 0);
@@ -588,7 +535,7 @@ TEST_CASE("dissect: unpadded Layer 2 frames and bigger payloads") {
     CHECK(val(*t, "sue.payload.len") == 100);
   }
   // A short payload ending in zeros, inside a padded frame: the R-CRC is still found.
-  const bytevec zero_tail{0x11, 0x00, 0x00};
+  const byte_vector zero_tail{0x11, 0x00, 0x00};
   const auto t = dissect(emit(params_for(w::encap::afh2c), test_rh(), zero_tail));
   CHECK(status(*t) == "good");
   CHECK(val(*t, "sue.payload.len") == 3);
@@ -605,8 +552,8 @@ TEST_CASE("dissect: unpadded Layer 2 frames and bigger payloads") {
 TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::absent") {
   for (w::encap e : all_encaps) {
     CAPTURE(w::to_string(e));
-    const bytevec f = emit(e);
-    const bytevec ff = with_fcs(f);
+    const byte_vector f = emit(e);
+    const byte_vector ff = with_fcs(f);
     const std::uint32_t fcs = ref_crc32(f.data(), f.size());
     const auto plain = dissect(f);
 
@@ -681,7 +628,7 @@ TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::abs
 TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
   for (w::encap e : {w::encap::afh2, w::encap::afh2c, w::encap::lite}) {
     CAPTURE(w::to_string(e));
-    const bytevec f = emit(e);
+    const byte_vector f = emit(e);
     const auto t = dissect(f, d::link_afh2);
     const auto eth = dissect(f, d::link_ethernet);
     CHECK(t->encap == w::to_string(e));
@@ -697,7 +644,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     }
   }
   SUBCASE("no FCS stripping on link 147") {
-    const bytevec ff = with_fcs(emit(w::encap::lite));
+    const byte_vector ff = with_fcs(emit(w::encap::lite));
     const auto t = dissect(ff, d::link_afh2);
     CHECK(val(*t, "sue_lite.len") == 58);
     CHECK_FALSE(has(*t, "eth.fcs"));
@@ -705,7 +652,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
   SUBCASE("a first octet without the SLAP signature") {
     for (std::uint8_t first : {0x00, 0x42, 0x06, 0x0A, 0x12, 0x82, 0x43, 0x01}) {
       CAPTURE(int{first});
-      bytevec f = emit(w::encap::afh2);
+      byte_vector f = emit(w::encap::afh2);
       f[0] = first;
       const auto t = dissect(f, d::link_afh2);
       CHECK(t->encap == "afh2");
@@ -718,7 +665,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     }
   }
   SUBCASE("AFH Gen 2 normal naming another transport: a warning") {
-    bytevec f = emit(w::encap::afh2);
+    byte_vector f = emit(w::encap::afh2);
     set16(f, 12, 0x0800);
     const auto t = dissect(f, d::link_afh2);
     CHECK(t->encap == "afh2");
@@ -733,7 +680,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
                           .value = 0x0800});
   }
   SUBCASE("AFH Gen 2 normal with a group source half: bad_value, header kept") {
-    bytevec f = emit(w::encap::afh2);
+    byte_vector f = emit(w::encap::afh2);
     f[6] = 0x19;  // tc 3, spare 0, SA U/L 0, SA I/G 1
     const auto t = dissect(f, d::link_afh2);
     CHECK(val(*t, "afh2.src_xpu") == 1);
@@ -746,7 +693,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     CHECK(t->errors[0].field == "afh2.sa_ul");
   }
   SUBCASE("spare bits set in the compressed header: a warning, SUE still decoded") {
-    bytevec f = emit(w::encap::afh2c);
+    byte_vector f = emit(w::encap::afh2c);
     f[1] = 0x1D;  // tc 3, spare 101
     const auto t = dissect(f, d::link_afh2);
     check_rh(*t);
@@ -766,7 +713,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
   w::frame_params p9999 = params_for(w::encap::udp4);
   p9999.udp_src_port = 9999;
   p9999.udp_dst_port = 9999;
-  const bytevec on_9999 = emit(p9999);
+  const byte_vector on_9999 = emit(p9999);
 
   SUBCASE("the default port, either direction") {
     w::frame_params p = params_for(w::encap::udp4);
@@ -825,22 +772,22 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
   }
   SUBCASE("an unlisted port with other payloads: not SUE") {
     w::frame_params p = p9999;
-    bytevec random{0x9E, 0x37, 0x79, 0xB9, 0x7F, 0x4A, 0x7C, 0x15,
-                   0xF3, 0x9C, 0xC0, 0x60, 0x5C, 0xED, 0xC8};
+    byte_vector random{0x9E, 0x37, 0x79, 0xB9, 0x7F, 0x4A, 0x7C, 0x15,
+                       0xF3, 0x9C, 0xC0, 0x60, 0x5C, 0xED, 0xC8};
     // An RH that passes the version and reserved checks, but whose R-CRC is wrong.
-    bytevec rh_bad_crc{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42,
-                       0xAA, 0xBB, 0xCC, 0x63, 0x23, 0xB8, 0x81};
+    byte_vector rh_bad_crc{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42,
+                           0xAA, 0xBB, 0xCC, 0x63, 0x23, 0xB8, 0x81};
     // A good R-CRC but a reserved bit set (rsv = 1).
-    bytevec rsv_set{0x04, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42, 0xAA, 0xBB, 0xCC};
+    byte_vector rsv_set{0x04, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42, 0xAA, 0xBB, 0xCC};
     const std::uint32_t c = ref_crc32(rsv_set.data(), rsv_set.size());
     for (int i = 3; i >= 0; --i) rsv_set.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
     // Version 1, good R-CRC.
-    bytevec ver1{0x40, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42, 0xAA, 0xBB, 0xCC};
+    byte_vector ver1{0x40, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42, 0xAA, 0xBB, 0xCC};
     const std::uint32_t c1 = ref_crc32(ver1.data(), ver1.size());
     for (int i = 3; i >= 0; --i) ver1.push_back(static_cast<std::uint8_t>(c1 >> (8 * i)));
     // Too short to hold RH and R-CRC.
-    const bytevec short_rh{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42, 0x00, 0x00, 0x00};
-    for (const bytevec& inner : {random, rh_bad_crc, rsv_set, ver1, short_rh, bytevec{}}) {
+    const byte_vector short_rh{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42, 0x00, 0x00, 0x00};
+    for (const byte_vector& inner : {random, rh_bad_crc, rsv_set, ver1, short_rh, byte_vector{}}) {
       CAPTURE(inner.size());
       const auto t = dissect(emit_inner(p, inner));
       CHECK(t->encap == "ipv4/udp");
@@ -851,7 +798,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
 }
 
 TEST_CASE("dissect: an RH-only PDU on 4793 has no R-CRC") {
-  const bytevec rh_only{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42};
+  const byte_vector rh_only{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42};
   for (w::encap e : {w::encap::udp4, w::encap::udp6}) {
     CAPTURE(w::to_string(e));
     const auto t = dissect(emit_inner(params_for(e), rh_only));
@@ -867,11 +814,11 @@ TEST_CASE("dissect: an RH-only PDU on 4793 has no R-CRC") {
 // ---- error paths ------------------------------------------------------------------------------
 
 TEST_CASE("dissect: Ethernet and IPv4 errors") {
-  const bytevec good = emit(w::encap::udp4);
+  const byte_vector good = emit(w::encap::udp4);
 
   SUBCASE("truncated Ethernet header") {
     for (std::size_t n : {std::size_t{10}, std::size_t{13}}) {
-      const bytevec f(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+      const byte_vector f(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
       const auto t = dissect(f);
       CHECK(t->encap == "eth");
       CHECK(t->field_count == 0);
@@ -883,7 +830,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     }
   }
   SUBCASE("truncated IPv4 header") {
-    const bytevec f(good.begin(), good.begin() + 24);
+    const byte_vector f(good.begin(), good.begin() + 24);
     const auto t = dissect(f);
     CHECK(t->encap == "ipv4");
     CHECK(val(*t, "eth.type") == 0x0800);
@@ -894,7 +841,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
         {.layer = "ip", .code = w::errc::truncated, .offset = 14, .needed = 20, .available = 10});
   }
   SUBCASE("IHL 4") {
-    bytevec f = good;
+    byte_vector f = good;
     f[ip4_at] = 0x44;
     fix_ipv4_checksum(f);
     const auto t = dissect(f);
@@ -909,7 +856,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
                           .value = 4});
   }
   SUBCASE("version other than 4") {
-    bytevec f = good;
+    byte_vector f = good;
     f[ip4_at] = 0x65;
     fix_ipv4_checksum(f);
     const auto t = dissect(f);
@@ -922,7 +869,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
                           .value = 6});
   }
   SUBCASE("IPv4 options cut off") {
-    bytevec f = good;
+    byte_vector f = good;
     f[ip4_at] = 0x4F;  // 60-byte header, 46 bytes present
     const auto t = dissect(f);
     CHECK(val(*t, "ip.hdr_len") == 15);
@@ -932,7 +879,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
   }
   SUBCASE("IPv4 options are skipped") {
     // Insert 4 option bytes (NOP NOP NOP EOL); IHL 6, total length 47.
-    bytevec f(good.begin(), good.begin() + 34);
+    byte_vector f(good.begin(), good.begin() + 34);
     f.insert(f.end(), {0x01, 0x01, 0x01, 0x00});
     f.insert(f.end(), good.begin() + 34, good.begin() + 57);
     f[ip4_at] = 0x46;
@@ -951,7 +898,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     CHECK(opt->length == 4);
   }
   SUBCASE("bad IPv4 header checksum: reported, dissection goes on") {
-    bytevec f = good;
+    byte_vector f = good;
     f[ip4_at + 10] ^= 0xFF;
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
@@ -964,7 +911,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
                           .value = 0xD9B4});
   }
   SUBCASE("total length beyond the frame") {
-    bytevec f = good;
+    byte_vector f = good;
     set16(f, ip4_at + 2, 143);
     fix_ipv4_checksum(f);
     const auto t = dissect(f);
@@ -980,7 +927,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
                           .available = 46});
   }
   SUBCASE("total length below the header length") {
-    bytevec f = good;
+    byte_vector f = good;
     set16(f, ip4_at + 2, 19);
     fix_ipv4_checksum(f);
     const auto t = dissect(f);
@@ -992,7 +939,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
   SUBCASE("IPv4 fragments are not reassembled") {
     for (std::uint16_t flags : {std::uint16_t{0x2000}, std::uint16_t{0x4001}}) {
       CAPTURE(flags);
-      bytevec f = good;
+      byte_vector f = good;
       set16(f, ip4_at + 6, flags);
       fix_ipv4_checksum(f);
       const auto t = dissect(f);
@@ -1006,7 +953,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     }
   }
   SUBCASE("another IP protocol: IPv4 only, no problem") {
-    bytevec f = good;
+    byte_vector f = good;
     f[ip4_at + 9] = 6;
     fix_ipv4_checksum(f);
     const auto t = dissect(f);
@@ -1017,10 +964,10 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
 }
 
 TEST_CASE("dissect: UDP errors") {
-  const bytevec good = emit(w::encap::udp4);
+  const byte_vector good = emit(w::encap::udp4);
 
   SUBCASE("length below 8") {
-    bytevec f = good;
+    byte_vector f = good;
     set16(f, udp4_at + 4, 7);
     const auto t = dissect(f);
     CHECK(t->encap == "ipv4/udp");
@@ -1033,7 +980,7 @@ TEST_CASE("dissect: UDP errors") {
                           .value = 7});
   }
   SUBCASE("length beyond the IP datagram") {
-    bytevec f = good;
+    byte_vector f = good;
     set16(f, udp4_at + 4, 30);
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
@@ -1048,7 +995,7 @@ TEST_CASE("dissect: UDP errors") {
                           .available = 23});
   }
   SUBCASE("bad checksum") {
-    bytevec f = good;
+    byte_vector f = good;
     f[udp4_at + 6] ^= 0x01;
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
@@ -1068,7 +1015,7 @@ TEST_CASE("dissect: UDP errors") {
     CHECK(status(*t) == "good");
   }
   SUBCASE("checksum 0 over IPv6 is an error (RFC 8200 8.1)") {
-    bytevec f = emit(w::encap::udp6);
+    byte_vector f = emit(w::encap::udp6);
     set16(f, 60, 0);
     const auto t = dissect(f);
     CHECK(t->encap == "udp6");
@@ -1080,7 +1027,7 @@ TEST_CASE("dissect: UDP errors") {
                           .value = 0});
   }
   SUBCASE("IPv6 payload length beyond the frame") {
-    bytevec f = emit(w::encap::udp6);
+    byte_vector f = emit(w::encap::udp6);
     set16(f, 18, 100);
     const auto t = dissect(f);
     CHECK(t->encap == "udp6");
@@ -1117,7 +1064,7 @@ TEST_CASE("dissect: SUE PDU errors") {
         {.layer = "sue.rh", .code = w::errc::truncated, .offset = 42, .needed = 8, .available = 5});
   }
   SUBCASE("bad R-CRC over UDP") {
-    bytevec f = emit(w::encap::udp4);
+    byte_vector f = emit(w::encap::udp4);
     f[pdu4_at + 8] ^= 0xFF;  // first payload byte
     fix_udp4_checksum(f);
     const auto t = dissect(f);
@@ -1133,8 +1080,8 @@ TEST_CASE("dissect: SUE PDU errors") {
                           .value = ref_crc32(f.data() + pdu4_at, 11)});
   }
   SUBCASE("bad R-CRC over Layer 2, unpadded") {
-    const bytevec payload(40, 0x5A);
-    bytevec f = emit(params_for(w::encap::afh1), test_rh(), payload);
+    const byte_vector payload(40, 0x5A);
+    byte_vector f = emit(params_for(w::encap::afh1), test_rh(), payload);
     REQUIRE(f.size() == 66);
     f[30] ^= 0x01;
     const auto t = dissect(f);
@@ -1148,7 +1095,7 @@ TEST_CASE("dissect: SUE PDU errors") {
                           .value = ref_crc32(f.data() + 14, 48)});
   }
   SUBCASE("bad R-CRC in a padded frame: no boundary matches, the last four bytes are blamed") {
-    bytevec f = emit(w::encap::afh1);
+    byte_vector f = emit(w::encap::afh1);
     f[22] ^= 0x01;
     const auto t = dissect(f);
     CHECK(status(*t) == "bad");
@@ -1163,7 +1110,7 @@ TEST_CASE("dissect: SUE PDU errors") {
     w::reliability_header rh = test_rh();
     rh.rsv = 1;
     rh.rsvd = 0xF;
-    const bytevec f = emit(params_for(w::encap::udp4), rh);
+    const byte_vector f = emit(params_for(w::encap::udp4), rh);
     REQUIRE(f[42] == 0x04);  // 00 00 01 00 | 0000 0001
     REQUIRE(f[46] == 0x7C);  // 01 1111 00 | 0000 0101
     const auto t = dissect(f);
@@ -1200,13 +1147,13 @@ TEST_CASE("dissect: SUE PDU errors") {
 
 namespace {
 // The shim's length field: bits 28..43 of the shim.
-void set_shim_length(bytevec& f, std::size_t shim, std::uint16_t len) {
+void set_shim_length(byte_vector& f, std::size_t shim, std::uint16_t len) {
   f[shim + 3] = static_cast<std::uint8_t>((f[shim + 3] & 0xF0) | (len >> 12));
   f[shim + 4] = static_cast<std::uint8_t>(len >> 4);
   f[shim + 5] = static_cast<std::uint8_t>(((len & 0xF) << 4) | (f[shim + 5] & 0x0F));
 }
 // The shim's next header: bits 20..27.
-void set_shim_next(bytevec& f, std::size_t shim, std::uint8_t next) {
+void set_shim_next(byte_vector& f, std::size_t shim, std::uint8_t next) {
   f[shim + 2] = static_cast<std::uint8_t>((f[shim + 2] & 0xF0) | (next >> 4));
   f[shim + 3] = static_cast<std::uint8_t>(((next & 0xF) << 4) | (f[shim + 3] & 0x0F));
 }
@@ -1216,7 +1163,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
   SUBCASE("length past the end of the frame") {
     w::frame_params p = params_for(w::encap::afh1_shim);
     p.pad = false;
-    bytevec f = emit(p);
+    byte_vector f = emit(p);
     REQUIRE(f.size() == 45);
     set_shim_length(f, 14, 100);
     const auto t = dissect(f);
@@ -1234,15 +1181,15 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
                           .available = 15});
   }
   SUBCASE("a set_shim_length sanity check against the emitter's bytes") {
-    bytevec f = emit(w::encap::afh1_shim);
-    bytevec g = f;
+    byte_vector f = emit(w::encap::afh1_shim);
+    byte_vector g = f;
     set_shim_length(g, 14, 15);
     CHECK(f == g);
     set_shim_next(g, 14, 253);
     CHECK(f == g);
   }
   SUBCASE("next header other than SUE: a warning") {
-    bytevec f = emit(w::encap::afh1_vlan_shim);
+    byte_vector f = emit(w::encap::afh1_vlan_shim);
     set_shim_next(f, 18, 17);
     const auto t = dissect(f);
     CHECK(t->encap == "afh1-vlan-shim");
@@ -1257,7 +1204,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
                           .value = 17});
   }
   SUBCASE("version other than 0: bad_value") {
-    bytevec f = emit(w::encap::afh1_shim);
+    byte_vector f = emit(w::encap::afh1_shim);
     f[14] |= 0x10;
     const auto t = dissect(f);
     CHECK(t->encap == "afh1-shim");
@@ -1272,7 +1219,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
                           .value = 1});
   }
   SUBCASE("shim cut off") {
-    bytevec f = emit(w::encap::afh1_shim);
+    byte_vector f = emit(w::encap::afh1_shim);
     f.resize(20);
     const auto t = dissect(f);
     CHECK(t->encap == "afh1-shim");
@@ -1294,8 +1241,8 @@ TEST_CASE("dissect: link types, empty and one-byte frames, look-alike addresses"
                      {.layer = "frame", .code = w::errc::unsupported, .offset = 0, .value = 105});
   }
   SUBCASE("a docker-style MAC (02:42:...) on IPv4 is not AFH Gen 2") {
-    bytevec f = emit(w::encap::udp4);
-    const bytevec docker{0x02, 0x42, 0xAC, 0x11, 0x00, 0x02};
+    byte_vector f = emit(w::encap::udp4);
+    const byte_vector docker{0x02, 0x42, 0xAC, 0x11, 0x00, 0x02};
     std::copy(docker.begin(), docker.end(), f.begin());
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
@@ -1307,14 +1254,14 @@ TEST_CASE("dissect: link types, empty and one-byte frames, look-alike addresses"
     w::frame_params p = params_for(w::encap::udp4);
     p.udp_dst_port = 53;
     p.udp_src_port = 53;
-    bytevec g = emit_inner(p, {1, 2, 3, 4});
+    byte_vector g = emit_inner(p, {1, 2, 3, 4});
     std::copy(docker.begin(), docker.end(), g.begin());
     const auto u = dissect(g);
     CHECK(u->encap == "ipv4/udp");
     CHECK(u->error_count == 0);
   }
   SUBCASE("empty frame") {
-    const bytevec f;
+    const byte_vector f;
     auto t = dissect(f, d::link_ethernet);
     CHECK(t->encap == "eth");
     CHECK(t->frame_length == 0);
@@ -1346,7 +1293,7 @@ TEST_CASE("dissect: link types, empty and one-byte frames, look-alike addresses"
          }) {
       CAPTURE(int{c.b});
       CAPTURE(c.link);
-      const bytevec f{c.b};
+      const byte_vector f{c.b};
       const auto t = dissect(f, c.link);
       CHECK(t->encap == c.encap);
       CHECK(t->field_count == 0);
@@ -1363,7 +1310,7 @@ TEST_CASE("dissect: link types, empty and one-byte frames, look-alike addresses"
 
 TEST_CASE("dissect: more truncations and size limits") {
   SUBCASE("VLAN tag cut off") {
-    bytevec f = emit(w::encap::afh1_vlan);
+    byte_vector f = emit(w::encap::afh1_vlan);
     f.resize(16);
     const auto t = dissect(f);
     CHECK(val(*t, "eth.type") == 0x8100);
@@ -1373,7 +1320,7 @@ TEST_CASE("dissect: more truncations and size limits") {
         {.layer = "vlan", .code = w::errc::truncated, .offset = 14, .needed = 4, .available = 2});
   }
   SUBCASE("AFH Gen 2 Ethertype cut off on link 147") {
-    bytevec f = emit(w::encap::afh2);
+    byte_vector f = emit(w::encap::afh2);
     f.resize(13);
     const auto t = dissect(f, d::link_afh2);
     CHECK(t->encap == "afh2");
@@ -1385,7 +1332,7 @@ TEST_CASE("dissect: more truncations and size limits") {
                           .available = 1});
   }
   SUBCASE("UDP header cut off") {
-    bytevec f = emit(w::encap::udp4);
+    byte_vector f = emit(w::encap::udp4);
     f.resize(38);
     const auto t = dissect(f);
     CHECK(t->encap == "ipv4/udp");
@@ -1403,14 +1350,14 @@ TEST_CASE("dissect: more truncations and size limits") {
     CHECK(udp->available == 4);
   }
   SUBCASE("IPv6 header cut off, and another next header") {
-    bytevec f = emit(w::encap::udp6);
+    byte_vector f = emit(w::encap::udp6);
     f.resize(50);
     auto t = dissect(f);
     CHECK(t->encap == "ipv6");
     check_only_error(
         *t,
         {.layer = "ipv6", .code = w::errc::truncated, .offset = 14, .needed = 40, .available = 36});
-    bytevec g = emit(w::encap::udp6);
+    byte_vector g = emit(w::encap::udp6);
     g[20] = 59;  // no next header
     t = dissect(g);
     CHECK(t->encap == "ipv6");
@@ -1418,7 +1365,7 @@ TEST_CASE("dissect: more truncations and size limits") {
     CHECK_FALSE(has(*t, "udp.length"));
   }
   SUBCASE("a SUE payload over 4096 bytes: a warning") {
-    bytevec inner{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42};
+    byte_vector inner{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42};
     inner.resize(8 + 4097, 0x77);
     const std::uint32_t c = ref_crc32(inner.data(), inner.size());
     for (int i = 3; i >= 0; --i) inner.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
@@ -1435,7 +1382,7 @@ TEST_CASE("dissect: more truncations and size limits") {
                           .value = 4097});
   }
   SUBCASE("a SUE Lite payload over 1024 bytes: a warning") {
-    bytevec f{0x22, 0x18, 0x00, 0x01, 0x00, 0x02};
+    byte_vector f{0x22, 0x18, 0x00, 0x01, 0x00, 0x02};
     f.resize(6 + 1025, 0x33);
     for (std::uint32_t link : {d::link_ethernet, d::link_afh2}) {
       CAPTURE(link);
@@ -1453,7 +1400,7 @@ TEST_CASE("dissect: more truncations and size limits") {
 }
 
 TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
-  const bytevec f = emit(w::encap::udp4);
+  const byte_vector f = emit(w::encap::udp4);
   SUBCASE("fields") {
     d::basic_tree<24, 8, 16> t;
     d::dissect_frame(t, w::bytes(f.data(), f.size()), d::link_ethernet, opaque_options{});
@@ -1474,7 +1421,7 @@ TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
     CHECK(t.errors[0].code == w::errc::no_space);
   }
   SUBCASE("errors: the flag is set, the list stays within capacity") {
-    bytevec g = f;
+    byte_vector g = f;
     g[ip4_at + 10] ^= 0xFF;  // bad IPv4 checksum
     g[udp4_at + 6] ^= 0xFF;  // bad UDP checksum
     d::basic_tree<24, 192, 1> t;
@@ -1489,8 +1436,8 @@ TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
 
 TEST_CASE("dissect: arbitrary bytes never break the tree's invariants") {
   std::mt19937 rng(20240611);
-  bytevec buf(1500);
-  std::vector<bytevec> seeds;
+  byte_vector buf(1500);
+  std::vector<byte_vector> seeds;
   for (w::encap e : all_encaps) seeds.push_back(emit(e));
   for (w::encap e : all_encaps) seeds.push_back(with_fcs(emit(e)));
   seeds.push_back(
@@ -1516,7 +1463,7 @@ TEST_CASE("dissect: arbitrary bytes never break the tree's invariants") {
         }
         break;
       default: {  // a valid frame, cut or extended, with a few bytes changed
-        const bytevec& s = seeds[rng() % seeds.size()];
+        const byte_vector& s = seeds[rng() % seeds.size()];
         n = std::min<std::size_t>(n, 200);
         for (std::size_t k = 0; k < n; ++k)
           buf[k] = k < s.size() ? s[k] : static_cast<std::uint8_t>(rng());
@@ -1600,12 +1547,12 @@ TEST_CASE("dissect: JSON of a udp4 SUE frame") {
 TEST_CASE("dissect: JSON lists problems and repeated fields") {
   SUBCASE("two VLAN tags give arrays") {
     // QinQ by hand: outer tag PCP 0 VID 100, inner tag PCP 3 VID 1, then SUE.
-    const bytevec pdu{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42,
-                      0xAA, 0xBB, 0xCC, 0x63, 0x23, 0xB8, 0x80};
-    const bytevec f = cat({{0x42, 0x53, 0x55, 0x45, 0x00, 0x02, 0x42, 0x53, 0x55, 0x45, 0x00,
-                            0x01, 0x81, 0x00, 0x00, 0x64, 0x81, 0x00, 0x60, 0x01, 0x88, 0xB5},
-                           pdu,
-                           bytevec(23, 0)});
+    const byte_vector pdu{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42,
+                          0xAA, 0xBB, 0xCC, 0x63, 0x23, 0xB8, 0x80};
+    const byte_vector f = cat({{0x42, 0x53, 0x55, 0x45, 0x00, 0x02, 0x42, 0x53, 0x55, 0x45, 0x00,
+                                0x01, 0x81, 0x00, 0x00, 0x64, 0x81, 0x00, 0x60, 0x01, 0x88, 0xB5},
+                               pdu,
+                               byte_vector(23, 0)});
     REQUIRE(f.size() == 60);
     const auto t = dissect(f);
     CHECK(t->encap == "afh1-vlan");
@@ -1624,7 +1571,7 @@ TEST_CASE("dissect: JSON lists problems and repeated fields") {
     CHECK(doc->get("vlan.id")->items.size() == 2);
   }
   SUBCASE("an error object") {
-    bytevec f = emit(w::encap::udp4);
+    byte_vector f = emit(w::encap::udp4);
     f[udp4_at + 6] ^= 0x01;
     const auto t = dissect(f);
     const std::string js = json_of(*t);
@@ -1668,7 +1615,7 @@ TEST_CASE("dissect: summary and verbose text") {
     CHECK(contains(s, "SUE Lite src=1 dst=2 tc=3 payload=54"));
   }
   SUBCASE("problems are counted") {
-    bytevec f = emit(w::encap::udp4);
+    byte_vector f = emit(w::encap::udp4);
     f[udp4_at + 6] ^= 0x01;
     w::reliability_header rh = test_rh();
     const auto t = dissect(f);
@@ -1722,7 +1669,7 @@ TEST_CASE("dissect: IPv6 addresses are printed per RFC 5952") {
 
 TEST_CASE("dissect: 22:.. and 23:.. MACs carrying common Ethertypes are ordinary Ethernet") {
   for (const std::uint8_t first : {std::uint8_t{0x22}, std::uint8_t{0x23}}) {
-    bytevec f = emit(w::encap::udp4);
+    byte_vector f = emit(w::encap::udp4);
     f[0] = first;  // a randomised, locally administered destination MAC
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
@@ -1731,16 +1678,16 @@ TEST_CASE("dissect: 22:.. and 23:.. MACs carrying common Ethertypes are ordinary
     check_rh(*t);
   }
   // The same first octet with no common Ethertype at bytes 12-13 is SUE Lite.
-  bytevec lite = emit(w::encap::lite);
+  byte_vector lite = emit(w::encap::lite);
   CHECK(dissect(lite)->encap == "lite");
   // On the bare AFH Gen 2 link there is no Ethernet to fall back to.
-  bytevec f = emit(w::encap::udp4);
+  byte_vector f = emit(w::encap::udp4);
   f[0] = 0x22;
   CHECK(dissect(f, d::link_afh2)->encap == "lite");
 }
 
 TEST_CASE("dissect: fcs_mode::present checks the FCS it strips") {
-  const bytevec good = with_fcs(emit(w::encap::afh1));
+  const byte_vector good = with_fcs(emit(w::encap::afh1));
   opaque_options o;
   o.fcs = d::fcs_mode::present;
   {
@@ -1750,7 +1697,7 @@ TEST_CASE("dissect: fcs_mode::present checks the FCS it strips") {
     CHECK(t.error_count == 0);
     CHECK(t.find("eth.fcs") != nullptr);
   }
-  bytevec bad = good;
+  byte_vector bad = good;
   bad.back() ^= 0x01;
   d::tree t;
   d::dissect_frame(t, bad, d::link_ethernet, o);

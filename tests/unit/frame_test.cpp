@@ -4,7 +4,7 @@
 // documented layouts, never produced by the code under test. The only computed constants are
 // the R-CRC and the IPv4/UDP checksums; their values were worked out outside the library and
 // are cross-checked here by a bitwise reference CRC-32 and a reference ones'-complement sum
-// that share no code with scaleup.
+// that share no code with scaleup (support.hpp).
 #include <scaleup/wire/frame.hpp>
 
 #include <doctest/doctest.h>
@@ -18,99 +18,52 @@
 #include <string_view>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace w = scaleup::wire;
-using bytevec = std::vector<std::uint8_t>;
+using scaleup::test::be16;
+using scaleup::test::be32;
+using scaleup::test::byte_vector;
+using scaleup::test::cat;
+using scaleup::test::hex;
+using scaleup::test::params_for;
+using scaleup::test::ref_crc32;
+using scaleup::test::ref_sum;
+using scaleup::test::test_rh;
 
-// ---- independent references ---------------------------------------------------------------
-
-// CRC-32/ISO-HDLC, bit by bit: reflected polynomial 0xEDB88320, init and xorout 0xFFFFFFFF.
-std::uint32_t ref_crc32(const std::uint8_t* p, std::size_t n) {
-  std::uint32_t c = 0xFFFFFFFFu;
-  for (std::size_t i = 0; i < n; ++i) {
-    c ^= p[i];
-    for (int k = 0; k < 8; ++k) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : (c >> 1);
-  }
-  return c ^ 0xFFFFFFFFu;
-}
-
-// RFC 1071 sum of 16-bit big-endian words (odd byte padded with zero), folded, NOT inverted.
-std::uint32_t ref_sum(const std::uint8_t* p, std::size_t n, std::uint32_t acc = 0) {
-  for (std::size_t i = 0; i < n; i += 2) {
-    const std::uint32_t hi = p[i];
-    const std::uint32_t lo = i + 1 < n ? p[i + 1] : 0;
-    acc += (hi << 8) | lo;
-  }
-  while (acc >> 16) acc = (acc & 0xFFFFu) + (acc >> 16);
-  return acc;
-}
-
-std::uint16_t be16(const bytevec& v, std::size_t at) {
-  return static_cast<std::uint16_t>((v[at] << 8) | v[at + 1]);
-}
-std::uint32_t be32(const bytevec& v, std::size_t at) {
-  return (std::uint32_t{v[at]} << 24) | (std::uint32_t{v[at + 1]} << 16) |
-         (std::uint32_t{v[at + 2]} << 8) | std::uint32_t{v[at + 3]};
-}
-
-bytevec cat(std::initializer_list<bytevec> parts) {
-  bytevec out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-bytevec zeros(std::size_t n) { return bytevec(n, 0); }
-
-std::string hex(const bytevec& v) {
-  static constexpr char d[] = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i) s += (i % 16 == 0) ? '\n' : ' ';
-    s += d[v[i] >> 4];
-    s += d[v[i] & 0xF];
-  }
-  return s;
-}
+byte_vector zeros(std::size_t n) { return byte_vector(n, 0); }
 
 // ---- the PDU every golden carries ---------------------------------------------------------
 
-// ver 0, op ACK (0), rsv 0, xpuid 1 | npsn 0x1234 | vc 1, rsvd 0, partition 5 | apsn 0x0042.
-// Word 0: 00 00 00 0000000001 -> 0x0001; word 1: 01 0000 0000000101 -> 0x4005.
-w::reliability_header test_rh() {
-  w::reliability_header rh;
-  rh.ver = 0;
-  rh.op = 0;
-  rh.xpuid = 1;
-  rh.npsn = 0x1234;
-  rh.vc = 1;
-  rh.partition = 5;
-  rh.apsn = 0x0042;
-  return rh;
-}
-const bytevec kRh{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42};
-const bytevec kPayload{0xAA, 0xBB, 0xCC};
-const bytevec kRcrc{0x63, 0x23, 0xB8, 0x80};  // CRC-32 of kRh + kPayload, big-endian
-const bytevec kPdu = cat({kRh, kPayload, kRcrc});
+// test_rh() (support.hpp): ver 0, op ACK (0), rsv 0, xpuid 1 | npsn 0x1234 | vc 1, rsvd 0,
+// partition 5 | apsn 0x0042. Word 0: 00 00 00 0000000001 -> 0x0001; word 1: 01 0000 0000000101
+// -> 0x4005.
+const byte_vector kRh{0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42};
+const byte_vector kPayload{0xAA, 0xBB, 0xCC};
+const byte_vector kRcrc{0x63, 0x23, 0xB8, 0x80};  // CRC-32 of kRh + kPayload, big-endian
+const byte_vector kPdu = cat({kRh, kPayload, kRcrc});
 
 // Addresses: src XPU 1, dst XPU 2.
-const bytevec kMacDst{0x02, 0x00, 0x00, 0x00, 0x00, 0x02};  // 02:00 + 32-bit id
-const bytevec kMacSrc{0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
-const bytevec kAfh1Da{0x42, 0x53, 0x55, 0x45, 0x00, 0x02};  // prefix 0x42535545 + 16-bit id
-const bytevec kAfh1Sa{0x42, 0x53, 0x55, 0x45, 0x00, 0x01};
-const bytevec kIp6Src{0xFD, 0x53, 0x55, 0x45, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x01};
-const bytevec kIp6Dst{0xFD, 0x53, 0x55, 0x45, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x02};
+const byte_vector kMacDst{0x02, 0x00, 0x00, 0x00, 0x00, 0x02};  // 02:00 + 32-bit id
+const byte_vector kMacSrc{0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+const byte_vector kAfh1Da{0x42, 0x53, 0x55, 0x45, 0x00, 0x02};  // prefix 0x42535545 + 16-bit id
+const byte_vector kAfh1Sa{0x42, 0x53, 0x55, 0x45, 0x00, 0x01};
+const byte_vector kIp6Src{0xFD, 0x53, 0x55, 0x45, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x01};
+const byte_vector kIp6Dst{0xFD, 0x53, 0x55, 0x45, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x02};
 
 // AFH Gen 1 shim, version 0, tc 3, hop limit 64, next header 253, length 15, entropy 0:
 // 0000 | 0000 0011 | 0100 0000 | 1111 1101 | 0000 0000 0000 1111 | 20 x 0, then the 32-bit ids.
-const bytevec kShim{0x00, 0x34, 0x0F, 0xD0, 0x00, 0xF0, 0x00, 0x00,
-                    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02};
+const byte_vector kShim{0x00, 0x34, 0x0F, 0xD0, 0x00, 0xF0, 0x00, 0x00,
+                        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02};
 
 // 802.1Q TCI: PCP 3, DEI 0, VID 1 -> 011 0 0000 0000 0001.
-const bytevec kTci{0x60, 0x01};
+const byte_vector kTci{0x60, 0x01};
 
 struct golden_case {
   w::encap kind;
-  bytevec bytes;
+  byte_vector bytes;
 };
 
 std::vector<golden_case> goldens() {
@@ -161,19 +114,10 @@ std::vector<golden_case> goldens() {
   };
 }
 
-w::frame_params params_for(w::encap e) {
-  w::frame_params p;
-  p.kind = e;
-  p.src_xpu = 1;
-  p.dst_xpu = 2;
-  p.tc = e == w::encap::afh1 ? 0 : 3;  // plain AFH Gen 1 has nowhere to carry a class
-  return p;
-}
-
 // Emits into a buffer pre-filled with 0xEE, so that padding must really be written as zeros
 // and nothing may be written past the returned length.
-bytevec emit(const w::frame_params& p, std::size_t cap = 256) {
-  bytevec out(cap, 0xEE);
+byte_vector emit(const w::frame_params& p, std::size_t cap = 256) {
+  byte_vector out(cap, 0xEE);
   const auto r = p.kind == w::encap::lite ? w::emit_frame(p, kPayload, out)
                                           : w::emit_sue_frame(p, test_rh(), kPayload, out);
   INFO("error: " << std::string(r.err.what));
@@ -211,16 +155,16 @@ TEST_CASE("frame: reference checks of the hand-written goldens") {
   }
   const auto all = goldens();
   {  // udp4: IPv4 header sums to 0xFFFF; UDP over the pseudo-header sums to 0xFFFF
-    const bytevec& f = all[0].bytes;
+    const byte_vector& f = all[0].bytes;
     CHECK(ref_sum(f.data() + 14, 20) == 0xFFFF);
-    std::uint32_t acc = ref_sum(f.data() + 26, 8);                  // source and destination
-    acc = ref_sum(bytevec{0x00, 0x11, 0x00, 0x17}.data(), 4, acc);  // zero, protocol, length
+    std::uint32_t acc = ref_sum(f.data() + 26, 8);                      // source and destination
+    acc = ref_sum(byte_vector{0x00, 0x11, 0x00, 0x17}.data(), 4, acc);  // zero, protocol, length
     CHECK(ref_sum(f.data() + 34, 23, acc) == 0xFFFF);
   }
   {  // udp6: pseudo-header = addresses, 32-bit length, 3 zero bytes, next header
-    const bytevec& f = all[1].bytes;
+    const byte_vector& f = all[1].bytes;
     std::uint32_t acc = ref_sum(f.data() + 22, 32);
-    acc = ref_sum(bytevec{0, 0, 0x00, 0x17, 0, 0, 0, 0x11}.data(), 8, acc);
+    acc = ref_sum(byte_vector{0, 0, 0x00, 0x17, 0, 0, 0, 0x11}.data(), 8, acc);
     CHECK(ref_sum(f.data() + 54, 23, acc) == 0xFFFF);
   }
 }
@@ -242,8 +186,8 @@ TEST_CASE("frame: header sizes") {
 TEST_CASE("frame: each encapsulation matches its hand-written golden") {
   for (const auto& g : goldens()) {
     CAPTURE(w::to_string(g.kind));
-    const bytevec got = emit(params_for(g.kind));
-    INFO("got:\n" << hex(got) << "\nwant:\n" << hex(g.bytes));
+    const byte_vector got = emit(params_for(g.kind));
+    INFO("got:\n" << hex(got, 16) << "\nwant:\n" << hex(g.bytes, 16));
     CHECK(got == g.bytes);
   }
 }
@@ -252,16 +196,16 @@ TEST_CASE("frame: emit_frame and wrap_in_place give the same bytes as emit_sue_f
   for (const auto& g : goldens()) {
     CAPTURE(w::to_string(g.kind));
     const w::frame_params p = params_for(g.kind);
-    const bytevec& inner = g.kind == w::encap::lite ? kPayload : kPdu;
+    const byte_vector& inner = g.kind == w::encap::lite ? kPayload : kPdu;
     {
-      bytevec out(200, 0xEE);
+      byte_vector out(200, 0xEE);
       const auto r = w::emit_frame(p, inner, out);
       REQUIRE(r.ok());
       out.resize(r.value);
       CHECK(out == g.bytes);
     }
     {
-      bytevec out(200, 0xEE);
+      byte_vector out(200, 0xEE);
       std::copy(inner.begin(), inner.end(),
                 out.begin() + static_cast<std::ptrdiff_t>(w::header_size(p.kind)));
       const auto r = w::wrap_in_place(p, inner.size(), out);
@@ -275,7 +219,7 @@ TEST_CASE("frame: emit_frame and wrap_in_place give the same bytes as emit_sue_f
 TEST_CASE("frame: lengths, checksums and padding, field by field") {
   const auto all = goldens();
   SUBCASE("udp4") {
-    const bytevec f = emit(params_for(w::encap::udp4));
+    const byte_vector f = emit(params_for(w::encap::udp4));
     REQUIRE(f.size() == 60);
     CHECK(be16(f, 16) == 43);      // IPv4 total length: 20 + 8 + 15
     CHECK(be16(f, 38) == 23);      // UDP length: 8 + 15
@@ -285,21 +229,21 @@ TEST_CASE("frame: lengths, checksums and padding, field by field") {
     CHECK(std::all_of(f.begin() + 57, f.end(), [](std::uint8_t b) { return b == 0; }));
   }
   SUBCASE("udp6: payload length, checksum over the IPv6 pseudo-header, no padding") {
-    const bytevec f = emit(params_for(w::encap::udp6));
+    const byte_vector f = emit(params_for(w::encap::udp6));
     REQUIRE(f.size() == 77);
     CHECK(be16(f, 18) == 23);  // payload length = UDP length
     CHECK(be16(f, 58) == 23);
     CHECK(be16(f, 60) == 0xC7C4);
   }
   SUBCASE("shim length counts the PDU, not the padding") {
-    const bytevec f = emit(params_for(w::encap::afh1_shim));
+    const byte_vector f = emit(params_for(w::encap::afh1_shim));
     // length is bits 28..43 of the shim (at byte 14)
     CHECK((((f[14 + 3] & 0x0F) << 12) | (f[14 + 4] << 4) | (f[14 + 5] >> 4)) == 15);
   }
   SUBCASE("no padding when pad = false") {
     w::frame_params p = params_for(w::encap::afh1);
     p.pad = false;
-    const bytevec f = emit(p);
+    const byte_vector f = emit(p);
     CHECK(f == cat({kAfh1Da, kAfh1Sa, {0x88, 0xB5}, kPdu}));
     p = params_for(w::encap::lite);
     p.pad = false;
@@ -307,8 +251,8 @@ TEST_CASE("frame: lengths, checksums and padding, field by field") {
   }
   SUBCASE("a frame already at 60 bytes or longer is not padded") {
     w::frame_params p = params_for(w::encap::afh1);
-    const bytevec payload(46 - 12, 0x5A);  // 14 + 8 + 34 + 4 = 60
-    bytevec out(100, 0xEE);
+    const byte_vector payload(46 - 12, 0x5A);  // 14 + 8 + 34 + 4 = 60
+    byte_vector out(100, 0xEE);
     const auto r = w::emit_sue_frame(p, test_rh(), payload, out);
     REQUIRE(r.ok());
     CHECK(r.value == 60);
@@ -320,7 +264,7 @@ TEST_CASE("frame: entropy, multicast and parameters land where the tables say") 
   SUBCASE("shim entropy keeps its low 20 bits") {
     w::frame_params p = params_for(w::encap::afh1_shim);
     p.entropy = 0x123456;
-    const bytevec f = emit(p);
+    const byte_vector f = emit(p);
     CHECK(f[14 + 5] == 0xF2);  // length low nibble 1111, entropy 0010
     CHECK(f[14 + 6] == 0x34);
     CHECK(f[14 + 7] == 0x56);
@@ -328,7 +272,7 @@ TEST_CASE("frame: entropy, multicast and parameters land where the tables say") 
   SUBCASE("IPv6 flow label keeps its low 20 bits") {
     w::frame_params p = params_for(w::encap::udp6);
     p.entropy = 0x123456;
-    const bytevec f = emit(p);
+    const byte_vector f = emit(p);
     CHECK(f[14] == 0x60);
     CHECK(f[15] == 0xC2);  // tclass low nibble 1100, flow 0010
     CHECK(f[16] == 0x34);
@@ -341,7 +285,7 @@ TEST_CASE("frame: entropy, multicast and parameters land where the tables say") 
     p.src_xpu = 0xA1B2C3D4;
     p.dst_xpu = 0x01020304;
     p.hop_limit = 7;
-    const bytevec f = emit(p);
+    const byte_vector f = emit(p);
     CHECK(f == cat({{0x03, 0x07, 0x01, 0x02, 0x03, 0x04, 0x1A, 0x56, 0xA1, 0xB2, 0xC3, 0xD4},
                     {0x88, 0xB5},
                     kPdu,
@@ -353,9 +297,9 @@ TEST_CASE("frame: entropy, multicast and parameters land where the tables say") 
     p.tc = 31;
     p.src_xpu = 0xFFFF;
     p.dst_xpu = 0x8001;
-    const bytevec f = emit(p);
-    CHECK(bytevec(f.begin(), f.begin() + 8) ==
-          bytevec{0x23, 0xF8, 0xFF, 0xFF, 0x80, 0x01, 0x88, 0xB5});
+    const byte_vector f = emit(p);
+    CHECK(byte_vector(f.begin(), f.begin() + 8) ==
+          byte_vector{0x23, 0xF8, 0xFF, 0xFF, 0x80, 0x01, 0x88, 0xB5});
   }
   SUBCASE("UDP ports, VLAN id, Ethertypes and AFH Gen 1 prefix are parameters") {
     w::frame_params p = params_for(w::encap::afh1_vlan_shim);
@@ -363,19 +307,19 @@ TEST_CASE("frame: entropy, multicast and parameters land where the tables say") 
     p.tc = 7;
     p.afh1_prefix = 0x06112233;
     p.shim_ethertype = 0x1234;
-    const bytevec f = emit(p);
-    CHECK(bytevec(f.begin(), f.begin() + 18) == bytevec{0x06, 0x11, 0x22, 0x33, 0x00, 0x02, 0x06,
-                                                        0x11, 0x22, 0x33, 0x00, 0x01, 0x81, 0x00,
-                                                        0xEA, 0xBC, 0x12, 0x34});
+    const byte_vector f = emit(p);
+    CHECK(byte_vector(f.begin(), f.begin() + 18) ==
+          byte_vector{0x06, 0x11, 0x22, 0x33, 0x00, 0x02, 0x06, 0x11, 0x22, 0x33, 0x00, 0x01, 0x81,
+                      0x00, 0xEA, 0xBC, 0x12, 0x34});
     w::frame_params q = params_for(w::encap::udp4);
     q.udp_src_port = 0x1111;
     q.udp_dst_port = 9999;
     q.tc = 0;
-    const bytevec g = emit(q);
+    const byte_vector g = emit(q);
     CHECK(be16(g, 34) == 0x1111);
     CHECK(be16(g, 36) == 9999);
     std::uint32_t acc = ref_sum(g.data() + 26, 8);
-    acc = ref_sum(bytevec{0x00, 0x11, 0x00, 0x17}.data(), 4, acc);
+    acc = ref_sum(byte_vector{0x00, 0x11, 0x00, 0x17}.data(), 4, acc);
     CHECK(ref_sum(g.data() + 34, 23, acc) == 0xFFFF);
   }
 }
@@ -394,49 +338,49 @@ TEST_CASE("frame: UDP checksum") {
     // data 0xFFFF, i.e. a computed checksum of 0.
     w::frame_params p = params_for(w::encap::udp4);
     p.tc = 0;
-    const bytevec inner{0xC6, 0x65};
-    bytevec out(100, 0xEE);
+    const byte_vector inner{0xC6, 0x65};
+    byte_vector out(100, 0xEE);
     const auto r = w::emit_frame(p, inner, out);
     REQUIRE(r.ok());
     out.resize(r.value);
-    const bytevec want = cat({kMacDst,
-                              kMacSrc,
-                              {0x08, 0x00},
-                              {0x45, 0x00, 0x00, 0x1E, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
-                               0x26, 0xCD, 0x0A, 0x00, 0x00, 0x01, 0x0A, 0x00, 0x00, 0x02},
-                              {0x12, 0xB9, 0x12, 0xB9, 0x00, 0x0A, 0xFF, 0xFF},
-                              inner,
-                              zeros(16)});
-    INFO("got:\n" << hex(out));
+    const byte_vector want = cat({kMacDst,
+                                  kMacSrc,
+                                  {0x08, 0x00},
+                                  {0x45, 0x00, 0x00, 0x1E, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+                                   0x26, 0xCD, 0x0A, 0x00, 0x00, 0x01, 0x0A, 0x00, 0x00, 0x02},
+                                  {0x12, 0xB9, 0x12, 0xB9, 0x00, 0x0A, 0xFF, 0xFF},
+                                  inner,
+                                  zeros(16)});
+    INFO("got:\n" << hex(out, 16));
     CHECK(out == want);
     // With 0xFFFF in the field, the whole still sums to 0xFFFF (a receiver accepts it).
     std::uint32_t acc = ref_sum(want.data() + 26, 8);
-    acc = ref_sum(bytevec{0x00, 0x11, 0x00, 0x0A}.data(), 4, acc);
+    acc = ref_sum(byte_vector{0x00, 0x11, 0x00, 0x0A}.data(), 4, acc);
     CHECK(ref_sum(want.data() + 34, 10, acc) == 0xFFFF);
   }
   SUBCASE("a computed zero is sent as 0xFFFF over IPv6") {
     w::frame_params p = params_for(w::encap::udp6);
     p.tc = 0;
-    const bytevec inner{0x35, 0x33};
-    bytevec out(100, 0xEE);
+    const byte_vector inner{0x35, 0x33};
+    byte_vector out(100, 0xEE);
     const auto r = w::emit_frame(p, inner, out);
     REQUIRE(r.ok());
     out.resize(r.value);
-    const bytevec want = cat({kMacDst,
-                              kMacSrc,
-                              {0x86, 0xDD},
-                              {0x60, 0x00, 0x00, 0x00, 0x00, 0x0A, 0x11, 0x40},
-                              kIp6Src,
-                              kIp6Dst,
-                              {0x12, 0xB9, 0x12, 0xB9, 0x00, 0x0A, 0xFF, 0xFF},
-                              inner});
-    INFO("got:\n" << hex(out));
+    const byte_vector want = cat({kMacDst,
+                                  kMacSrc,
+                                  {0x86, 0xDD},
+                                  {0x60, 0x00, 0x00, 0x00, 0x00, 0x0A, 0x11, 0x40},
+                                  kIp6Src,
+                                  kIp6Dst,
+                                  {0x12, 0xB9, 0x12, 0xB9, 0x00, 0x0A, 0xFF, 0xFF},
+                                  inner});
+    INFO("got:\n" << hex(out, 16));
     CHECK(out == want);
   }
   SUBCASE("udp4_checksum = false sends 0 (IPv4 only); IPv6 ignores it") {
     w::frame_params p = params_for(w::encap::udp4);
     p.udp4_checksum = false;
-    const bytevec f = emit(p);
+    const byte_vector f = emit(p);
     CHECK(be16(f, 40) == 0x0000);
     CHECK(be16(f, 24) == 0x26B4);  // the IPv4 header checksum is still there
     w::frame_params q = params_for(w::encap::udp6);
@@ -453,15 +397,15 @@ TEST_CASE("frame: no_space when the buffer is too small") {
     const w::frame_params p = params_for(g.kind);
     const std::size_t need = g.bytes.size();
     {  // exactly enough works
-      bytevec out(need, 0xEE);
+      byte_vector out(need, 0xEE);
       const auto r = g.kind == w::encap::lite ? w::emit_frame(p, kPayload, out)
                                               : w::emit_sue_frame(p, test_rh(), kPayload, out);
       REQUIRE(r.ok());
       CHECK(out == g.bytes);
     }
     {  // one byte short: the padding counts
-      const bytevec& inner = g.kind == w::encap::lite ? kPayload : kPdu;
-      bytevec out(need - 1, 0xEE);
+      const byte_vector& inner = g.kind == w::encap::lite ? kPayload : kPdu;
+      byte_vector out(need - 1, 0xEE);
       const auto r = w::emit_frame(p, inner, out);
       REQUIRE_FALSE(r.ok());
       check_error(r.err, w::errc::no_space, "frame");
@@ -477,7 +421,7 @@ TEST_CASE("frame: no_space when the buffer is too small") {
     }
   }
   SUBCASE("emit_frame: header and inner bytes do not fit") {
-    bytevec out(20);
+    byte_vector out(20);
     const auto r = w::emit_frame(params_for(w::encap::udp4), kPdu, out);
     REQUIRE_FALSE(r.ok());
     check_error(r.err, w::errc::no_space, "frame");
@@ -485,7 +429,7 @@ TEST_CASE("frame: no_space when the buffer is too small") {
     CHECK(r.err.available == 20);
   }
   SUBCASE("emit_sue_frame: the PDU does not fit after the header") {
-    bytevec out(50);
+    byte_vector out(50);
     const auto r = w::emit_sue_frame(params_for(w::encap::udp4), test_rh(), kPayload, out);
     REQUIRE_FALSE(r.ok());
     // Sizes are of the whole frame: 42 header bytes + 8 RH + 3 payload + 4 R-CRC.
@@ -494,7 +438,7 @@ TEST_CASE("frame: no_space when the buffer is too small") {
     CHECK(r.err.available == 50);
   }
   SUBCASE("emit_sue_frame: not even the header fits") {
-    bytevec out(10);
+    byte_vector out(10);
     const auto r = w::emit_sue_frame(params_for(w::encap::udp6), test_rh(), kPayload, out);
     REQUIRE_FALSE(r.ok());
     check_error(r.err, w::errc::no_space, "frame");
@@ -510,7 +454,7 @@ TEST_CASE("frame: no_space when the buffer is too small") {
 }
 
 TEST_CASE("frame: value_too_big, never a silent truncation") {
-  bytevec out(6000, 0xEE);
+  byte_vector out(6000, 0xEE);
   const auto sue = [&](const w::frame_params& p) {
     return w::emit_sue_frame(p, test_rh(), kPayload, out);
   };
@@ -618,42 +562,42 @@ TEST_CASE("frame: value_too_big, never a silent truncation") {
     CHECK(r.err.field == "sue.rh.xpuid");
   }
   SUBCASE("SUE payload over 4096 bytes") {
-    const bytevec big(4097, 0x11);
+    const byte_vector big(4097, 0x11);
     const auto r = w::emit_sue_frame(params_for(w::encap::udp4), test_rh(), big, out);
     REQUIRE_FALSE(r.ok());
     // The PDU writer does the check (it applies to every carrier), so the layer is "sue".
     check_error(r.err, w::errc::value_too_big, "sue");
-    const bytevec max(4096, 0x11);
+    const byte_vector max(4096, 0x11);
     const auto ok = w::emit_sue_frame(params_for(w::encap::udp4), test_rh(), max, out);
     REQUIRE(ok.ok());
     CHECK(ok.value == 42 + 8 + 4096 + 4);
   }
   SUBCASE("SUE Lite payload over 1024 bytes") {
-    const bytevec big(1025, 0x22);
+    const byte_vector big(1025, 0x22);
     const auto r = w::emit_frame(params_for(w::encap::lite), big, out);
     REQUIRE_FALSE(r.ok());
     check_error(r.err, w::errc::value_too_big, "frame");
-    const bytevec max(1024, 0x22);
+    const byte_vector max(1024, 0x22);
     const auto ok = w::emit_frame(params_for(w::encap::lite), max, out);
     REQUIRE(ok.ok());
     CHECK(ok.value == 6 + 1024);
   }
   SUBCASE("UDP datagram over 65535 bytes") {
-    bytevec huge_out(70000);
-    const bytevec huge(65535 - 8 - 20 + 1, 0);  // 20 + 8 + this = 65536
+    byte_vector huge_out(70000);
+    const byte_vector huge(65535 - 8 - 20 + 1, 0);  // 20 + 8 + this = 65536
     const auto r = w::emit_frame(params_for(w::encap::udp4), huge, huge_out);
     REQUIRE_FALSE(r.ok());
     check_error(r.err, w::errc::value_too_big, "frame");
-    const bytevec fits(65535 - 28, 0);
+    const byte_vector fits(65535 - 28, 0);
     CHECK(w::emit_frame(params_for(w::encap::udp4), fits, huge_out).ok());
-    const bytevec huge6(65535 - 8 + 1, 0);
+    const byte_vector huge6(65535 - 8 + 1, 0);
     const auto r6 = w::emit_frame(params_for(w::encap::udp6), huge6, huge_out);
     REQUIRE_FALSE(r6.ok());
     check_error(r6.err, w::errc::value_too_big, "frame");
   }
   SUBCASE("shim length over 65535") {
-    bytevec huge_out(70000);
-    const bytevec huge(65536, 0);
+    byte_vector huge_out(70000);
+    const byte_vector huge(65536, 0);
     const auto r = w::emit_frame(params_for(w::encap::afh1_shim), huge, huge_out);
     REQUIRE_FALSE(r.ok());
     check_error(r.err, w::errc::value_too_big, "frame");
@@ -662,7 +606,7 @@ TEST_CASE("frame: value_too_big, never a silent truncation") {
 
 // An id of 2^24 or more has no room in 10.0.0.0/8: it must not alias another XPU.
 TEST_CASE("frame: udp4 rejects XPU ids that do not fit 10.0.0.0/8") {
-  bytevec out(200);
+  byte_vector out(200);
   w::frame_params p = params_for(w::encap::udp4);
   p.src_xpu = 0x01000001;
   const auto r = w::emit_sue_frame(p, test_rh(), kPayload, out);
@@ -671,7 +615,7 @@ TEST_CASE("frame: udp4 rejects XPU ids that do not fit 10.0.0.0/8") {
 }
 
 TEST_CASE("frame: emit_sue_frame refuses SUE Lite") {
-  bytevec out(200, 0xEE);
+  byte_vector out(200, 0xEE);
   const auto r = w::emit_sue_frame(params_for(w::encap::lite), test_rh(), kPayload, out);
   REQUIRE_FALSE(r.ok());
   check_error(r.err, w::errc::unsupported, "frame");
@@ -707,7 +651,7 @@ TEST_CASE("frame: encapsulation names round-trip") {
 }
 
 TEST_CASE("frame: values with no place in the encapsulation are refused, not dropped") {
-  bytevec out(200);
+  byte_vector out(200);
   w::frame_params p = params_for(w::encap::udp4);
   p.multicast = true;
   auto r = w::emit_sue_frame(p, test_rh(), kPayload, out);

@@ -22,13 +22,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace pk = scaleup::pack;
 namespace w = scaleup::wire;
 using w::errc;
 
-using byte_vector = std::vector<std::uint8_t>;
+using scaleup::test::byte_vector;
 
 // A command whose bytes the test owns for as long as the packer may look at them.
 struct owned {

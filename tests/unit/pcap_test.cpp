@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -22,7 +24,10 @@ using scaleup::pcap::packet;
 using scaleup::pcap::reader;
 using scaleup::pcap::writer;
 using status = reader::status;
-using byte_vector = std::vector<std::uint8_t>;
+using scaleup::test::byte_vector;
+using scaleup::test::bytes_of;
+using scaleup::test::contains;
+using scaleup::test::ramp;
 
 // Unique per process and per call, so parallel test runs do not trample each other's files.
 class temp_file {
@@ -89,14 +94,6 @@ void pcap_record(byte_vector& v, std::uint32_t sec, std::uint32_t usec, std::uin
   put_bytes(v, data);
 }
 
-byte_vector pattern(std::size_t n, std::uint8_t seed) {
-  byte_vector v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(seed + i * 7);
-  return v;
-}
-
-byte_vector bytes_of(std::span<const std::uint8_t> s) { return byte_vector(s.begin(), s.end()); }
-
 std::optional<reader> open_ok(const std::string& path) {
   std::string err;
   auto r = reader::open(path, err);
@@ -111,10 +108,6 @@ std::string open_error(const std::string& path) {
   auto r = reader::open(path, err);
   CHECK_FALSE(r.has_value());
   return err;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 struct frame {
@@ -144,9 +137,9 @@ TEST_CASE("pcap: link type names and values") {
 
 TEST_CASE("pcap: three frames round-trip on each link type") {
   const std::array<frame, 3> frames{{
-      {pattern(14, 1), 1700000000, 0},
-      {pattern(60, 2), 1700000000, 999999},
-      {pattern(1514, 3), 1700000123, 42},
+      {ramp(14, 1, 7), 1700000000, 0},
+      {ramp(60, 2, 7), 1700000000, 999999},
+      {ramp(1514, 3, 7), 1700000123, 42},
   }};
   for (link_type lt : {link_type::ethernet, link_type::afh2, link_type::tofu}) {
     CAPTURE(scaleup::pcap::to_string(lt));
@@ -188,9 +181,9 @@ TEST_CASE("pcap: times after 2038 survive the unsigned 32-bit seconds field") {
     std::string err;
     auto w = writer::create(tmp.str(), link_type::ethernet, 128, err);
     REQUIRE(w.has_value());
-    CHECK(w->write(pattern(20, 0), 0, 0));
-    CHECK(w->write(pattern(20, 0), after_2038, 1));
-    CHECK(w->write(pattern(20, 0), last, 999999));
+    CHECK(w->write(ramp(20, 0, 7), 0, 0));
+    CHECK(w->write(ramp(20, 0, 7), after_2038, 1));
+    CHECK(w->write(ramp(20, 0, 7), last, 999999));
     CHECK(w->close());
   }
   auto r = open_ok(tmp.str());
@@ -257,14 +250,14 @@ TEST_CASE("pcap: a truncated global header is a damaged capture, not a foreign f
 
 TEST_CASE("pcap: truncation inside the second packet's data") {
   temp_file tmp(".pcap");
-  const byte_vector first = pattern(40, 9);
+  const byte_vector first = ramp(40, 9, 7);
   {
     std::string err;
     auto w = writer::create(tmp.str(), link_type::ethernet, 65535, err);
     REQUIRE(w.has_value());
     CHECK(w->write(first, 10, 20));
-    CHECK(w->write(pattern(62, 1), 11, 21));
-    CHECK(w->write(pattern(30, 5), 12, 22));
+    CHECK(w->write(ramp(62, 1, 7), 11, 21));
+    CHECK(w->write(ramp(30, 5, 7), 12, 22));
     CHECK(w->close());
   }
   fs::resize_file(tmp.path(), 24 + 16 + first.size() + 16 + 10);
@@ -299,7 +292,7 @@ TEST_CASE("pcap: truncation inside the second packet's record header") {
 TEST_CASE("pcap: an absurd caplen is an error, not a crash") {
   temp_file tmp(".pcap");
   byte_vector v = pcap_header(65535, 1);
-  pcap_record(v, 1, 2, 300000, 300000, pattern(64, 0));
+  pcap_record(v, 1, 2, 300000, 300000, ramp(64, 0, 7));
   write_file(tmp.path(), v);
   auto r = open_ok(tmp.str());
   packet p;
@@ -311,7 +304,7 @@ TEST_CASE("pcap: an absurd caplen is an error, not a crash") {
 
 TEST_CASE("pcap: a caplen above the file's snaplen is cut to the snaplen") {
   temp_file tmp(".pcap");
-  const byte_vector data = pattern(200, 3);
+  const byte_vector data = ramp(200, 3, 7);
   byte_vector v = pcap_header(100, 147);
   pcap_record(v, 1, 2, 200, 200, data);
   pcap_record(v, 3, 4, 4, 4, {9, 8, 7, 6});
@@ -363,8 +356,8 @@ TEST_CASE("pcap: a hand-built pcapng file is read") {
     v.resize(v.size() + (padded - data.size()), 0);
     put32(v, 32 + padded);
   };
-  const byte_vector a = pattern(61, 4);  // odd lengths exercise the padding
-  const byte_vector b = pattern(5, 8);
+  const byte_vector a = ramp(61, 4, 7);  // odd lengths exercise the padding
+  const byte_vector b = ramp(5, 8, 7);
   epb(1700000000123456ull, 61, a);
   epb(1700000001000007ull, 1500, b);
 
@@ -392,12 +385,12 @@ TEST_CASE("pcap: a hand-built pcapng file is read") {
 
 TEST_CASE("pcap: writer refuses a frame longer than the snaplen and stays usable") {
   temp_file tmp(".pcap");
-  const byte_vector ok = pattern(64, 1);
+  const byte_vector ok = ramp(64, 1, 7);
   {
     std::string err;
     auto w = writer::create(tmp.str(), link_type::afh2, 64, err);
     REQUIRE(w.has_value());
-    CHECK_FALSE(w->write(pattern(65, 0), 1, 0));
+    CHECK_FALSE(w->write(ramp(65, 0, 7), 1, 0));
     INFO(w->error());
     CHECK(contains(w->error(), tmp.str()));
     CHECK(contains(w->error(), "65"));
@@ -426,7 +419,7 @@ TEST_CASE("pcap: writer refuses what the pcap format cannot hold") {
 
   auto w = writer::create(tmp.str(), link_type::tofu, scaleup::pcap::max_snaplen, err);
   REQUIRE(w.has_value());
-  const byte_vector f = pattern(8, 0);
+  const byte_vector f = ramp(8, 0, 7);
   CHECK_FALSE(w->write(f, -1, 0));
   CHECK_FALSE(w->write(f, std::int64_t{1} << 32, 0));
   CHECK_FALSE(w->write(f, 1, 1000000));
@@ -455,7 +448,7 @@ TEST_CASE("pcap: writer reports a full disk when closing") {
   auto w = writer::create("/dev/full", link_type::ethernet, 65535, err);
   INFO(err);
   REQUIRE(w.has_value());
-  (void)w->write(pattern(100, 0), 1, 0);  // may or may not fail before the buffer is flushed
+  (void)w->write(ramp(100, 0, 7), 1, 0);  // may or may not fail before the buffer is flushed
   CHECK_FALSE(w->close());
   CHECK(contains(w->error(), "No space left"));
   CHECK_FALSE(w->close());
@@ -467,9 +460,9 @@ TEST_CASE("pcap: reader and writer move") {
   auto w = writer::create(tmp.str(), link_type::ethernet, 100, err);
   REQUIRE(w.has_value());
   writer w2 = std::move(*w);
-  CHECK(w2.write(pattern(10, 0), 5, 6));
+  CHECK(w2.write(ramp(10, 0, 7), 5, 6));
   w.reset();  // the moved-from writer must not close the file under w2
-  CHECK(w2.write(pattern(11, 0), 5, 7));
+  CHECK(w2.write(ramp(11, 0, 7), 5, 7));
   CHECK(w2.close());
 
   auto r = open_ok(tmp.str());

@@ -20,14 +20,15 @@
 #include <string_view>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace p = scaleup::pack;
 namespace w = scaleup::wire;
 using w::errc;
 
-template <std::size_t N>
-using byte_array = std::array<std::uint8_t, N>;
+using scaleup::test::byte_array;
 
 // The control of a 64-byte WR_FULL, tag 0x1234, address 0x0000'0001'0000'0040, laid out as the
 // default profile draws cmd_write: type, data length - 1, tag (16), address (64), big-endian.

@@ -27,6 +27,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace w = scaleup::wire;
@@ -34,22 +36,11 @@ using w::errc;
 using w::layout;
 using w::severity;
 
-template <std::size_t N>
-using byte_array = std::array<std::uint8_t, N>;
+using scaleup::test::byte_array;
+using scaleup::test::hex;
 
 template <class T>
 using wire_bytes = byte_array<layout<T>::size>;
-
-std::string hex(w::bytes b) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string s;
-  for (const std::uint8_t x : b) {
-    if (!s.empty()) s += ' ';
-    s += digits[x >> 4];
-    s += digits[x & 0xF];
-  }
-  return s;
-}
 
 // A copy of v with one member changed.
 template <class T, class M, class V>
@@ -345,19 +336,12 @@ void check_random_round_trips(std::uint64_t seed) {
 
 using rh_t = w::reliability_header;
 
+// rh_golden (support.hpp, shared with wire_pdu_test.cpp):
 // Word 0: ver=0 op=1 rsv=0 xpuid=0x3FF -> 00 01 00 11 1111 1111 = 0001 0011 1111 1111 = 13 FF
 //         npsn=0x1234 -> 12 34
 // Word 1: vc=3 rsvd=0 partition=0x3FF -> 11 0000 11 1111 1111 = 1100 0011 1111 1111 = C3 FF
 //         apsn=0xBEEF -> BE EF
-constexpr rh_t rh_golden{.ver = 0,
-                         .op = 1,
-                         .rsv = 0,
-                         .xpuid = 0x3FF,
-                         .npsn = 0x1234,
-                         .vc = 3,
-                         .rsvd = 0,
-                         .partition = 0x3FF,
-                         .apsn = 0xBEEF};
+using scaleup::test::rh_golden;
 constexpr wire_bytes<rh_t> rh_golden_bytes{0x13, 0xFF, 0x12, 0x34, 0xC3, 0xFF, 0xBE, 0xEF};
 
 // Alternating bits, so that a field shifted by one bit cannot go unnoticed:
@@ -675,8 +659,8 @@ struct layout<tile_good> {  // 4 + 12 = 16 bits
   [[maybe_unused]] static constexpr std::string_view name = "t.good";
   static constexpr std::size_t size = 2;
   static constexpr auto fields = std::tuple{
-      bind(&T::a, {.name = "a", .filter = "t.good.a", .bit = 0, .width = 4}),
-      bind(&T::b, {.name = "b", .filter = "t.good.b", .bit = 4, .width = 12}),
+      member(&T::a, {.name = "a", .filter = "t.good.a", .bit = 0, .width = 4}),
+      member(&T::b, {.name = "b", .filter = "t.good.b", .bit = 4, .width = 12}),
   };
 };
 
@@ -686,8 +670,8 @@ struct layout<tile_gap> {  // bits 4..7 belong to nobody
   [[maybe_unused]] static constexpr std::string_view name = "t.gap";
   static constexpr std::size_t size = 2;
   static constexpr auto fields = std::tuple{
-      bind(&T::a, {.name = "a", .filter = "t.gap.a", .bit = 0, .width = 4}),
-      bind(&T::b, {.name = "b", .filter = "t.gap.b", .bit = 8, .width = 8}),
+      member(&T::a, {.name = "a", .filter = "t.gap.a", .bit = 0, .width = 4}),
+      member(&T::b, {.name = "b", .filter = "t.gap.b", .bit = 8, .width = 8}),
   };
 };
 
@@ -697,8 +681,8 @@ struct layout<tile_overlap> {  // bits 4..7 belong to both
   [[maybe_unused]] static constexpr std::string_view name = "t.overlap";
   static constexpr std::size_t size = 2;
   static constexpr auto fields = std::tuple{
-      bind(&T::a, {.name = "a", .filter = "t.overlap.a", .bit = 0, .width = 8}),
-      bind(&T::b, {.name = "b", .filter = "t.overlap.b", .bit = 4, .width = 12}),
+      member(&T::a, {.name = "a", .filter = "t.overlap.a", .bit = 0, .width = 8}),
+      member(&T::b, {.name = "b", .filter = "t.overlap.b", .bit = 4, .width = 12}),
   };
 };
 
@@ -708,7 +692,7 @@ struct layout<tile_short> {  // the second byte is not covered
   [[maybe_unused]] static constexpr std::string_view name = "t.short";
   static constexpr std::size_t size = 2;
   static constexpr auto fields = std::tuple{
-      bind(&T::a, {.name = "a", .filter = "t.short.a", .bit = 0, .width = 8}),
+      member(&T::a, {.name = "a", .filter = "t.short.a", .bit = 0, .width = 8}),
   };
 };
 
@@ -718,7 +702,7 @@ struct layout<tile_past_end> {  // 16 bits in a 1-byte header
   [[maybe_unused]] static constexpr std::string_view name = "t.past";
   static constexpr std::size_t size = 1;
   static constexpr auto fields = std::tuple{
-      bind(&T::a, {.name = "a", .filter = "t.past.a", .bit = 0, .width = 16}),
+      member(&T::a, {.name = "a", .filter = "t.past.a", .bit = 0, .width = 16}),
   };
 };
 
@@ -728,8 +712,8 @@ struct layout<tile_narrow_member> {  // a 12-bit field in a uint8_t
   [[maybe_unused]] static constexpr std::string_view name = "t.narrow";
   static constexpr std::size_t size = 2;
   static constexpr auto fields = std::tuple{
-      bind(&T::a, {.name = "a", .filter = "t.narrow.a", .bit = 0, .width = 4}),
-      bind(&T::b, {.name = "b", .filter = "t.narrow.b", .bit = 4, .width = 12}),
+      member(&T::a, {.name = "a", .filter = "t.narrow.a", .bit = 0, .width = 4}),
+      member(&T::b, {.name = "b", .filter = "t.narrow.b", .bit = 4, .width = 12}),
   };
 };
 
@@ -739,9 +723,9 @@ struct layout<tile_misaligned_array> {  // a byte array not on a byte boundary
   [[maybe_unused]] static constexpr std::string_view name = "t.misaligned";
   static constexpr std::size_t size = 2;
   static constexpr auto fields = std::tuple{
-      bind(&T::a, {.name = "a", .filter = "t.misaligned.a", .bit = 0, .width = 4}),
-      bind(&T::b, {.name = "b", .filter = "t.misaligned.b", .bit = 4, .width = 8}),
-      bind(&T::c, {.name = "c", .filter = "t.misaligned.c", .bit = 12, .width = 4}),
+      member(&T::a, {.name = "a", .filter = "t.misaligned.a", .bit = 0, .width = 4}),
+      member(&T::b, {.name = "b", .filter = "t.misaligned.b", .bit = 4, .width = 8}),
+      member(&T::c, {.name = "c", .filter = "t.misaligned.c", .bit = 12, .width = 4}),
   };
 };
 

@@ -20,24 +20,16 @@
 #include <string_view>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
 namespace w = scaleup::wire;
 using w::errc;
 using w::rcrc_status;
 
-using byte_vector = std::vector<std::uint8_t>;
-
-std::string hex(w::bytes b) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string s;
-  for (const std::uint8_t x : b) {
-    if (!s.empty()) s += ' ';
-    s += digits[x >> 4];
-    s += digits[x & 0xF];
-  }
-  return s;
-}
+using scaleup::test::byte_vector;
+using scaleup::test::hex;
 
 constexpr std::uint32_t reflect(std::uint32_t v, int bits) {
   std::uint32_t r = 0;
@@ -68,15 +60,7 @@ static_assert(w::crc32(w::bytes{}) == 0u);
 
 // The RH of wire_headers_test: ver 0, op 1, xpuid 0x3FF, npsn 0x1234, vc 3, partition 0x3FF,
 // apsn 0xBEEF -> 13 FF 12 34 C3 FF BE EF (bits worked out there).
-constexpr w::reliability_header rh{.ver = 0,
-                                   .op = 1,
-                                   .rsv = 0,
-                                   .xpuid = 0x3FF,
-                                   .npsn = 0x1234,
-                                   .vc = 3,
-                                   .rsvd = 0,
-                                   .partition = 0x3FF,
-                                   .apsn = 0xBEEF};
+constexpr w::reliability_header rh = scaleup::test::rh_golden;
 
 // RH + AA BB CC + R-CRC. zlib.crc32(13FF1234C3FFBEEF AABBCC) = 0x47B31BDD, big-endian.
 constexpr std::array<std::uint8_t, 15> pdu_golden{0x13, 0xFF, 0x12, 0x34, 0xC3, 0xFF, 0xBE, 0xEF,

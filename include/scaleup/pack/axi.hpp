@@ -89,15 +89,15 @@ struct layout<pack::axi_user> {
   static constexpr std::size_t size = 4;
   // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::rsvd, {.name = "reserved", .filter = "axi.user.rsvd", .bit = 0, .width = 6,
+      member(&T::rsvd, {.name = "reserved", .filter = "axi.user.rsvd", .bit = 0, .width = 6,
                       .description = "USER[31:26]", .seed = "scaleup", .check = rule::reserved}),
-      bind(&T::length, {.name = "length - 1", .filter = "axi.user.length", .bit = 6, .width = 8,
+      member(&T::length, {.name = "length - 1", .filter = "axi.user.length", .bit = 6, .width = 8,
                         .description = "USER[25:18]: bytes - 1, exact where AXI counts beats",
                         .seed = "R2 3.2.2 (length)"}),
-      bind(&T::type, {.name = "type", .filter = "axi.user.type", .bit = 14, .width = 8,
+      member(&T::type, {.name = "type", .filter = "axi.user.type", .bit = 14, .width = 8,
                       .type = kind::hex, .description = "USER[17:10]: command type code",
                       .seed = "R2 3.2.2 (type)"}),
-      bind(&T::xpuid, {.name = "xpuid", .filter = "axi.user.xpuid", .bit = 22, .width = 10,
+      member(&T::xpuid, {.name = "xpuid", .filter = "axi.user.xpuid", .bit = 22, .width = 10,
                        .description = "USER[9:0]: remote XPU",
                        .seed = "R2 3.2.2 (xpu_id); 10 bits as R2 Table 3"}),
   };

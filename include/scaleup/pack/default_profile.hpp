@@ -67,13 +67,13 @@ constexpr auto control_head(second_byte b) noexcept {
                                   .check = wire::rule::reserved};
   // clang-format off
   return std::tuple{
-      wire::bind(&S::type, {.name = "type", .filter = "sue.cmd.type", .bit = 0, .width = 8,
+      wire::member(&S::type, {.name = "type", .filter = "sue.cmd.type", .bit = 0, .width = 8,
                             .type = wire::kind::hex, .description = "Command type (profile)",
                             .seed = "R2 4.2 step 2a"}),
-      wire::bind(&S::dlen, b == second_byte::data_length   ? dlen
+      wire::member(&S::dlen, b == second_byte::data_length   ? dlen
                            : b == second_byte::read_length ? rlen
                                                            : rsvd),
-      wire::bind(&S::tag, {.name = "tag", .filter = "sue.cmd.tag", .bit = 16, .width = 16,
+      wire::member(&S::tag, {.name = "tag", .filter = "sue.cmd.tag", .bit = 16, .width = 16,
                            .description = "Matches a response to its request",
                            .seed = "R2 1.2 (command/response); AXI ID"}),
   };
@@ -171,7 +171,7 @@ struct layout<pack::cmd_read> {
   static constexpr std::string_view seed = "R2 Table 2; scaleup default profile";
   static constexpr std::size_t size = 12;
   static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::read_length), std::tuple{
-      bind(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
+      member(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
                       .type = kind::hex, .description = "Remote memory address",
                       .seed = "R2 4.1 (shared memory, load/store)"})});
 };
@@ -184,7 +184,7 @@ struct layout<pack::cmd_write> {
   static constexpr std::string_view seed = "R2 Table 2; scaleup default profile";
   static constexpr std::size_t size = 12;
   static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      bind(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
+      member(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
                       .type = kind::hex, .description = "Remote memory address",
                       .seed = "R2 4.1 (shared memory, load/store)"})});
 };
@@ -197,18 +197,18 @@ struct layout<pack::cmd_write_partial> {
   static constexpr std::string_view seed = "R2 Table 2; scaleup default profile";
   static constexpr std::size_t size = 16;
   static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      bind(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
+      member(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
                       .type = kind::hex, .description = "Remote memory address",
                       .seed = "R2 4.1 (shared memory, load/store)"}),
-      bind(&T::be_first, {.name = "first byte enables", .filter = "sue.cmd.be_first", .bit = 96,
+      member(&T::be_first, {.name = "first byte enables", .filter = "sue.cmd.be_first", .bit = 96,
                           .width = 8, .type = kind::hex,
                           .description = "Bytes written in the first 8-byte word",
                           .seed = "R2 Table 2 (partial write); AXI WSTRB"}),
-      bind(&T::be_last, {.name = "last byte enables", .filter = "sue.cmd.be_last", .bit = 104,
+      member(&T::be_last, {.name = "last byte enables", .filter = "sue.cmd.be_last", .bit = 104,
                          .width = 8, .type = kind::hex,
                          .description = "Bytes written in the last 8-byte word",
                          .seed = "R2 Table 2 (partial write); AXI WSTRB"}),
-      bind(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd16", .bit = 112, .width = 16,
+      member(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd16", .bit = 112, .width = 16,
                       .seed = "scaleup default profile", .check = rule::reserved})});
 };
 
@@ -220,10 +220,10 @@ struct layout<pack::cmd_response> {
   static constexpr std::string_view seed = "R2 Table 2, 3.2.2; scaleup default profile";
   static constexpr std::size_t size = 6;
   static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::reserved), std::tuple{
-      bind(&T::status, {.name = "status", .filter = "sue.cmd.status", .bit = 32, .width = 8,
+      member(&T::status, {.name = "status", .filter = "sue.cmd.status", .bit = 32, .width = 8,
                         .names = pack::status_names, .description = "AXI response code",
                         .seed = "R2 3.2.2 (B and R channels)"}),
-      bind(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
+      member(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
                       .seed = "scaleup default profile", .check = rule::reserved})});
 };
 
@@ -235,10 +235,10 @@ struct layout<pack::cmd_response_data> {
   static constexpr std::string_view seed = "R2 Table 2, 3.2.2; scaleup default profile";
   static constexpr std::size_t size = 6;
   static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      bind(&T::status, {.name = "status", .filter = "sue.cmd.status", .bit = 32, .width = 8,
+      member(&T::status, {.name = "status", .filter = "sue.cmd.status", .bit = 32, .width = 8,
                         .names = pack::status_names, .description = "AXI response code",
                         .seed = "R2 3.2.2 (B and R channels)"}),
-      bind(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
+      member(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
                       .seed = "scaleup default profile", .check = rule::reserved})});
 };
 
@@ -250,7 +250,7 @@ struct layout<pack::cmd_message> {
   static constexpr std::string_view seed = "R2 Table 2; scaleup default profile";
   static constexpr std::size_t size = 6;
   static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      bind(&T::queue, {.name = "queue", .filter = "sue.cmd.queue", .bit = 32, .width = 16,
+      member(&T::queue, {.name = "queue", .filter = "sue.cmd.queue", .bit = 32, .width = 16,
                        .description = "Receive queue at the destination XPU",
                        .seed = "R2 Table 2 (message)"})});
 };
@@ -273,12 +273,12 @@ struct layout<pack::cmd_atomic> {
   static constexpr std::string_view seed = "R2 Table 2, 4.1; scaleup default profile";
   static constexpr std::size_t size = 14;
   static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      bind(&T::op, {.name = "operation", .filter = "sue.cmd.op", .bit = 32, .width = 8,
+      member(&T::op, {.name = "operation", .filter = "sue.cmd.op", .bit = 32, .width = 8,
                     .names = pack::atomic_op_names, .description = "Atomic operation",
                     .seed = "R2 4.1 (put, get, atomic)"}),
-      bind(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
+      member(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
                       .seed = "scaleup default profile", .check = rule::reserved}),
-      bind(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 48, .width = 64,
+      member(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 48, .width = 64,
                       .type = kind::hex, .description = "Remote memory address",
                       .seed = "R2 4.1"})});
 };

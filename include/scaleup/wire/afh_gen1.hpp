@@ -34,18 +34,18 @@ struct layout<afh1_addresses> {
   static constexpr std::size_t size = 12;
   // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::da_prefix,
+      member(&T::da_prefix,
            {.name = "DA prefix", .filter = "afh1.da_prefix", .bit = 0, .width = 32,
             .type = kind::hex, .description = "First four bytes of the destination MAC",
             .seed = "R2 3.5.3; decisions.md"}),
-      bind(&T::dst_xpu, {.name = "destination XPU", .filter = "afh1.dst_xpu", .bit = 32,
+      member(&T::dst_xpu, {.name = "destination XPU", .filter = "afh1.dst_xpu", .bit = 32,
                          .width = 16, .description = "The 16 bits a switch forwards on",
                          .seed = "R2 3.5.3 (\"XPU-id is mapped into a 16-bit destination\")"}),
-      bind(&T::sa_prefix,
+      member(&T::sa_prefix,
            {.name = "SA prefix", .filter = "afh1.sa_prefix", .bit = 48, .width = 32,
             .type = kind::hex, .description = "First four bytes of the source MAC",
             .seed = "R2 3.5.3; decisions.md"}),
-      bind(&T::src_xpu, {.name = "source XPU", .filter = "afh1.src_xpu", .bit = 80,
+      member(&T::src_xpu, {.name = "source XPU", .filter = "afh1.src_xpu", .bit = 80,
                          .width = 16, .seed = "R2 3.5.3; decisions.md"}),
   };
   // clang-format on
@@ -76,27 +76,27 @@ struct layout<afh1_shim> {
   static constexpr std::size_t size = 16;
   // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::version, {.name = "version", .filter = "afh1.shim.version", .bit = 0,
+      member(&T::version, {.name = "version", .filter = "afh1.shim.version", .bit = 0,
                          .width = 4, .description = "Shim version; 0 today",
                          .seed = "decisions.md", .check = rule::fixed, .expect = 0}),
-      bind(&T::tc, {.name = "traffic class", .filter = "afh1.shim.tc", .bit = 4, .width = 8,
+      member(&T::tc, {.name = "traffic class", .filter = "afh1.shim.tc", .bit = 4, .width = 8,
                     .seed = "decisions.md; R2 3.5.3 (\"similar to an IP header\")"}),
-      bind(&T::hop_limit, {.name = "hop limit", .filter = "afh1.shim.hop_limit", .bit = 12,
+      member(&T::hop_limit, {.name = "hop limit", .filter = "afh1.shim.hop_limit", .bit = 12,
                            .width = 8, .seed = "decisions.md"}),
-      bind(&T::next_header,
+      member(&T::next_header,
            {.name = "next header", .filter = "afh1.shim.next_header", .bit = 20, .width = 8,
             .description = "Transport that follows; 253 = SUE",
             .seed = "decisions.md; R2 3.5.1 (disambiguate transports)"}),
-      bind(&T::length, {.name = "length", .filter = "afh1.shim.length", .bit = 28, .width = 16,
+      member(&T::length, {.name = "length", .filter = "afh1.shim.length", .bit = 28, .width = 16,
                         .description = "Bytes after the shim, padding excluded",
                         .seed = "decisions.md"}),
-      bind(&T::entropy, {.name = "entropy", .filter = "afh1.shim.entropy", .bit = 44,
+      member(&T::entropy, {.name = "entropy", .filter = "afh1.shim.entropy", .bit = 44,
                          .width = 20, .type = kind::hex,
                          .description = "Load-balancing entropy, like the IPv6 flow label",
                          .seed = "decisions.md"}),
-      bind(&T::src_xpu, {.name = "source XPU", .filter = "afh1.shim.src_xpu", .bit = 64,
+      member(&T::src_xpu, {.name = "source XPU", .filter = "afh1.shim.src_xpu", .bit = 64,
                          .width = 32, .seed = "decisions.md"}),
-      bind(&T::dst_xpu, {.name = "destination XPU", .filter = "afh1.shim.dst_xpu", .bit = 96,
+      member(&T::dst_xpu, {.name = "destination XPU", .filter = "afh1.shim.dst_xpu", .bit = 96,
                          .width = 32, .seed = "decisions.md"}),
   };
   // clang-format on

@@ -30,24 +30,24 @@ template <class S>
 constexpr auto afh2_first_octet(std::uint64_t w) noexcept {
   // clang-format off
   return std::tuple{
-      bind(&S::rsv, {.name = "reserved", .filter = "afh2.rsv", .bit = 0, .width = 2,
+      member(&S::rsv, {.name = "reserved", .filter = "afh2.rsv", .bit = 0, .width = 2,
                      .seed = "decisions.md", .check = rule::reserved}),
-      bind(&S::w, {.name = "W", .filter = "afh2.w", .bit = 2, .width = 1, .type = kind::flag,
+      member(&S::w, {.name = "W", .filter = "afh2.w", .bit = 2, .width = 1, .type = kind::flag,
                    .names = afh2_w_names, .description = "Format: 0 = normal, 1 = compressed",
                    .seed = "R2 3.5.2", .check = rule::fixed, .expect = w}),
-      bind(&S::v, {.name = "V", .filter = "afh2.v", .bit = 3, .width = 1, .type = kind::flag,
+      member(&S::v, {.name = "V", .filter = "afh2.v", .bit = 3, .width = 1, .type = kind::flag,
                    .description = "Version: 0 = current", .seed = "R2 3.5.2",
                    .check = rule::fixed, .expect = 0}),
-      bind(&S::z, {.name = "Z", .filter = "afh2.z", .bit = 4, .width = 1, .type = kind::flag,
+      member(&S::z, {.name = "Z", .filter = "afh2.z", .bit = 4, .width = 1, .type = kind::flag,
                    .description = "SLAP: 0 for AAI", .seed = "R2 3.5.2; IEEE 802c",
                    .check = rule::fixed, .expect = 0}),
-      bind(&S::y, {.name = "Y", .filter = "afh2.y", .bit = 5, .width = 1, .type = kind::flag,
+      member(&S::y, {.name = "Y", .filter = "afh2.y", .bit = 5, .width = 1, .type = kind::flag,
                    .description = "SLAP: 0 for AAI", .seed = "R2 3.5.2; IEEE 802c",
                    .check = rule::fixed, .expect = 0}),
-      bind(&S::x, {.name = "X", .filter = "afh2.x", .bit = 6, .width = 1, .type = kind::flag,
+      member(&S::x, {.name = "X", .filter = "afh2.x", .bit = 6, .width = 1, .type = kind::flag,
                    .description = "U/L: 1 = locally administered", .seed = "R2 3.5.2",
                    .check = rule::fixed, .expect = 1}),
-      bind(&S::m, {.name = "M", .filter = "afh2.m", .bit = 7, .width = 1, .type = kind::flag,
+      member(&S::m, {.name = "M", .filter = "afh2.m", .bit = 7, .width = 1, .type = kind::flag,
                    .names = afh2_m_names, .description = "I/G: multicast", .seed = "R2 3.5.2"}),
   };
   // clang-format on
@@ -81,25 +81,25 @@ struct layout<afh2_normal> {
   static constexpr std::size_t size = 12;
   // clang-format off
   static constexpr auto fields = std::tuple_cat(afh2_first_octet<T>(0), std::tuple{
-      bind(&T::hop_count, {.name = "hop count", .filter = "afh2.hop_count", .bit = 8,
+      member(&T::hop_count, {.name = "hop count", .filter = "afh2.hop_count", .bit = 8,
                            .width = 8, .seed = "R2 3.5.2 (W = 0); place: decisions.md"}),
-      bind(&T::dst_xpu, {.name = "destination XPU", .filter = "afh2.dst_xpu", .bit = 16,
+      member(&T::dst_xpu, {.name = "destination XPU", .filter = "afh2.dst_xpu", .bit = 16,
                          .width = 32, .description = "Ends the DA, where a switch looks",
                          .seed = "R2 Fig. 15"}),
-      bind(&T::tc, {.name = "traffic class", .filter = "afh2.tc", .bit = 48, .width = 5,
+      member(&T::tc, {.name = "traffic class", .filter = "afh2.tc", .bit = 48, .width = 5,
                     .description = "Up to the 32 CBFC classes", .seed = "R2 Fig. 15, 3.5.7"}),
-      bind(&T::spare, {.name = "spare", .filter = "afh2.spare", .bit = 53, .width = 1,
+      member(&T::spare, {.name = "spare", .filter = "afh2.spare", .bit = 53, .width = 1,
                        .seed = "R2 Fig. 15", .check = rule::reserved}),
-      bind(&T::sa_ul, {.name = "SA U/L", .filter = "afh2.sa_ul", .bit = 54, .width = 1,
+      member(&T::sa_ul, {.name = "SA U/L", .filter = "afh2.sa_ul", .bit = 54, .width = 1,
                        .type = kind::flag, .description = "Source half: locally administered",
                        .seed = "decisions.md", .check = rule::fixed, .expect = 1}),
-      bind(&T::sa_ig, {.name = "SA I/G", .filter = "afh2.sa_ig", .bit = 55, .width = 1,
+      member(&T::sa_ig, {.name = "SA I/G", .filter = "afh2.sa_ig", .bit = 55, .width = 1,
                        .type = kind::flag,
                        .description = "Source half: never a group address",
                        .seed = "decisions.md", .check = rule::fixed, .expect = 0}),
-      bind(&T::entropy, {.name = "entropy", .filter = "afh2.entropy", .bit = 56, .width = 8,
+      member(&T::entropy, {.name = "entropy", .filter = "afh2.entropy", .bit = 56, .width = 8,
                          .type = kind::hex, .seed = "R2 3.5.2 (W = 0), Fig. 15"}),
-      bind(&T::src_xpu, {.name = "source XPU", .filter = "afh2.src_xpu", .bit = 64,
+      member(&T::src_xpu, {.name = "source XPU", .filter = "afh2.src_xpu", .bit = 64,
                          .width = 32, .seed = "R2 Fig. 15"}),
   });
   // clang-format on
@@ -130,14 +130,14 @@ struct layout<afh2_compressed> {
   static constexpr std::size_t size = 6;
   // clang-format off
   static constexpr auto fields = std::tuple_cat(afh2_first_octet<T>(1), std::tuple{
-      bind(&T::tc, {.name = "traffic class", .filter = "afh2c.tc", .bit = 8, .width = 5,
+      member(&T::tc, {.name = "traffic class", .filter = "afh2c.tc", .bit = 8, .width = 5,
                     .description = "Carries the VC (SUE Lite needs only DA, SA and VC)",
                     .seed = "R2 3.4, Fig. 10"}),
-      bind(&T::spare, {.name = "spare", .filter = "afh2c.spare", .bit = 13, .width = 3,
+      member(&T::spare, {.name = "spare", .filter = "afh2c.spare", .bit = 13, .width = 3,
                        .seed = "decisions.md", .check = rule::reserved}),
-      bind(&T::src_xpu, {.name = "source XPU", .filter = "afh2c.src_xpu", .bit = 16,
+      member(&T::src_xpu, {.name = "source XPU", .filter = "afh2c.src_xpu", .bit = 16,
                          .width = 16, .seed = "R2 3.4, Fig. 10"}),
-      bind(&T::dst_xpu, {.name = "destination XPU", .filter = "afh2c.dst_xpu", .bit = 32,
+      member(&T::dst_xpu, {.name = "destination XPU", .filter = "afh2c.dst_xpu", .bit = 32,
                          .width = 16, .description = "Ends the 6 bytes a switch reads as DA",
                          .seed = "R2 3.4, Fig. 10"}),
   });
@@ -161,7 +161,7 @@ struct layout<afh2_ethertype> {
   static constexpr std::size_t size = 2;
   // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::type, {.name = "type", .filter = "afh2.type", .bit = 0, .width = 16,
+      member(&T::type, {.name = "type", .filter = "afh2.type", .bit = 0, .width = 16,
                       .type = kind::hex, .description = "Transport; 0x88B5 = SUE",
                       .seed = "R2 3.5.1; decisions.md"}),
   };

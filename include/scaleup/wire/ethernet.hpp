@@ -34,13 +34,13 @@ struct layout<ethernet_header> {
   static constexpr std::size_t size = 14;
   // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::dst, {.name = "destination", .filter = "eth.dst", .bit = 0, .width = 48,
+      member(&T::dst, {.name = "destination", .filter = "eth.dst", .bit = 0, .width = 48,
                      .type = kind::mac, .description = "Destination MAC address",
                      .seed = "IEEE 802.3"}),
-      bind(&T::src, {.name = "source", .filter = "eth.src", .bit = 48, .width = 48,
+      member(&T::src, {.name = "source", .filter = "eth.src", .bit = 48, .width = 48,
                      .type = kind::mac, .description = "Source MAC address",
                      .seed = "IEEE 802.3"}),
-      bind(&T::type, {.name = "type", .filter = "eth.type", .bit = 96, .width = 16,
+      member(&T::type, {.name = "type", .filter = "eth.type", .bit = 96, .width = 16,
                       .type = kind::hex, .description = "Ethertype", .seed = "IEEE 802.3"}),
   };
   // clang-format on
@@ -65,15 +65,15 @@ struct layout<vlan_tag> {
   static constexpr std::size_t size = 4;
   // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::pcp, {.name = "PCP", .filter = "vlan.priority", .bit = 0, .width = 3,
+      member(&T::pcp, {.name = "PCP", .filter = "vlan.priority", .bit = 0, .width = 3,
                      .description = "Priority code point: the traffic class",
                      .seed = "R2 3.5.3, 3.5.6"}),
-      bind(&T::dei, {.name = "DEI", .filter = "vlan.dei", .bit = 3, .width = 1,
+      member(&T::dei, {.name = "DEI", .filter = "vlan.dei", .bit = 3, .width = 1,
                      .type = kind::flag, .description = "Drop eligible indicator",
                      .seed = "IEEE 802.1Q"}),
-      bind(&T::vid, {.name = "VID", .filter = "vlan.id", .bit = 4, .width = 12,
+      member(&T::vid, {.name = "VID", .filter = "vlan.id", .bit = 4, .width = 12,
                      .description = "VLAN identifier", .seed = "IEEE 802.1Q"}),
-      bind(&T::type, {.name = "type", .filter = "vlan.etype", .bit = 16, .width = 16,
+      member(&T::type, {.name = "type", .filter = "vlan.etype", .bit = 16, .width = 16,
                       .type = kind::hex, .description = "Inner Ethertype",
                       .seed = "IEEE 802.1Q"}),
   };

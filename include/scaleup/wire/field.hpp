@@ -69,8 +69,8 @@ struct field : field_info {
 };
 
 template <class S, class M>
-constexpr field<S, M> bind(M S::*member, field_info info) noexcept {
-  return field<S, M>{info, member};
+constexpr field<S, M> member(M S::*m, field_info info) noexcept {
+  return field<S, M>{info, m};
 }
 
 template <class T>

@@ -58,7 +58,7 @@ struct layout<rcrc_trailer> {
   static constexpr std::size_t size = 4;
   // clang-format off
   static constexpr auto fields = std::tuple{
-      bind(&T::value, {.name = "R-CRC", .filter = "sue.rcrc", .bit = 0, .width = 32,
+      member(&T::value, {.name = "R-CRC", .filter = "sue.rcrc", .bit = 0, .width = 32,
                        .type = kind::hex,
                        .description = "CRC-32 (ISO-HDLC) over RH and payload, big-endian",
                        .seed = "R2 3.3; algorithm: decisions.md"}),

@@ -1,0 +1,44 @@
+// Packet sequence numbers compared with serial-number arithmetic (RFC 1982), so that order
+// survives wraparound (decisions.md "SUE transport": 16-bit PSNs, +1 per PDU, window below
+// 2^15). The width is a template parameter: small widths let tests cross wraparound often and
+// explore every state.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace scaleup::transport {
+
+template <unsigned Bits = 16>
+struct psn {
+  static_assert(Bits >= 2 && Bits <= 31, "PSN width");
+  using rep = std::conditional_t<(Bits <= 16), std::uint16_t, std::uint32_t>;
+  static constexpr std::uint32_t mask = (std::uint32_t{1} << Bits) - 1;
+  static constexpr std::uint32_t half = std::uint32_t{1} << (Bits - 1);
+
+  rep value = 0;
+
+  constexpr psn() = default;
+  constexpr explicit psn(std::uint32_t v) noexcept : value(static_cast<rep>(v & mask)) {}
+
+  constexpr psn operator+(std::uint32_t n) const noexcept { return psn(value + n); }
+  constexpr psn operator-(std::uint32_t n) const noexcept { return psn(value - n); }
+  constexpr psn& operator++() noexcept { return *this = *this + 1; }
+  friend constexpr bool operator==(psn, psn) = default;
+
+  // Steps forward from `from` to `to`, modulo the space.
+  friend constexpr std::uint32_t distance(psn from, psn to) noexcept {
+    return (std::uint32_t{to.value} - from.value) & mask;
+  }
+  // a comes before b: b is less than half the space ahead. No raw `<` on PSNs (style.md 7).
+  friend constexpr bool before(psn a, psn b) noexcept {
+    const std::uint32_t d = distance(a, b);
+    return d != 0 && d < half;
+  }
+  // x lies in [lo, lo + n).
+  friend constexpr bool within(psn x, psn lo, std::uint32_t n) noexcept {
+    return distance(lo, x) < n;
+  }
+};
+
+}  // namespace scaleup::transport

@@ -1,0 +1,165 @@
+// Helpers shared by the unit tests (namespace scaleup::test): one copy of each, instead of
+// one per test file.
+//
+// Everything but the frame fixtures at the end is written without scaleup: the reference
+// checksums and byte-order helpers share no code with the library, so a test that checks the
+// library against them is not checking the library against itself.
+#pragma once
+
+#include <scaleup/wire/frame.hpp>
+#include <scaleup/wire/reliability_header.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scaleup::test {
+
+// ---- byte containers ----------------------------------------------------------------------
+
+// The owned byte buffer most tests build frames, commands and expectations in.
+using byte_vector = std::vector<std::uint8_t>;
+
+// Fixed-size golden bytes, e.g. the image of one header.
+template <std::size_t N>
+using byte_array = std::array<std::uint8_t, N>;
+
+// A copy of any run of bytes (a span the library hands back, an array, ...), so that it can be
+// compared with a byte_vector as a whole.
+inline byte_vector bytes_of(std::span<const std::uint8_t> s) {
+  return byte_vector(s.begin(), s.end());
+}
+
+// The parts one after another: frames and payloads written as a list of named pieces.
+inline byte_vector cat(std::initializer_list<byte_vector> parts) {
+  byte_vector out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// n bytes that are easy to tell apart: first, first + step, first + 2 * step, ... (mod 256).
+inline byte_vector ramp(std::size_t n, std::uint8_t first, std::uint8_t step = 1) {
+  byte_vector v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(first + i * step);
+  return v;
+}
+
+// ---- text ---------------------------------------------------------------------------------
+
+// Bytes as upper-case hex pairs separated by spaces ("0A BC 00"), for expected strings and
+// failure messages; with per_line > 0, a line break instead of the space after every per_line
+// bytes, for dumps of whole frames.
+inline std::string hex(std::span<const std::uint8_t> b, std::size_t per_line = 0) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string s;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (i) s += (per_line != 0 && i % per_line == 0) ? '\n' : ' ';
+    s += digits[b[i] >> 4];
+    s += digits[b[i] & 0xF];
+  }
+  return s;
+}
+
+// Whether needle occurs in haystack: for error messages and printer output, whose full text
+// a test does not pin.
+inline bool contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+// What a printer writes to its sink, as one string: fn is called with the sink.
+template <class Fn>
+std::string render(Fn&& fn) {
+  std::string s;
+  auto sink = [&](std::string_view v) { s.append(v.data(), v.size()); };
+  fn(sink);
+  return s;
+}
+
+// ---- big-endian access, independent of the library's bits.hpp -----------------------------
+
+// Read and patch header fields of emitted frames at offsets worked out by hand.
+inline std::uint16_t be16(std::span<const std::uint8_t> v, std::size_t at) {
+  return static_cast<std::uint16_t>((v[at] << 8) | v[at + 1]);
+}
+inline std::uint32_t be32(std::span<const std::uint8_t> v, std::size_t at) {
+  return (std::uint32_t{v[at]} << 24) | (std::uint32_t{v[at + 1]} << 16) |
+         (std::uint32_t{v[at + 2]} << 8) | std::uint32_t{v[at + 3]};
+}
+inline void set16(std::span<std::uint8_t> v, std::size_t at, std::uint16_t x) {
+  v[at] = static_cast<std::uint8_t>(x >> 8);
+  v[at + 1] = static_cast<std::uint8_t>(x);
+}
+
+// ---- independent references ---------------------------------------------------------------
+
+// CRC-32/ISO-HDLC (the R-CRC and the Ethernet FCS), bit by bit: reflected polynomial
+// 0xEDB88320, init and xorout 0xFFFFFFFF. Independent of the library: shares no code with
+// wire/checksum.hpp's table-driven CRC, so goldens and emitted frames can be checked with it.
+constexpr std::uint32_t ref_crc32(const std::uint8_t* p, std::size_t n) {
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : (c >> 1);
+  }
+  return c ^ 0xFFFFFFFFu;
+}
+
+// RFC 1071 sum of 16-bit big-endian words (odd byte padded with zero), folded, NOT inverted;
+// acc carries a partial sum over, e.g. from a pseudo-header. Independent of the library: shares
+// no code with wire/checksum.hpp, so IPv4 and UDP checksums can be checked and fixed with it.
+constexpr std::uint32_t ref_sum(const std::uint8_t* p, std::size_t n, std::uint32_t acc = 0) {
+  for (std::size_t i = 0; i < n; i += 2) {
+    const std::uint32_t hi = p[i];
+    const std::uint32_t lo = i + 1 < n ? p[i + 1] : 0;
+    acc += (hi << 8) | lo;
+  }
+  while (acc >> 16) acc = (acc & 0xFFFFu) + (acc >> 16);
+  return acc;
+}
+
+// ---- frame fixtures -----------------------------------------------------------------------
+
+// The reliability header of the header and PDU goldens: wire_headers_test.cpp works out its
+// bytes bit by bit (13 FF 12 34 C3 FF BE EF), wire_pdu_test.cpp builds its golden PDU on it.
+inline constexpr wire::reliability_header rh_golden{.ver = 0,
+                                                    .op = 1,
+                                                    .rsv = 0,
+                                                    .xpuid = 0x3FF,
+                                                    .npsn = 0x1234,
+                                                    .vc = 3,
+                                                    .rsvd = 0,
+                                                    .partition = 0x3FF,
+                                                    .apsn = 0xBEEF};
+
+// The reliability header of every emitted test frame (frame_test.cpp pins the frames built
+// from it to hand-written goldens, dissect_test.cpp reads them back):
+// ver 0, op ACK (0), rsv 0, xpuid 1 | npsn 0x1234 | vc 1, rsvd 0, partition 5 | apsn 0x0042,
+// i.e. 00 01 12 34 40 05 00 42 (worked out next to frame_test.cpp's kRh).
+inline wire::reliability_header test_rh() {
+  wire::reliability_header rh;
+  rh.ver = 0;
+  rh.op = 0;
+  rh.xpuid = 1;
+  rh.npsn = 0x1234;
+  rh.vc = 1;
+  rh.partition = 5;
+  rh.apsn = 0x0042;
+  return rh;
+}
+
+// The frame parameters of those frames: src XPU 1, dst XPU 2, traffic class 3.
+inline wire::frame_params params_for(wire::encap e) {
+  wire::frame_params p;
+  p.kind = e;
+  p.src_xpu = 1;
+  p.dst_xpu = 2;
+  p.tc = e == wire::encap::afh1 ? 0 : 3;  // plain AFH Gen 1 has nowhere to carry a class
+  return p;
+}
+
+}  // namespace scaleup::test

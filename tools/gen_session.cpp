@@ -1,0 +1,206 @@
+// `scaleup gen session`: runs the fabric harness (packer, go-back-N, switch, lossy links) and
+// writes the wire as the switch sees it, every transmission and retransmission included.
+#include <unistd.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "cli.hpp"
+#include "scaleup/transport/fabric.hpp"
+
+namespace scaleup::cli {
+
+namespace {
+
+std::optional<double> probability(args& a) {
+  const auto v = a.value();
+  if (!v) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const double p = std::stod(std::string(*v), &used);
+    if (used != v->size() || !(p >= 0.0 && p <= 1.0)) return std::nullopt;
+    return p;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// XPU:PORT:DOWN[:UP] in ns.
+std::optional<std::pair<transport::link_event, std::optional<transport::link_event>>> link_failure(
+    std::string_view s) {
+  std::array<std::uint64_t, 4> v{};
+  std::size_t n = 0;
+  for (std::size_t start = 0; start <= s.size() && n < 4;) {
+    const std::size_t colon = std::min(s.find(':', start), s.size());
+    const auto x = parse_number<std::uint64_t>(s.substr(start, colon - start));
+    if (!x) return std::nullopt;
+    v[n++] = *x;
+    start = colon + 1;
+  }
+  if (n < 3 || v[0] > 0xFFFF || v[1] > 3) return std::nullopt;
+  const auto xpu = static_cast<std::uint16_t>(v[0]);
+  const auto port = static_cast<std::uint8_t>(v[1]);
+  std::optional<transport::link_event> up;
+  if (n == 4) up = transport::link_event{v[3], xpu, port, true};
+  return std::pair{transport::link_event{v[2], xpu, port, false}, up};
+}
+
+}  // namespace
+
+int gen_session(std::span<const std::string_view> argv) {
+  std::string out;
+  transport::fabric_config cfg;
+  cfg.xpus = 8;
+  std::uint32_t commands = 10'000;
+  double load = 0.5;
+  bool json = false;
+  args a(argv);
+  while (!a.done()) {
+    const std::string_view f = a.flag();
+    if (f == "-o" || f == "--output") {
+      const auto v = a.value();
+      if (!v) return fail_usage("gen: -o needs a file name");
+      out = std::string(*v);
+    } else if (f == "--xpus") {
+      const auto n = a.number<unsigned>();
+      if (!n || *n < 2 || *n > transport::fabric::max_xpus)
+        return fail_usage("gen: --xpus needs a number from 2 to 64");
+      cfg.xpus = static_cast<std::uint16_t>(*n);
+    } else if (f == "--ports") {
+      const auto n = a.number<unsigned>();
+      if (!n || (*n != 1 && *n != 2 && *n != 4)) return fail_usage("gen: --ports takes 1, 2 or 4");
+      cfg.ports = static_cast<std::uint8_t>(*n);
+    } else if (f == "--unordered") {
+      cfg.unordered = true;
+    } else if (f == "--loss" || f == "--corrupt" || f == "--duplicate" || f == "--reorder") {
+      const auto p = probability(a);
+      if (!p) return fail_usage("gen: " + std::string(f) + " needs a probability from 0 to 1");
+      (f == "--loss"        ? cfg.loss
+       : f == "--corrupt"   ? cfg.corrupt
+       : f == "--duplicate" ? cfg.duplicate
+                            : cfg.reorder) = *p;
+    } else if (f == "--fail-link") {
+      const auto l = link_failure(a.value().value_or(""));
+      if (!l) return fail_usage("gen: --fail-link takes XPU:PORT:DOWN_NS[:UP_NS]");
+      cfg.link_events.push_back(l->first);
+      if (l->second) cfg.link_events.push_back(*l->second);
+    } else if (f == "--commands") {
+      const auto n = a.number<std::uint32_t>();
+      if (!n || *n == 0 || *n > 10'000'000)
+        return fail_usage("gen: --commands needs a number from 1 to 10000000");
+      commands = *n;
+    } else if (f == "--load") {
+      const auto p = probability(a);
+      if (!p || *p == 0) return fail_usage("gen: --load needs a fraction above 0, up to 1");
+      load = *p;
+    } else if (f == "--seed") {
+      const auto n = a.number<std::uint64_t>();
+      if (!n) return fail_usage("gen: --seed needs a whole number");
+      cfg.seed = *n;
+    } else if (f == "--encap") {
+      const auto e = wire::encap_from_string(a.value().value_or(""));
+      if (!e || *e == wire::encap::lite)
+        return fail_usage("gen: --encap takes one SUE encapsulation (not lite: it has no RH)");
+      cfg.encap = *e;
+    } else if (f == "--json") {
+      json = true;
+    } else {
+      return fail_usage("gen: unknown option '" + std::string(f) + "'");
+    }
+  }
+  if (out.empty()) return fail_usage("gen: -o FILE is required");
+  for (const auto& l : cfg.link_events)
+    if (l.xpu >= cfg.xpus || l.port >= cfg.ports)
+      return fail_usage("gen: --fail-link names an XPU or port the fabric does not have");
+
+  std::string err;
+  auto w = cap::writer::create(out, cap::link_type::ethernet, 65535, err);
+  if (!w) {
+    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    return 1;
+  }
+  transport::fabric fab(cfg);
+  bool write_failed = false;
+  fab.on_wire([&](std::uint64_t ns, std::span<const std::uint8_t> frame) {
+    if (!write_failed &&
+        !w->write(frame, static_cast<std::int64_t>(1'700'000'000 + ns / 1'000'000'000),
+                  static_cast<std::uint32_t>((ns / 1000) % 1'000'000)))
+      write_failed = true;
+  });
+  // Commands between random pairs, on VC0 (requests) or VC1 (responses), 1 to 256 bytes of
+  // data, arriving evenly at `load` of the fabric's capacity.
+  std::mt19937_64 rng(cfg.seed);
+  const double mean_bits = 8.0 * (12 + 128.5);
+  const double gap = mean_bits / (load * cfg.instance_gbps * cfg.xpus);
+  for (std::uint32_t i = 0; i < commands; ++i) {
+    const auto src = static_cast<std::uint16_t>(rng() % cfg.xpus);
+    const auto dst = static_cast<std::uint16_t>((src + 1 + rng() % (cfg.xpus - 1u)) % cfg.xpus);
+    fab.add({.at = static_cast<std::uint64_t>(i * gap),
+             .src = src,
+             .dst = dst,
+             .vc = static_cast<std::uint8_t>(rng() % 2),
+             .data = static_cast<std::uint16_t>(1 + rng() % 256)});
+  }
+  // A long run shows how far it got, on a terminal only.
+  const bool progress = isatty(2);
+  const std::uint64_t end = static_cast<std::uint64_t>(commands * gap);
+  const std::uint64_t slice = end / 100 + 1000;
+  for (std::uint64_t t = slice;
+       !fab.run(t).offered || fab.stats().delivered < fab.stats().offered || t < end; t += slice) {
+    if (progress)
+      std::fprintf(stderr, "\rscaleup: %llu of %u commands delivered",
+                   static_cast<unsigned long long>(fab.stats().delivered), commands);
+    if (t > end * 1000 + 100'000'000) break;  // nothing moves any more
+  }
+  fab.run();
+  if (progress) std::fprintf(stderr, "\r%60s\r", "");
+  if (write_failed || !w->close()) {
+    std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());
+    return 1;
+  }
+  const auto& s = fab.stats();
+  if (json) {
+    std::printf(
+        "{\"offered\":%llu,\"delivered\":%llu,\"duplicates\":%llu,\"out_of_order\":%llu,"
+        "\"retransmissions\":%llu,\"nacks\":%llu,\"goodput_gbps\":%.3f,\"frames\":%llu,"
+        "\"acks\":%llu,\"lost\":%llu,\"corrupted\":%llu,\"failovers\":%llu,\"moved\":%llu,"
+        "\"duration_ns\":%llu}\n",
+        static_cast<unsigned long long>(s.offered), static_cast<unsigned long long>(s.delivered),
+        static_cast<unsigned long long>(s.duplicates),
+        static_cast<unsigned long long>(s.out_of_order),
+        static_cast<unsigned long long>(s.retransmissions),
+        static_cast<unsigned long long>(s.nacks), s.goodput_gbps(),
+        static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.acks),
+        static_cast<unsigned long long>(s.lost), static_cast<unsigned long long>(s.corrupted),
+        static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.moved),
+        static_cast<unsigned long long>(fab.now()));
+  } else {
+    std::printf(
+        "session: %u XPUs x %u port%s (%s), loss %.3g, corruption %.3g, %s\n"
+        "  commands offered      %llu\n"
+        "  delivered             %llu\n"
+        "  duplicates            %llu (must be 0)\n"
+        "  out of order          %llu (must be 0)\n"
+        "  frames on the wire    %llu (%llu ACK/NACK carried)\n"
+        "  retransmissions       %llu\n"
+        "  NACKs                 %llu\n"
+        "  lost / corrupted      %llu / %llu\n"
+        "  failovers             %llu (%llu PDUs moved)\n"
+        "  goodput               %.1f Gb/s over %.1f us\n"
+        "  capture               %s\n",
+        cfg.xpus, cfg.ports, cfg.ports == 1 ? "" : "s", cfg.unordered ? "unordered" : "strict",
+        cfg.loss, cfg.corrupt, std::string(wire::to_string(cfg.encap)).c_str(),
+        static_cast<unsigned long long>(s.offered), static_cast<unsigned long long>(s.delivered),
+        static_cast<unsigned long long>(s.duplicates),
+        static_cast<unsigned long long>(s.out_of_order), static_cast<unsigned long long>(s.frames),
+        static_cast<unsigned long long>(s.acks), static_cast<unsigned long long>(s.retransmissions),
+        static_cast<unsigned long long>(s.nacks), static_cast<unsigned long long>(s.lost),
+        static_cast<unsigned long long>(s.corrupted), static_cast<unsigned long long>(s.failovers),
+        static_cast<unsigned long long>(s.moved), s.goodput_gbps(),
+        static_cast<double>(fab.now()) / 1000.0, out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace scaleup::cli
