@@ -17,20 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scaleup/dissect/engine.hpp"
-#include "scaleup/pack/axi.hpp"
-#include "scaleup/pack/profiles.hpp"
-#include "scaleup/pack/signal_interface.hpp"
-#include "scaleup/transport/cbfc.hpp"
-#include "scaleup/transport/llr.hpp"
-#include "scaleup/transport/pfc.hpp"
-#include "scaleup/wire/afh_gen1.hpp"
-#include "scaleup/wire/afh_gen2.hpp"
-#include "scaleup/wire/ethernet.hpp"
-#include "scaleup/wire/field.hpp"
-#include "scaleup/wire/ip.hpp"
-#include "scaleup/wire/pdu.hpp"
-#include "scaleup/wire/reliability_header.hpp"
+#include "scaleup/dissect/registry.hpp"
 
 namespace {
 
@@ -43,60 +30,23 @@ constexpr std::string_view end_marker = "<!-- END GENERATED: field tables -->";
 constexpr std::size_t row_bits = 32;
 constexpr std::size_t none = static_cast<std::size_t>(-1);
 
-struct header_doc {
-  std::string_view name;
-  std::string_view title;
-  std::string_view seed;
-  std::size_t size;
-  std::span<const field_info> fields;
-};
-
-template <class T>
-header_doc doc_of() {
-  return {wire::layout<T>::name, wire::layout<T>::title, wire::layout<T>::seed,
-          wire::layout<T>::size, wire::field_infos<T>};
-}
-
-// Document order: the order of the headers in include/scaleup/wire/.
-std::vector<header_doc> all_headers() {
-  return {
-      doc_of<wire::reliability_header>(),
-      doc_of<wire::ethernet_header>(),
-      doc_of<wire::vlan_tag>(),
-      doc_of<wire::ipv4_header>(),
-      doc_of<wire::ipv6_header>(),
-      doc_of<wire::udp_header>(),
-      doc_of<wire::afh1_addresses>(),
-      doc_of<wire::afh1_shim>(),
-      doc_of<wire::afh2_normal>(),
-      doc_of<wire::afh2_compressed>(),
-      doc_of<wire::afh2_ethertype>(),
-      doc_of<wire::rcrc_trailer>(),
-      // Link and flow control (transport/).
-      doc_of<scaleup::transport::llr_header>(),
-      doc_of<scaleup::transport::llr_control>(),
-      doc_of<scaleup::transport::cbfc_update>(),
-      doc_of<scaleup::transport::pfc_pdu>(),
-  };
-}
-
+using header_doc = scaleup::dissect::table;
 namespace pack = scaleup::pack;
+using scaleup::dissect::table_group;
 
-// The control layouts of the default command profile, one per shape.
+std::vector<header_doc> tables_in(std::initializer_list<table_group> groups) {
+  std::vector<header_doc> out;
+  for (const auto& t : scaleup::dissect::tables)
+    for (const auto g : groups)
+      if (t.group == g) out.push_back(t);
+  return out;
+}
+
+std::vector<header_doc> all_headers() { return tables_in({table_group::frame, table_group::link}); }
+
+// The control layouts of the default command profile, and what crosses the XPU boundary.
 std::vector<header_doc> default_profile_shapes() {
-  return {
-      doc_of<pack::cmd_write>(),
-      doc_of<pack::cmd_write_partial>(),
-      doc_of<pack::cmd_read>(),
-      doc_of<pack::cmd_response_data>(),
-      doc_of<pack::cmd_response>(),
-      doc_of<pack::cmd_message>(),
-      doc_of<pack::cmd_barrier>(),
-      doc_of<pack::cmd_atomic>(),
-      // What crosses the XPU-SUE boundary with a command.
-      doc_of<pack::credit_word>(),
-      doc_of<pack::axi_user>(),
-  };
+  return tables_in({table_group::command, table_group::xpu});
 }
 
 // ---- text helpers ------------------------------------------------------------------------

@@ -1,0 +1,81 @@
+// Every field table the library has, in one list: what the docs generator draws and what the
+// Wireshark plugin registers. A new header is added here once and appears in both.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/pack/axi.hpp"
+#include "scaleup/pack/default_profile.hpp"
+#include "scaleup/pack/profiles.hpp"
+#include "scaleup/pack/signal_interface.hpp"
+#include "scaleup/transport/cbfc.hpp"
+#include "scaleup/transport/llr.hpp"
+#include "scaleup/transport/pfc.hpp"
+#include "scaleup/wire/afh_gen1.hpp"
+#include "scaleup/wire/afh_gen2.hpp"
+#include "scaleup/wire/ethernet.hpp"
+#include "scaleup/wire/field.hpp"
+#include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/pdu.hpp"
+#include "scaleup/wire/reliability_header.hpp"
+
+namespace scaleup::dissect {
+
+enum class table_group : std::uint8_t {
+  frame,    // headers the dissector reads in frames
+  command,  // control layouts of the default command profile
+  link,     // link and flow control (not in frames the dissector reads yet)
+  xpu,      // what crosses the XPU-SUE boundary
+};
+
+struct table {
+  std::string_view name;
+  std::string_view title;
+  std::string_view seed;
+  std::size_t size;
+  std::span<const wire::field_info> fields;
+  table_group group;
+};
+
+template <class T>
+constexpr table table_of(table_group g) noexcept {
+  return {wire::layout<T>::name, wire::layout<T>::title, wire::layout<T>::seed,
+          wire::layout<T>::size, wire::field_infos<T>,   g};
+}
+
+// Document order: frame headers in the order of include/scaleup/wire/, then the default
+// profile's command shapes, then link and XPU-interface tables.
+inline constexpr auto tables = std::array{
+    table_of<wire::reliability_header>(table_group::frame),
+    table_of<wire::ethernet_header>(table_group::frame),
+    table_of<wire::vlan_tag>(table_group::frame),
+    table_of<wire::ipv4_header>(table_group::frame),
+    table_of<wire::ipv6_header>(table_group::frame),
+    table_of<wire::udp_header>(table_group::frame),
+    table_of<wire::afh1_addresses>(table_group::frame),
+    table_of<wire::afh1_shim>(table_group::frame),
+    table_of<wire::afh2_normal>(table_group::frame),
+    table_of<wire::afh2_compressed>(table_group::frame),
+    table_of<wire::afh2_ethertype>(table_group::frame),
+    table_of<wire::rcrc_trailer>(table_group::frame),
+    table_of<pack::cmd_write>(table_group::command),
+    table_of<pack::cmd_write_partial>(table_group::command),
+    table_of<pack::cmd_read>(table_group::command),
+    table_of<pack::cmd_response_data>(table_group::command),
+    table_of<pack::cmd_response>(table_group::command),
+    table_of<pack::cmd_message>(table_group::command),
+    table_of<pack::cmd_barrier>(table_group::command),
+    table_of<pack::cmd_atomic>(table_group::command),
+    table_of<transport::llr_header>(table_group::link),
+    table_of<transport::llr_control>(table_group::link),
+    table_of<transport::cbfc_update>(table_group::link),
+    table_of<transport::pfc_pdu>(table_group::link),
+    table_of<pack::credit_word>(table_group::xpu),
+    table_of<pack::axi_user>(table_group::xpu),
+};
+
+}  // namespace scaleup::dissect
