@@ -1,6 +1,7 @@
 // Go-back-N by hand: each case walks the machines event by event and states what the spec
 // (R2 4.2 steps 4 and 8, decisions.md "SUE transport") says must happen.
 #include <scaleup/transport/go_back_n.hpp>
+#include <scaleup/transport/partition.hpp>
 
 #include <doctest/doctest.h>
 
@@ -171,4 +172,28 @@ TEST_CASE("connection table: keyed per {port, peer, VC} or per {port, peer}") {
   peer_keyed.at(1, 2, 3).tx.next = P(7);
   CHECK(peer_keyed.at(1, 2, 0).tx.next == P(7));
   CHECK(peer_keyed.at(0, 2, 0).tx.next == P(0));
+}
+
+TEST_CASE("partition table: denied until allowed, per source") {
+  static t::partition_table<8> p;
+  CHECK_FALSE(p.allowed(1, 5));
+  p.allow(1, 5);
+  CHECK(p.allowed(1, 5));
+  CHECK_FALSE(p.allowed(2, 5));  // another source
+  CHECK_FALSE(p.allowed(1, 6));  // another partition
+  p.allow(1, 1023);
+  CHECK(p.allowed(1, 1023));
+  CHECK_FALSE(p.allowed(1, 1024));  // no such partition
+  CHECK_FALSE(p.allowed(8, 5));     // no such source
+  p.deny(1, 5);
+  CHECK_FALSE(p.allowed(1, 5));
+  p.allow_all(3);
+  CHECK(p.allowed(3, 0));
+  CHECK(p.allowed(3, 777));
+  // The verdict feeds the receiver: a denied partition is dropped, never delivered.
+  t::gbn_receiver<16> r;
+  const auto [n, a] =
+      t::step(r, t::receiver_event<16>{t::receiver_input::pdu, P(0), p.allowed(2, 9)}, 0);
+  CHECK(a.dropped == t::drop_reason::partition);
+  CHECK(n.expected == P(0));
 }
