@@ -219,6 +219,8 @@ inline command_note note_of(const pack::profile& prof, std::span<const std::uint
 int gen_basic(std::span<const std::string_view> args);
 int gen_traffic(std::span<const std::string_view> args);
 int gen_session(std::span<const std::string_view> args);
+int gen_tofu(std::span<const std::string_view> args);
 int dump(std::span<const std::string_view> args);
+int stats(std::span<const std::string_view> args);
 
 }  // namespace scaleup::cli

@@ -272,7 +272,7 @@ std::string generated_markdown() {
   out +=
       "| field | filter name | values | description | seed |\n"
       "|-------|-------------|--------|-------------|------|\n";
-  for (const field_info* f : scaleup::dissect::generated::all)
+  for (const field_info* f : scaleup::dissect::computed)
     out += "| " + cell(f->name) + " | " + code(f->filter) + " | " + cell(values_text(*f)) + " | " +
            cell(f->description) + " | " + cell(f->seed) + " |\n";
   out += "\n";

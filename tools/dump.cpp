@@ -5,6 +5,8 @@
 #include "cli.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
+#include "scaleup/tofu/dissect.hpp"
+#include "scaleup/tofu/slicer.hpp"
 
 namespace scaleup::cli {
 
@@ -62,6 +64,17 @@ int dump(std::span<const std::string_view> argv) {
   }
   stdout_sink out;
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
+  static tofu::record_collector tofu_lanes;
+  static tofu::frame_buffer tofu_frame{};
+  const auto print = [&](const dissect::large_tree& t, std::uint64_t number) {
+    if (json)
+      dissect::put_json(out, t, number);
+    else if (verbose)
+      dissect::put_verbose(out, t, number);
+    else
+      dissect::put_summary(out, t, number);
+    out("\n");
+  };
   cap::packet pkt{};
   for (;;) {
     const auto st = r->next(pkt);
@@ -75,13 +88,23 @@ int dump(std::span<const std::string_view> argv) {
     if (pkt.caplen < pkt.len)
       tree.add_error(wire::error{wire::errc::truncated, "frame", pkt.caplen, pkt.len, pkt.caplen,
                                  "frame cut short by the capture's snapshot length"});
-    if (json)
-      dissect::put_json(out, tree, pkt.number);
-    else if (verbose)
-      dissect::put_verbose(out, tree, pkt.number);
-    else
-      dissect::put_summary(out, tree, pkt.number);
-    out("\n");
+    print(tree, pkt.number);
+    // Tofu slices: once every lane of a frame is in, the reassembled frame too.
+    if (r->link() == tofu::link_tofu) {
+      const auto got = tofu_lanes.push(pkt.data);
+      if (!got.complete) continue;
+      const auto frame = tofu_lanes.reassemble(tofu_frame);
+      tree = {};
+      if (frame) {
+        tofu::dissect_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
+        tree.frame_length = static_cast<std::uint32_t>(frame->size);
+      } else {
+        tree.encap = "tofu";
+        tree.add_error(frame.err);
+      }
+      tree.encap = "tofu.frame";
+      print(tree, pkt.number);
+    }
   }
   return 0;
 }

@@ -43,6 +43,14 @@ commands:
       object: offered, delivered, duplicates, out_of_order, retransmissions, nacks,
       goodput_gbps, and more.
 
+  gen tofu -o FILE [--mode split|duplicate|adaptive] [--error-rate P] [--frames N] [--seed N]
+           [--json]
+      Simulate a dual-rail Tofu-style link: frames sliced over two lanes (split or duplicate,
+      or adaptive: the lane-quality controller chooses), bit errors at rate P on each lane,
+      replays of failed frames. Writes one record per slice on link type 148 and prints the
+      statistics; --json: one object with frames, delivered, lost, split_frames,
+      duplicate_frames, mode_switches.
+
   dump FILE [-v] [--json] [--profile NAME|none] [--udp-port N]... [--no-heuristics]
             [--fcs auto|yes|no]
       Dissect a pcap or pcapng capture: one summary line per frame (and one per packed
@@ -51,6 +59,15 @@ commands:
       port 4793, on every --udp-port, and elsewhere when the payload is a plausible RH
       (unless --no-heuristics). --fcs says whether Ethernet frames end in an FCS (default:
       detect).
+
+  stats FILE [--json] [--svg OUT] [--window N] [--profile NAME|none] [--udp-port N]...
+            [--no-heuristics]
+      Go-back-N sequence analysis, the one the Wireshark plugin shows, per connection
+      {source XPU, destination XPU, port, VC}: PDUs, retransmissions, duplicates (PSNs
+      already acknowledged), out-of-order PDUs, gaps and missing PSNs, NACKs, ACKs, window-
+      full events (--window, default 256) and ACK RTT percentiles. --json prints one object;
+      --svg OUT draws PSN over time per connection (first transmissions, retransmissions,
+      NACKs, ACKs).
 
   help | --help      this text
   --version          the version
@@ -75,11 +92,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "dump") return dump(rest);
+  if (cmd == "stats") return stats(rest);
   if (cmd == "gen") {
-    if (rest.empty()) return fail_usage("gen: which scenario? (basic, traffic, session)");
+    if (rest.empty()) return fail_usage("gen: which scenario? (basic, traffic, session, tofu)");
     if (rest[0] == "basic") return gen_basic(rest.subspan(1));
     if (rest[0] == "traffic") return gen_traffic(rest.subspan(1));
     if (rest[0] == "session") return gen_session(rest.subspan(1));
+    if (rest[0] == "tofu") return gen_tofu(rest.subspan(1));
     return fail_usage("gen: unknown scenario '" + std::string(rest[0]) + "'");
   }
   return fail_usage("unknown command '" + std::string(cmd) + "'");

@@ -212,6 +212,32 @@ def case_session():
         run("gen", "session", "-o", cap, *bad, expect=2)
 
 
+def case_tofu():
+    """gen tofu: adaptive slicing loses nothing; dump shows slices and reassembled frames."""
+    cap = os.path.join(TMP, "t.pcap")
+    s = json.loads(run("gen", "tofu", "-o", cap, "--error-rate", "2e-5", "--frames", "400",
+                       "--seed", "2", "--json").stdout)
+    for k in ("frames", "delivered", "lost", "split_frames", "duplicate_frames", "mode_switches"):
+        check(k in s, f"key {k}: {s}")
+    check(s["frames"] == s["delivered"] == 400 and s["lost"] == 0, f"{s}")
+    check(s["split_frames"] > 0 and s["duplicate_frames"] > 0 and s["mode_switches"] > 0, f"{s}")
+    d = jsonl(run("dump", "--json", cap).stdout)
+    slices = [f for f in d if f["encap"] == "tofu"]
+    frames = [f for f in d if f["encap"] == "tofu.frame"]
+    check(len(slices) == s["slices"], f"{len(slices)} slices dumped, {s['slices']} written")
+    check(all(f["tofu.slice.lane"] in (0, 1) for f in slices), "lanes")
+    bad = [f for f in slices if f["tofu.slice.fcs.status"] != "good"]
+    check(len(bad) == s["failed_slices"] and bad, f"{len(bad)} bad slices, {s['failed_slices']}")
+    check(all(any(e["code"] == "bad_checksum" for e in f["errors"]) for f in bad), "FCS errors")
+    good = [f for f in frames if not f["errors"]]
+    check(len(good) >= 400, f"{len(good)} frames reassembled")
+    check(all(f["tofu.tlp.len"] == 32 * (f["tofu.rh.len"] + 1) for f in good), "TLP = 32(LEN+1)")
+    failed = [f for f in frames if f["errors"]]
+    check(all(f["errors"][0]["index"] in (1, 2) for f in failed), "failed lane named (lane + 1)")
+    for bad_args in (["--mode", "triple"], ["--error-rate", "2"], ["--frames", "0"]):
+        run("gen", "tofu", "-o", cap, *bad_args, expect=2)
+
+
 def case_deterministic():
     a, b = os.path.join(TMP, "a.pcap"), os.path.join(TMP, "b.pcap")
     run("gen", "basic", "-o", a, "--seed", "5")

@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <string_view>
 
+#include "scaleup/dissect/build.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/pack/command.hpp"
 #include "scaleup/pack/default_profile.hpp"
+#include "scaleup/tofu/dissect.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/checksum.hpp"
@@ -104,52 +106,9 @@ using wire::bytes;
 using wire::errc;
 using wire::layout;
 
-template <class Tree>
-constexpr void add_generated(Tree& t, std::uint16_t layer, const field_info& info,
-                             std::uint64_t value) noexcept {
-  t.add_field(field_node{&info, layer, t.layers[layer].offset * 8, true, value, nullptr});
-}
-
-// One header from its table: a layer, a node per field, the table's rules checked.
-template <class T, class Tree>
-constexpr wire::result<T> add_header(Tree& t, bytes frame, std::size_t at,
-                                     std::size_t end) noexcept {
-  const auto vw = wire::view<T>::make(frame.subspan(at, end - at), at);
-  if (!vw) {
-    t.add_error(vw.err);
-    return vw.err;
-  }
-  const std::uint16_t layer = t.add_layer(layout<T>::name, layout<T>::title, at, layout<T>::size);
-  const T v = vw->value();
-  std::apply(
-      [&](const auto&... f) {
-        (t.add_field(field_node{&static_cast<const field_info&>(f), layer,
-                                static_cast<std::uint32_t>(at * 8 + f.bit), false,
-                                wire::as_u64(v.*(f.member)),
-                                wire::is_byte_array_v<std::remove_cvref_t<decltype(v.*(f.member))>>
-                                    ? frame.data() + at + f.bit / 8
-                                    : nullptr}),
-         ...);
-      },
-      layout<T>::fields);
-  const error hard = wire::validate(v, at, [&](const error& e) { t.add_error(e); });
-  if (hard) {
-    t.add_error(hard);
-    return wire::result<T>(v, hard);
-  }
-  return v;
-}
-
-template <class Tree>
-constexpr void add_problem(Tree& t, errc code, std::string_view layer, std::size_t offset,
-                           std::string_view what, std::string_view field = {},
-                           std::uint64_t value = 0, std::size_t needed = 0,
-                           std::size_t available = 0,
-                           wire::severity level = wire::severity::error) noexcept {
-  t.add_error(error{code, layer, static_cast<std::uint32_t>(offset),
-                    static_cast<std::uint32_t>(needed), static_cast<std::uint32_t>(available), what,
-                    field, value, level});
-}
+using dissect::add_generated;
+using dissect::add_header;
+using dissect::add_problem;
 
 // The packed commands of a payload, each its own layer in the list "sue.cmds". Returns the
 // bytes the commands took (trailing zero padding excluded).
@@ -464,6 +423,8 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
                           "first octet lacks the AFH Gen 2 SLAP signature", "afh2.x", f[0]);
     else
       detail::afh2(t, f, true, o);
+  } else if (link == tofu::link_tofu) {
+    tofu::dissect_record(t, f);  // Tofu-style slices: no Ethernet, no FCS
   } else {
     t.encap = "unknown";
     detail::add_problem(t, wire::errc::unsupported, "frame", 0, "link type not decoded", {}, link);

@@ -345,6 +345,15 @@ void put_summary(Out& out, const Tree& t, std::uint64_t frame_number) {
     show("partition", "sue.rh.partition");
     show("payload", "sue.payload.len");
     show("rcrc", "sue.rcrc.status");
+  } else if (t.find("tofu.rh.one")) {
+    out(t.find("tofu.slice.lane") ? "  Tofu slice" : "  Tofu frame");
+    show("lane", "tofu.slice.lane");
+    show("LEN", "tofu.rh.len");
+    show("pat", "tofu.rh.pat");
+    show("stat", "tofu.rh.stat");
+    show("seq", "tofu.rh.seq");
+    show("fcs", "tofu.slice.fcs.status");
+    show("tlp", "tofu.tlp.len");
   } else if (t.find("sue_lite.len")) {
     out("  SUE Lite");
     show("src", "afh2c.src_xpu");

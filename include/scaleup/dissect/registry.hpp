@@ -12,6 +12,9 @@
 #include "scaleup/pack/default_profile.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pack/signal_interface.hpp"
+#include "scaleup/tofu/dissect.hpp"
+#include "scaleup/tofu/routing_header.hpp"
+#include "scaleup/tofu/slice.hpp"
 #include "scaleup/transport/cbfc.hpp"
 #include "scaleup/transport/llr.hpp"
 #include "scaleup/transport/pfc.hpp"
@@ -62,6 +65,9 @@ inline constexpr auto tables = std::array{
     table_of<wire::afh2_compressed>(table_group::frame),
     table_of<wire::afh2_ethertype>(table_group::frame),
     table_of<wire::rcrc_trailer>(table_group::frame),
+    table_of<tofu::record_header>(table_group::frame),
+    table_of<tofu::routing_header>(table_group::frame),
+    table_of<tofu::fcs_trailer>(table_group::frame),
     table_of<pack::cmd_write>(table_group::command),
     table_of<pack::cmd_write_partial>(table_group::command),
     table_of<pack::cmd_read>(table_group::command),
@@ -77,5 +83,14 @@ inline constexpr auto tables = std::array{
     table_of<pack::credit_word>(table_group::xpu),
     table_of<pack::axi_user>(table_group::xpu),
 };
+
+// Computed fields of every dissector, for the same consumers.
+inline constexpr auto computed = [] {
+  std::array<const wire::field_info*, generated::all.size() + tofu::generated::all.size()> out{};
+  std::size_t n = 0;
+  for (const auto* f : generated::all) out[n++] = f;
+  for (const auto* f : tofu::generated::all) out[n++] = f;
+  return out;
+}();
 
 }  // namespace scaleup::dissect

@@ -1,0 +1,422 @@
+// Go-back-N sequence analysis of a capture, after Wireshark's TCP analysis (packet-tcp.c): each
+// data PDU is judged against what the capture showed of its connection before it, and each ACK
+// or NACK against the PDUs it covers. `scaleup stats` and the Wireshark plugin both run this,
+// so a capture reads the same in both.
+//
+// Unlike the wire formats this is opt-in state that grows with the capture (a table of
+// connections, a result per frame), so it uses the heap.
+//
+// What a capture can tell, and so what the results mean (docs/wire-format.md):
+// - A connection is {source XPU, destination XPU, port, VC} (decisions.md "SUE transport"). The
+//   source is the RH xpuid, the destination comes from the network header. A frame does not say
+//   which port it crossed: the caller passes what it knows (a capture interface), else 0.
+// - Only a PDU with a payload takes a PSN. A stand-alone ACK/NACK (an RH only) carries the
+//   sender's next PSN for information; it is read only for its acknowledgement.
+// - The ACK or NACK in an RH belongs to the reverse connection on the same VC.
+// - A frame with an error (bad R-CRC, truncated, ...) is left out: a receiver drops it too.
+// - Results are cached per frame number: a frame analysed again (Wireshark's second pass, or a
+//   frame clicked in any order) gets what the first pass computed.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/tree.hpp"
+#include "scaleup/transport/go_back_n.hpp"
+#include "scaleup/transport/psn.hpp"
+#include "scaleup/wire/afh_gen1.hpp"
+#include "scaleup/wire/afh_gen2.hpp"
+#include "scaleup/wire/frame.hpp"
+#include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/reliability_header.hpp"
+
+namespace scaleup::dissect {
+
+struct connection_key {
+  std::uint32_t src = 0;  // XPU that sends the PDUs
+  std::uint32_t dst = 0;  // XPU that receives them
+  std::uint16_t port = 0;
+  std::uint8_t vc = 0;
+  friend constexpr auto operator<=>(const connection_key&, const connection_key&) = default;
+};
+
+// ---- what the analysis reports, described once for every consumer ------------------------
+
+enum class flag : std::uint16_t {
+  retransmission = 1u << 0,
+  out_of_order = 1u << 1,
+  gap = 1u << 2,
+  duplicate = 1u << 3,
+  nack = 1u << 4,
+  window_full = 1u << 5,
+};
+
+enum class concern : std::uint8_t { note, warning };
+
+struct flag_info {
+  flag bit;
+  std::string_view filter;
+  std::string_view summary;
+  concern level;
+};
+
+inline constexpr std::string_view analysis_filter = "sue.analysis";
+
+// Severities follow Wireshark's TCP analysis: what the protocol does by design (retransmit,
+// NACK, fill its window) is a note; what the capture cannot explain is a warning.
+inline constexpr std::array<flag_info, 6> analysis_flags{{
+    {flag::retransmission, "sue.analysis.retransmission",
+     "Retransmission: this PSN was sent before on this connection", concern::note},
+    {flag::out_of_order, "sue.analysis.out_of_order",
+     "Out of order: a PSN below the highest sent that was not seen before", concern::warning},
+    {flag::gap, "sue.analysis.gap", "Gap: PSNs skipped; the PDUs before this one were not captured",
+     concern::warning},
+    {flag::duplicate, "sue.analysis.duplicate",
+     "Duplicate: this PSN was already acknowledged, the receiver has it", concern::note},
+    {flag::nack, "sue.analysis.nack",
+     "NACK: the receiver asks for every PDU from apsn on again (go back N)", concern::note},
+    {flag::window_full, "sue.analysis.window_full",
+     "Window full: PDUs in flight reached the go-back-N window", concern::note},
+}};
+
+enum class unit : std::uint8_t { index, count, frame, nanoseconds };
+
+enum class result_value : std::uint8_t {
+  connection,
+  acked_connection,
+  missing,
+  in_flight,
+  first_frame,
+  acks_frame,
+  ack_rtt,
+};
+
+struct result_field {
+  result_value which;
+  std::string_view name;
+  std::string_view filter;
+  std::string_view description;
+  unit kind;
+};
+
+inline constexpr std::array<result_field, 7> analysis_values{{
+    {result_value::connection, "connection", "sue.analysis.connection",
+     "The PDU's connection, numbered in order of first appearance", unit::index},
+    {result_value::acked_connection, "acknowledged connection", "sue.analysis.acked_connection",
+     "The connection this frame's ACK or NACK is for (the reverse direction)", unit::index},
+    {result_value::missing, "missing PSNs", "sue.analysis.missing", "PSNs skipped before this PDU",
+     unit::count},
+    {result_value::in_flight, "PDUs in flight", "sue.analysis.in_flight",
+     "PSNs sent and not yet acknowledged, this one included", unit::count},
+    {result_value::first_frame, "first sent in frame", "sue.analysis.first_frame",
+     "Where this retransmitted PSN was first sent", unit::frame},
+    {result_value::acks_frame, "acknowledges frame", "sue.analysis.acks_frame",
+     "Where the PSN this ACK covers was first sent", unit::frame},
+    {result_value::ack_rtt, "ACK RTT", "sue.analysis.ack_rtt",
+     "From the first transmission of a PSN to the ACK that covers it", unit::nanoseconds},
+}};
+
+struct frame_result {
+  std::uint16_t flags = 0;
+  std::uint16_t present = 0;  // bit i: values[i] is set
+  bool analysed = false;      // a PDU of ours went through the analysis in this frame
+  std::array<std::uint64_t, analysis_values.size()> values{};
+
+  constexpr bool has(flag f) const noexcept { return flags & static_cast<std::uint16_t>(f); }
+  constexpr std::optional<std::uint64_t> get(result_value v) const noexcept {
+    const auto i = static_cast<std::size_t>(v);
+    if (!(present & (1u << i))) return std::nullopt;
+    return values[i];
+  }
+  constexpr void set(flag f) noexcept { flags |= static_cast<std::uint16_t>(f); }
+  constexpr void set(result_value v, std::uint64_t x) noexcept {
+    const auto i = static_cast<std::size_t>(v);
+    present = static_cast<std::uint16_t>(present | (1u << i));
+    values[i] = x;
+  }
+};
+
+// ---- what a frame tells the analysis -------------------------------------------------------
+
+struct frame_facts {
+  std::uint64_t frame = 0;  // 1-based, as Wireshark numbers frames
+  std::int64_t time_ns = 0;
+  connection_key key{};  // the direction the frame travels
+  std::uint8_t op = 2;
+  std::uint16_t npsn = 0;
+  std::uint16_t apsn = 0;
+  bool data = false;  // has a payload, so its npsn is a PSN of its own
+  std::uint32_t length = 0;
+};
+
+// The XPU a frame is addressed to, from whichever network header it has. Over IP the id sits
+// where the library's addressing plan puts it (wire/frame.hpp: the low 24 bits of an IPv4
+// address, the last 32 bits of an IPv6 one).
+template <class Tree>
+constexpr std::optional<std::uint32_t> destination_xpu(const Tree& t) noexcept {
+  using namespace wire;
+  // The shim's 32-bit id before the 16 bits in the MAC: it is the fuller one.
+  for (const std::string_view f : {info_of<afh1_shim, &afh1_shim::dst_xpu>().filter,
+                                   info_of<afh1_addresses, &afh1_addresses::dst_xpu>().filter,
+                                   info_of<afh2_normal, &afh2_normal::dst_xpu>().filter,
+                                   info_of<afh2_compressed, &afh2_compressed::dst_xpu>().filter})
+    if (const auto* n = t.find(f)) return static_cast<std::uint32_t>(n->value);
+  if (const auto* n = t.find(info_of<ipv4_header, &ipv4_header::dst>().filter))
+    return static_cast<std::uint32_t>(n->value & xpu_ipv4_max);
+  if (const auto* n = t.find(info_of<ipv6_header, &ipv6_header::dst>().filter); n && n->raw)
+    return load_be32(n->raw + 12);
+  return std::nullopt;
+}
+
+// What the analysis needs from a dissected frame, or nothing when the frame holds no RH or has
+// an error. `dst` stands in for the destination when the tree has no network header (a PDU
+// dissected on its own, its addresses known to the caller).
+template <class Tree>
+constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame,
+                                              std::int64_t time_ns, std::uint16_t port = 0,
+                                              std::optional<std::uint32_t> dst = {}) noexcept {
+  using rh = wire::reliability_header;
+  if (t.has_errors() || t.overflow) return std::nullopt;
+  const auto* xpuid = t.find(wire::info_of<rh, &rh::xpuid>().filter);
+  const auto* op = t.find(wire::info_of<rh, &rh::op>().filter);
+  const auto* npsn = t.find(wire::info_of<rh, &rh::npsn>().filter);
+  const auto* apsn = t.find(wire::info_of<rh, &rh::apsn>().filter);
+  const auto* vc = t.find(wire::info_of<rh, &rh::vc>().filter);
+  const auto* payload = t.find(generated::payload_len.filter);
+  if (!xpuid || !op || !npsn || !apsn || !vc || !payload) return std::nullopt;
+  const auto to = destination_xpu(t);
+  if (!to && !dst) return std::nullopt;
+  frame_facts f;
+  f.frame = frame;
+  f.time_ns = time_ns;
+  f.key = {static_cast<std::uint32_t>(xpuid->value), to ? *to : *dst, port,
+           static_cast<std::uint8_t>(vc->value)};
+  f.op = static_cast<std::uint8_t>(op->value);
+  f.npsn = static_cast<std::uint16_t>(npsn->value);
+  f.apsn = static_cast<std::uint16_t>(apsn->value);
+  f.data = payload->value > 0;
+  f.length = t.frame_length;
+  return f;
+}
+
+// ---- the analysis --------------------------------------------------------------------------
+
+struct analysis_config {
+  std::uint32_t window = transport::gbn_config{}.window;
+  bool record_events = false;  // keep every transmission, ACK and NACK (for graphs)
+};
+
+struct psn_event {
+  enum class kind : std::uint8_t { first, retransmission, ack, nack };
+  std::int64_t time_ns = 0;
+  std::uint64_t frame = 0;
+  std::int64_t psn = 0;  // unwrapped: keeps counting past 65535 (see connection::unwrap)
+  kind what = kind::first;
+};
+
+struct connection {
+  connection_key key{};
+  std::uint64_t pdus = 0;  // data PDUs, retransmissions included
+  std::uint64_t retransmissions = 0;
+  std::uint64_t duplicates = 0;  // retransmissions of PSNs already acknowledged
+  std::uint64_t out_of_order = 0;
+  std::uint64_t gaps = 0;     // PDUs after a skip...
+  std::uint64_t missing = 0;  // ...and the PSNs skipped
+  std::uint64_t nacks = 0;    // NACKs received for this connection
+  std::uint64_t acks = 0;     // ACKs received for this connection
+  std::uint64_t window_full = 0;
+  std::uint64_t frames = 0;  // frames of either direction that concern it
+  std::uint64_t bytes = 0;
+  std::int64_t first_ns = 0;
+  std::int64_t last_ns = 0;
+  std::vector<std::int64_t> ack_rtt_ns;
+  std::vector<psn_event> events;  // with analysis_config::record_events
+
+  // PSNs unwrapped into a 64-bit count (serial arithmetic against the newest known PSN), so
+  // that order and distances hold across wraparound; the first PSN seen keeps its value.
+  std::int64_t unwrap(std::uint16_t raw) const noexcept {
+    if (!sent_any_ && !acked_any_) return raw;
+    const std::int64_t ref = sent_any_ ? highest_ : acked_;
+    const transport::psn<16> r(static_cast<std::uint32_t>(((ref % 65536) + 65536) % 65536));
+    const transport::psn<16> p(raw);
+    return before(p, r) ? ref - distance(p, r) : ref + distance(r, p);
+  }
+
+ private:
+  friend class analysis;
+  struct sent {
+    std::uint64_t frame;
+    std::int64_t time_ns;
+  };
+  bool sent_any_ = false;
+  std::int64_t highest_ = 0;  // highest PSN sent
+  bool acked_any_ = false;
+  std::int64_t acked_ = 0;                    // highest PSN acknowledged (cumulative)
+  std::int64_t una_ = 0;                      // oldest PSN not acknowledged
+  std::map<std::int64_t, sent> outstanding_;  // first transmissions not yet acknowledged
+
+  void touch(const frame_facts& f) {
+    if (frames++ == 0) first_ns = f.time_ns;
+    last_ns = f.time_ns;
+    bytes += f.length;
+  }
+  void note(const analysis_config& cfg, const frame_facts& f, std::int64_t psn, psn_event::kind k) {
+    if (cfg.record_events) events.push_back({f.time_ns, f.frame, psn, k});
+  }
+};
+
+class analysis {
+ public:
+  explicit analysis(analysis_config cfg = {}) : cfg_(cfg) {}
+
+  const analysis_config& config() const noexcept { return cfg_; }
+  const std::vector<connection>& connections() const noexcept { return conns_; }
+
+  // The result of a frame analysed before, or nullptr.
+  const frame_result* result(std::uint64_t frame) const noexcept {
+    if (frame == 0 || frame > results_.size() || !results_[frame - 1].analysed) return nullptr;
+    return &results_[frame - 1];
+  }
+
+  // Analyses a frame, in capture order; a frame seen before gets its first result again.
+  const frame_result& add(const frame_facts& f) {
+    if (const frame_result* r = result(f.frame)) return *r;
+    frame_result r;
+    r.analysed = true;
+    if (f.data) on_pdu(f, r);
+    if (f.op == static_cast<std::uint8_t>(wire::rh_op::ack) ||
+        f.op == static_cast<std::uint8_t>(wire::rh_op::nack))
+      on_ack(f, r);
+    if (f.frame == 0) return scratch_ = r;  // not a frame number: nothing to cache under
+    if (f.frame > results_.size()) results_.resize(f.frame);
+    return results_[f.frame - 1] = r;
+  }
+
+ private:
+  std::size_t index_of(const connection_key& k) {
+    const auto [it, fresh] = index_.try_emplace(k, conns_.size());
+    if (fresh) {
+      conns_.emplace_back();
+      conns_.back().key = k;
+    }
+    return it->second;
+  }
+
+  void on_pdu(const frame_facts& f, frame_result& r) {
+    const std::size_t i = index_of(f.key);
+    connection& c = conns_[i];
+    r.set(result_value::connection, i);
+    c.touch(f);
+    ++c.pdus;
+    const std::int64_t u = c.unwrap(f.npsn);
+    bool fresh = true;
+    if (!c.sent_any_) {
+      c.sent_any_ = true;
+      c.highest_ = u;
+      if (!c.acked_any_) c.una_ = u;
+    } else if (u > c.highest_) {
+      if (u > c.highest_ + 1) {
+        r.set(flag::gap);
+        r.set(result_value::missing, static_cast<std::uint64_t>(u - c.highest_ - 1));
+        ++c.gaps;
+        c.missing += static_cast<std::uint64_t>(u - c.highest_ - 1);
+      }
+      c.highest_ = u;
+    } else if (c.acked_any_ && u <= c.acked_) {
+      r.set(flag::retransmission);
+      r.set(flag::duplicate);
+      fresh = false;
+    } else if (const auto it = c.outstanding_.find(u); it != c.outstanding_.end()) {
+      r.set(flag::retransmission);
+      r.set(result_value::first_frame, it->second.frame);
+      fresh = false;
+    } else {
+      r.set(flag::out_of_order);
+      ++c.out_of_order;
+    }
+    if (r.has(flag::retransmission)) ++c.retransmissions;
+    if (r.has(flag::duplicate)) ++c.duplicates;
+    const std::int64_t in_flight = std::max<std::int64_t>(0, c.highest_ - c.una_ + 1);
+    r.set(result_value::in_flight, static_cast<std::uint64_t>(in_flight));
+    if (fresh) {
+      c.outstanding_.try_emplace(u, connection::sent{f.frame, f.time_ns});
+      if (in_flight >= static_cast<std::int64_t>(cfg_.window)) {
+        r.set(flag::window_full);
+        ++c.window_full;
+      }
+    }
+    c.note(cfg_, f, u, fresh ? psn_event::kind::first : psn_event::kind::retransmission);
+  }
+
+  void on_ack(const frame_facts& f, frame_result& r) {
+    const connection_key k{f.key.dst, f.key.src, f.key.port, f.key.vc};
+    const std::size_t i = index_of(k);
+    connection& c = conns_[i];
+    r.set(result_value::acked_connection, i);
+    if (!(f.data && k == f.key)) c.touch(f);  // a frame is counted once per connection
+    const std::int64_t u = c.unwrap(f.apsn);
+    const bool nack = f.op == static_cast<std::uint8_t>(wire::rh_op::nack);
+    // A NACK asks for apsn again: everything before it has arrived.
+    const std::int64_t covered = nack ? u - 1 : u;
+    if (nack) {
+      r.set(flag::nack);
+      ++c.nacks;
+    } else {
+      ++c.acks;
+    }
+    c.note(cfg_, f, u, nack ? psn_event::kind::nack : psn_event::kind::ack);
+    if (c.acked_any_ && covered <= c.acked_) return;  // nothing new
+    if (!nack) {
+      if (const auto it = c.outstanding_.find(covered); it != c.outstanding_.end()) {
+        const std::int64_t rtt = f.time_ns - it->second.time_ns;
+        r.set(result_value::acks_frame, it->second.frame);
+        r.set(result_value::ack_rtt, static_cast<std::uint64_t>(std::max<std::int64_t>(0, rtt)));
+        c.ack_rtt_ns.push_back(rtt);
+      }
+    }
+    c.acked_any_ = true;
+    c.acked_ = covered;
+    c.una_ = std::max(c.una_, covered + 1);
+    c.outstanding_.erase(c.outstanding_.begin(), c.outstanding_.upper_bound(covered));
+  }
+
+  analysis_config cfg_;
+  std::vector<connection> conns_;
+  std::map<connection_key, std::size_t> index_;
+  std::vector<frame_result> results_;
+  frame_result scratch_;
+};
+
+// ---- summaries -----------------------------------------------------------------------------
+
+struct rtt_summary {
+  std::size_t count = 0;
+  std::int64_t min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+// Nearest-rank percentiles.
+inline rtt_summary summarize(std::vector<std::int64_t> v) {
+  rtt_summary s;
+  s.count = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const auto rank = [&](unsigned pct) {
+    const std::size_t r = (v.size() * pct + 99) / 100;
+    return v[r == 0 ? 0 : r - 1];
+  };
+  s.min = v.front();
+  s.p50 = rank(50);
+  s.p90 = rank(90);
+  s.p99 = rank(99);
+  s.max = v.back();
+  return s;
+}
+
+}  // namespace scaleup::dissect

@@ -1,0 +1,249 @@
+// The go-back-N sequence analysis (include/scaleup/dissect/analysis.hpp), frame by frame: each
+// case writes what a capture shows and states what the analysis must make of it, the way
+// Wireshark's TCP analysis flags segments.
+#include <scaleup/dissect/analysis.hpp>
+#include <scaleup/dissect/engine.hpp>
+#include <scaleup/wire/frame.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "support.hpp"
+
+namespace {
+
+namespace d = scaleup::dissect;
+namespace w = scaleup::wire;
+using d::flag;
+using d::result_value;
+
+constexpr std::uint8_t op_ack = 0, op_nack = 1, op_none = 2;
+
+// A capture written by hand: XPU 1 sends to XPU 2 on VC 0; XPU 2 answers on the same VC.
+struct capture {
+  d::analysis a;
+  std::uint64_t frame = 0;
+  std::int64_t now = 0;
+
+  explicit capture(d::analysis_config c = {}) : a(c) {}
+
+  const d::frame_result& pdu(std::uint16_t psn, std::int64_t dt = 1000) {
+    return add({1, 2, 0, 0}, op_none, psn, 0, true, dt);
+  }
+  const d::frame_result& ack(std::uint16_t apsn, std::uint8_t op = op_ack, std::int64_t dt = 1000) {
+    return add({2, 1, 0, 0}, op, 0x5555, apsn, false, dt);
+  }
+  const d::frame_result& add(d::connection_key k, std::uint8_t op, std::uint16_t npsn,
+                             std::uint16_t apsn, bool data, std::int64_t dt) {
+    now += dt;
+    d::frame_facts f;
+    f.frame = ++frame;
+    f.time_ns = now;
+    f.key = k;
+    f.op = op;
+    f.npsn = npsn;
+    f.apsn = apsn;
+    f.data = data;
+    f.length = 100;
+    return a.add(f);
+  }
+  const d::connection& forward() const { return a.connections().at(0); }
+};
+
+std::uint64_t value(const d::frame_result& r, result_value v) { return r.get(v).value_or(~0ull); }
+
+}  // namespace
+
+TEST_CASE("analysis: in-order PDUs, a cumulative ACK and its RTT") {
+  capture c;
+  for (std::uint16_t p = 100; p < 104; ++p) {
+    const auto& r = c.pdu(p);
+    CHECK(r.flags == 0);
+    CHECK(value(r, result_value::connection) == 0);
+    CHECK(value(r, result_value::in_flight) == p - 99u);
+  }
+  // Frame 5 acknowledges 100..102; PSN 102 was first sent in frame 3, 2000 ns earlier.
+  const auto& r = c.ack(102);
+  CHECK(r.flags == 0);
+  CHECK(value(r, result_value::acked_connection) == 0);
+  CHECK(value(r, result_value::acks_frame) == 3);
+  CHECK(value(r, result_value::ack_rtt) == 2000);
+  CHECK_FALSE(r.get(result_value::connection));            // an RH-only ACK is not a PDU of its own
+  CHECK(value(c.pdu(104), result_value::in_flight) == 2);  // 103 and 104
+  const auto& f = c.forward();
+  CHECK(f.pdus == 5);
+  CHECK(f.acks == 1);
+  CHECK(f.retransmissions == 0);
+  CHECK(f.ack_rtt_ns == std::vector<std::int64_t>{2000});
+  CHECK(c.a.connections().size() == 1);  // the ACK's own direction sent no PDU
+}
+
+TEST_CASE("analysis: a NACK, then go back N") {
+  capture c;
+  for (std::uint16_t p = 0; p < 5; ++p) c.pdu(p);  // frames 1-5: PSN 1 is lost downstream
+  const auto& n = c.ack(1, op_nack);               // frame 6
+  CHECK(n.has(flag::nack));
+  CHECK_FALSE(n.get(result_value::ack_rtt));  // RTTs come from ACKs only
+  for (std::uint16_t p = 1; p < 5; ++p) {
+    const auto& r = c.pdu(p);  // frames 7-10
+    CHECK(r.has(flag::retransmission));
+    CHECK_FALSE(r.has(flag::duplicate));  // the NACK said PSN 1 on had not arrived
+    CHECK(value(r, result_value::first_frame) == p + 1u);
+  }
+  const auto& f = c.forward();
+  CHECK(f.retransmissions == 4);
+  CHECK(f.nacks == 1);
+  CHECK(f.duplicates == 0);
+  // The ACK after the resends covers PSN 4: timed from its first transmission (frame 5).
+  const auto& a = c.ack(4);
+  CHECK(value(a, result_value::acks_frame) == 5);
+  CHECK(value(a, result_value::ack_rtt) == 6000);
+}
+
+TEST_CASE("analysis: a resent PSN already acknowledged is a duplicate") {
+  capture c;
+  c.pdu(7);
+  c.pdu(8);
+  c.ack(8);  // the capture saw the ACK; the sender did not (lost after the capture point)
+  const auto& r = c.pdu(7);
+  CHECK(r.has(flag::retransmission));
+  CHECK(r.has(flag::duplicate));
+  CHECK(c.forward().duplicates == 1);
+  CHECK(c.forward().retransmissions == 1);
+  CHECK(c.ack(8).flags == 0);  // acknowledges nothing new: no RTT either
+  CHECK(c.forward().ack_rtt_ns.size() == 1);
+}
+
+TEST_CASE("analysis: a gap, then the missing PSN arrives out of order") {
+  capture c;
+  c.pdu(10);
+  const auto& g = c.pdu(14);
+  CHECK(g.has(flag::gap));
+  CHECK(value(g, result_value::missing) == 3);
+  const auto& late = c.pdu(12);
+  CHECK(late.has(flag::out_of_order));
+  CHECK_FALSE(late.has(flag::retransmission));
+  CHECK(c.pdu(12).has(flag::retransmission));  // now it has been seen
+  const auto& f = c.forward();
+  CHECK(f.gaps == 1);
+  CHECK(f.missing == 3);
+  CHECK(f.out_of_order == 1);
+}
+
+TEST_CASE("analysis: PSNs wrap around without a gap") {
+  capture c;
+  for (const std::uint16_t p : {65533, 65534, 65535, 0, 1}) CHECK(c.pdu(p).flags == 0);
+  const auto& a = c.ack(0);  // covers 65533..0
+  CHECK(value(a, result_value::acks_frame) == 4);
+  CHECK(value(c.pdu(2), result_value::in_flight) == 2);
+  CHECK(c.pdu(65535).has(flag::duplicate));  // before the ACKed 0, across the wrap
+}
+
+TEST_CASE("analysis: the window fills") {
+  d::analysis_config cfg;
+  cfg.window = 3;
+  capture c(cfg);
+  CHECK_FALSE(c.pdu(0).has(flag::window_full));
+  CHECK_FALSE(c.pdu(1).has(flag::window_full));
+  CHECK(c.pdu(2).has(flag::window_full));
+  CHECK_FALSE(c.pdu(0).has(flag::window_full));  // a resend adds nothing in flight
+  c.ack(0);
+  CHECK(c.pdu(3).has(flag::window_full));  // 1, 2, 3
+  CHECK(c.forward().window_full == 2);
+  CHECK(d::analysis_config{}.window == 256);  // gbn_config's default
+}
+
+TEST_CASE("analysis: a frame seen again gets its first result (Wireshark's second pass)") {
+  capture c;
+  c.pdu(0);
+  c.pdu(1);
+  c.ack(1, op_nack);
+  const d::frame_result first = c.pdu(1);  // frame 4: a retransmission
+  REQUIRE(first.has(flag::retransmission));
+  const auto before = c.forward().pdus;
+  // Frame 4 again, as a second pass would hand it over: same result, no double counting.
+  d::frame_facts again;
+  again.frame = 4;
+  again.key = {1, 2, 0, 0};
+  again.op = op_none;
+  again.npsn = 1;
+  again.data = true;
+  const auto& r = c.a.add(again);
+  CHECK(r.flags == first.flags);
+  CHECK(r.values == first.values);
+  CHECK(c.forward().pdus == before);
+  CHECK(c.a.result(4) == &r);
+  CHECK(c.a.result(99) == nullptr);
+}
+
+TEST_CASE("analysis: connections are told apart by source, destination, port and VC") {
+  capture c;
+  c.add({1, 2, 0, 0}, op_none, 5, 0, true, 1);
+  c.add({1, 2, 0, 1}, op_none, 900, 0, true, 1);  // VC 1: its own PSN space
+  c.add({1, 3, 0, 0}, op_none, 40, 0, true, 1);
+  c.add({1, 2, 1, 0}, op_none, 77, 0, true, 1);  // port 1
+  for (const auto& conn : c.a.connections()) CHECK(conn.pdus == 1);
+  CHECK(c.a.connections().size() == 4);
+  // An RH of XPU 2 on VC 1 acknowledges connection 1 -> 2 on VC 1.
+  const auto& r = c.add({2, 1, 0, 1}, op_ack, 0, 900, false, 1);
+  CHECK(value(r, result_value::acked_connection) == 1);
+}
+
+TEST_CASE("analysis: facts come from a dissected frame, and never from a damaged one") {
+  using scaleup::test::test_rh;
+  for (const auto e : {w::encap::udp4, w::encap::udp6, w::encap::afh1, w::encap::afh1_vlan_shim,
+                       w::encap::afh2, w::encap::afh2c}) {
+    CAPTURE(w::to_string(e));
+    w::frame_params p;
+    p.kind = e;
+    p.src_xpu = 5;
+    p.dst_xpu = 9;
+    p.tc = e == w::encap::afh1 ? 0 : 1;
+    auto rh = test_rh();
+    rh.xpuid = 5;
+    rh.vc = 1;
+    rh.op = op_ack;
+    rh.npsn = 300;
+    rh.apsn = 299;
+    const std::vector<std::uint8_t> payload{0x01, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0xAA};
+    std::vector<std::uint8_t> frame(256);
+    const auto n = w::emit_sue_frame(p, rh, payload, frame);
+    REQUIRE(n);
+    frame.resize(n.value);
+    auto t = std::make_unique<d::tree>();
+    d::dissect_frame(*t, frame, d::link_ethernet);
+    const auto f = d::facts_of(*t, 3, 42);
+    REQUIRE(f);
+    CHECK(f->key.src == 5);
+    CHECK(f->key.dst == 9);
+    CHECK(f->key.vc == 1);
+    CHECK(f->op == op_ack);
+    CHECK(f->npsn == 300);
+    CHECK(f->apsn == 299);
+    CHECK(f->data);
+    CHECK(f->frame == 3);
+    // One bit flipped in the payload: the R-CRC fails, the receiver would drop the frame, and
+    // so does the analysis.
+    frame[w::header_size(e) + 8 + payload.size() - 1] ^= 0x01;
+    d::dissect_frame(*t, frame, d::link_ethernet);
+    REQUIRE(t->has_errors());
+    CHECK_FALSE(d::facts_of(*t, 3, 42));
+  }
+}
+
+TEST_CASE("analysis: percentiles by nearest rank") {
+  std::vector<std::int64_t> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  const auto s = d::summarize(v);
+  CHECK(s.count == 100);
+  CHECK(s.min == 1);
+  CHECK(s.p50 == 50);
+  CHECK(s.p90 == 90);
+  CHECK(s.p99 == 99);
+  CHECK(s.max == 100);
+  CHECK(d::summarize({}).count == 0);
+  CHECK(d::summarize({7}).p99 == 7);
+}

@@ -1,0 +1,432 @@
+#!/usr/bin/env python3
+"""The Wireshark plugin against `scaleup dump` and `scaleup stats`, through tshark.
+
+usage: wireshark_test.py SCALEUP PLUGIN VERSION_DIR CASE [BUILD_DIR]
+
+PLUGIN is the built scaleup.so, VERSION_DIR Wireshark's plugin subdirectory ("4.0"); both are
+"-" for the cases that check `scaleup stats` alone.
+tshark ignores plugin directories from the environment when run as root, so as root it runs
+as nobody (setpriv), with the plugin and the captures copied into a world-readable scratch
+directory.
+
+What is compared, and what is normalised (README.md, "Wireshark"):
+- Every key of every `scaleup dump --json` object, the packed commands' keys included, against
+  the same display-filter name in `tshark -T fields`, frame by frame and occurrence by
+  occurrence; a key the plugin does not produce fails.
+- Our own fields need no normalisation beyond notation: tshark prints hex fields as 0x...,
+  booleans as 1/0, and dump prints every integer in decimal.
+- Fields Wireshark itself produces (eth, vlan, ip, ipv6, udp) are compared too. Two differ:
+  Wireshark's ip.hdr_len is in bytes, the header's own field (dump) in 32-bit words; and
+  Wireshark's IPv6 dissector also reports the version as ip.version, which dump shows only as
+  ipv6.version.
+"""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+SCALEUP = PLUGIN = VERSION_DIR = BUILD_DIR = None
+TMP = PLUGIN_DIR = HOME = None
+TSHARK = shutil.which("tshark")
+EDITCAP = shutil.which("editcap")
+AGG = "|"  # separates the occurrences of a field; no value we compare contains it
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def run(cmd, expect=0, env=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if expect is not None and p.returncode != expect:
+        fail(f"{' '.join(cmd)}: exit {p.returncode}, wanted {expect}\n"
+             f"stdout: {p.stdout[-3000:]}\nstderr: {p.stderr[-3000:]}")
+    return p
+
+
+def scaleup(*args, expect=0):
+    return run([SCALEUP, *args], expect=expect)
+
+
+def tshark(*args, expect=0):
+    env = dict(os.environ, HOME=HOME, XDG_CONFIG_HOME=os.path.join(HOME, ".config"),
+               WIRESHARK_PLUGIN_DIR=PLUGIN_DIR)
+    cmd = [TSHARK, *args]
+    if os.geteuid() == 0:
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    p = run(cmd, expect=expect, env=env)
+    for bad in ("Dissector bug", "dissector bug", "Segmentation", "Aborted", "assertion"):
+        check(bad not in p.stderr, f"tshark {' '.join(args)}: {bad}\n{p.stderr[-2000:]}")
+    return p
+
+
+def readable(path):
+    os.chmod(path, stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+    return path
+
+
+def setup():
+    global TMP, PLUGIN_DIR, HOME
+    TMP = tempfile.mkdtemp(prefix="scaleup-wireshark-")
+    os.chmod(TMP, 0o755)
+    HOME = os.path.join(TMP, "home")
+    os.makedirs(HOME)
+    os.chmod(HOME, 0o777)
+    if PLUGIN == "-":  # `scaleup stats` alone
+        return
+    check(TSHARK, "tshark not found")
+    PLUGIN_DIR = os.path.join(TMP, "plugins")
+    epan = os.path.join(PLUGIN_DIR, VERSION_DIR, "epan")
+    os.makedirs(epan)
+    for d in (PLUGIN_DIR, os.path.join(PLUGIN_DIR, VERSION_DIR), epan):
+        os.chmod(d, 0o755)
+    shutil.copy(PLUGIN, os.path.join(epan, "scaleup.so"))
+    os.chmod(os.path.join(epan, "scaleup.so"), 0o755)
+
+
+def jsonl(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def capture(name, *gen_args):
+    path = os.path.join(TMP, name + ".pcap")
+    out = scaleup("gen", *gen_args, "-o", path).stdout
+    readable(path)
+    return path, out
+
+
+# ---- tshark -T fields against dump --json ------------------------------------------------
+
+LIST_KEYS = ("sue.cmds",)
+META_KEYS = ("frame", "encap", "len", "errors")
+
+
+def expected_fields(frame):
+    """filter name -> the values dump shows, in order (commands one after another)."""
+    out = {}
+    for k, v in frame.items():
+        if k in META_KEYS:
+            continue
+        if k in LIST_KEYS:
+            for item in v:
+                for ik, iv in item.items():
+                    out.setdefault(ik, []).append(iv)
+            continue
+        out.setdefault(k, []).extend(v if isinstance(v, list) else [v])
+    return out
+
+
+def normalise(key, text):
+    """A tshark value in dump's notation."""
+    if key == "ip.hdr_len":  # Wireshark shows bytes; the field holds 32-bit words
+        return int(text) // 4
+    if text in ("True", "False"):
+        return 1 if text == "True" else 0
+    try:
+        return int(text, 0)
+    except ValueError:
+        return text
+
+
+def compare_fields(pcap, profile=None):
+    extra = ["--profile", profile] if profile else []
+    frames = jsonl(scaleup("dump", "--json", *extra, pcap).stdout)
+    check(frames, f"{pcap}: dump shows no frames")
+    keys = sorted({k for f in frames for k in expected_fields(f)})
+    args = ["-o", f"sue.profile:{profile or 'default'}",
+            "-r", pcap, "-T", "fields", "-E", "occurrence=a", "-E", f"aggregator={AGG}",
+            "-E", "separator=/t", "-e", "frame.number"]
+    for k in keys:
+        args += ["-e", k]
+    lines = tshark(*args).stdout.splitlines()
+    check(len(lines) == len(frames), f"{pcap}: tshark shows {len(lines)} frames, dump "
+          f"{len(frames)}")
+    compared = 0
+    for f, line in zip(frames, lines):
+        cols = line.split("\t")
+        check(int(cols[0]) == f["frame"], f"frame numbers {cols[0]} and {f['frame']}")
+        want = expected_fields(f)
+        if "ipv6.version" in want:  # Wireshark's IPv6 dissector reports its shared ip.version
+            want["ip.version"] = want["ipv6.version"]
+        for k, text in zip(keys, cols[1:]):
+            got = [normalise(k, t) for t in text.split(AGG)] if text else []
+            exp = want.get(k, [])
+            check(got == exp, f"{pcap} frame {f['frame']} ({f['encap']}): {k} is {got} in "
+                  f"tshark, {exp} in dump")
+            compared += len(exp)
+    print(f"{os.path.basename(pcap)}: {len(frames)} frames, {len(keys)} filter names, "
+          f"{compared} values agree")
+    return frames
+
+
+# ---- the cases ------------------------------------------------------------------------------
+
+def case_plugin_loads():
+    out = tshark("-G", "plugins").stdout
+    check("scaleup.so" in out, f"tshark does not list the plugin:\n{out}")
+    protocols = {line.split("\t")[2] for line in tshark("-G", "protocols").stdout.splitlines()
+                 if line.count("\t") >= 2}
+    for p in ("sue", "sue_lite", "afh1", "afh2", "afh2c"):
+        check(p in protocols, f"protocol {p} not registered")
+    fields = {line.split("\t")[2]: line.split("\t")[3]
+              for line in tshark("-G", "fields").stdout.splitlines()
+              if line.startswith("F\t")}
+    for name in ("sue.analysis.ack_rtt", "sue.analysis.connection", "sue.rh.npsn",
+                 "sue.cmd.name", "afh2.dst_xpu"):
+        check(name in fields, f"field {name} not registered")
+    check(fields["sue.analysis.ack_rtt"] == "FT_RELATIVE_TIME", "ack_rtt is a time")
+    check(fields["sue.cmd.name"] == "FT_STRING", "labels are strings")
+    # Wireshark's own names stay Wireshark's: one registration each.
+    lines = [line for line in tshark("-G", "fields").stdout.splitlines()
+             if line.startswith("F\t")]
+    for name in ("ip.src", "eth.src", "udp.srcport", "vlan.id", "ipv6.dst", "eth.fcs"):
+        owners = [line.split("\t")[4] for line in lines if line.split("\t")[2] == name]
+        check(owners and all(o == name.split(".")[0] for o in owners),
+              f"{name} registered by {owners}")
+
+
+def case_fields_basic():
+    pcap, _ = capture("basic", "basic", "--count", "6")
+    compare_fields(pcap)
+    compare_fields(pcap, profile="none")
+
+
+def case_fields_afh2_link():
+    pcap, _ = capture("afh2", "basic", "--link", "afh2", "--encap", "afh2,afh2c,lite")
+    frames = compare_fields(pcap)
+    check({f["encap"] for f in frames} == {"afh2", "afh2c", "lite"}, "every AFH Gen 2 format")
+
+
+def case_fields_traffic():
+    for pattern in ("uniform", "incast", "fig21"):
+        pcap, _ = capture("traffic-" + pattern, "traffic", "--pattern", pattern, "--encap", "all")
+        compare_fields(pcap)
+        pcap, _ = capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
+                          "--encap", "afh2,afh2c,lite", "--link", "afh2")
+        compare_fields(pcap)
+
+
+def lossy_session(name="session", *extra):
+    path = os.path.join(TMP, name + ".pcap")
+    out = scaleup("gen", "session", "-o", path, "--json", "--xpus", "4", "--loss", "0.05",
+                  "--commands", "3000", "--seed", "7", *extra).stdout
+    readable(path)
+    return path, json.loads(out)
+
+
+def case_fields_session():
+    for encap in ("udp4", "afh1-vlan-shim", "afh2c"):
+        pcap, _ = lossy_session("session-" + encap, "--encap", encap)
+        compare_fields(pcap)
+
+
+ANALYSIS = ("retransmission", "duplicate", "out_of_order", "gap", "nack", "window_full")
+
+
+def analysis_rows(pcap, *extra):
+    args = [*extra, "-r", pcap, "-T", "fields", "-E", f"aggregator={AGG}", "-e", "frame.number",
+            "-e", "sue.analysis.connection", "-e", "sue.analysis.acked_connection",
+            "-e", "sue.analysis.ack_rtt", "-e", "sue.analysis.acks_frame",
+            "-e", "sue.analysis.in_flight", "-e", "sue.analysis.missing",
+            "-e", "sue.analysis.first_frame"]
+    rows = {int(line.split("\t")[0]): line.split("\t")[1:]
+            for line in tshark(*args).stdout.splitlines()}
+    flags = {}
+    for name in ANALYSIS:
+        out = tshark(*extra, "-r", pcap, "-Y", "sue.analysis." + name, "-T", "fields",
+                     "-e", "frame.number").stdout
+        flags[name] = [int(x) for x in out.split()]
+    return rows, flags
+
+
+def case_analysis_session():
+    pcap, harness = lossy_session()
+    stats = json.loads(scaleup("stats", "--json", pcap).stdout)
+    rows, flags = analysis_rows(pcap)
+    # The plugin and `scaleup stats` run the same analysis: the same counts.
+    for name, key in (("retransmission", "retransmissions"), ("duplicate", "duplicates"),
+                      ("out_of_order", "out_of_order"), ("gap", "gaps"), ("nack", "nacks"),
+                      ("window_full", "window_full")):
+        check(len(flags[name]) == stats[key], f"{name}: {len(flags[name])} frames in tshark, "
+              f"{stats[key]} in stats")
+    rtts = sorted(round(float(r[2]) * 1e9) for r in rows.values() if r[2])
+    check(len(rtts) == stats["ack_rtt_us"]["count"], "one ACK RTT per ACK that covers a PDU")
+    check(rtts and round(rtts[-1] / 1000, 3) == stats["ack_rtt_us"]["max"],
+          f"max ACK RTT {rtts[-1] if rtts else None} ns, stats {stats['ack_rtt_us']['max']} us")
+    # A lossy session shows what go-back-N does about loss; its harness counted the same.
+    check(flags["retransmission"] and flags["nack"], "a lossy session has retransmissions "
+          "and NACKs")
+    check(stats["nacks"] == harness["nacks"], f"NACKs: {stats['nacks']} seen, harness sent "
+          f"{harness['nacks']}")
+    check(stats["acks"] == harness["acks"], f"ACKs: {stats['acks']}, harness {harness['acks']}")
+    # The harness counts PDUs queued again; one whose ACK overtakes it is not sent.
+    check(0 < stats["retransmissions"] <= harness["retransmissions"],
+          f"retransmissions: {stats['retransmissions']} seen, harness "
+          f"{harness['retransmissions']}")
+    check(stats["pdus"] + harness["acks"] + harness["nacks"] >= harness["frames"],
+          "every frame is a PDU or carries an ACK/NACK")
+    # Every retransmission names the frame that first sent its PSN (or was acknowledged).
+    for n in flags["retransmission"]:
+        first = rows[n][6]
+        check(first or n in flags["duplicate"], f"frame {n}: no first transmission")
+        if first:
+            check(int(first) < n, f"frame {n}: first sent in later frame {first}")
+    print(f"{len(rows)} frames; " + ", ".join(f"{k} {len(v)}" for k, v in flags.items()) +
+          f"; {len(rtts)} ACK RTTs")
+
+
+def case_two_pass():
+    pcap, _ = lossy_session()
+    one = analysis_rows(pcap)
+    two = analysis_rows(pcap, "-2")
+    check(one == two, "the second pass must give the first pass's results")
+    print(f"{len(one[0])} frames agree between one and two passes")
+
+
+def case_window_full():
+    # A window of 4 fills quickly on a busy connection; the preference reaches the analysis.
+    pcap, _ = lossy_session()
+    stats = json.loads(scaleup("stats", "--json", "--window", "4", pcap).stdout)
+    out = tshark("-o", "sue.window:4", "-r", pcap, "-Y", "sue.analysis.window_full", "-T",
+                 "fields", "-e", "frame.number").stdout.split()
+    check(stats["window_full"] > 0, "window 4 is reached")
+    check(len(out) == stats["window_full"], f"window full: {len(out)} in tshark, "
+          f"{stats['window_full']} in stats")
+
+
+def case_corrupted():
+    clean, _ = lossy_session()
+    pcap = os.path.join(TMP, "corrupted.pcap")
+    run([EDITCAP, "-E", "0.01", "--seed", "11", "-F", "pcap", clean, pcap])
+    readable(pcap)
+    frames = jsonl(scaleup("dump", "--json", pcap).stdout)
+    shown = {int(x) for x in tshark("-r", pcap, "-Y", "sue || afh1 || afh2 || afh2c || sue_lite",
+                                    "-T", "fields", "-e", "frame.number").stdout.split()}
+    codes = {(e["severity"], e["code"]) for f in frames for e in f["errors"]}
+    check(codes, "editcap -E left every frame intact")
+    for severity, code in sorted(codes):
+        want = {f["frame"] for f in frames if f["frame"] in shown and
+                any(e["code"] == code and e["severity"] == severity for e in f["errors"])}
+        got = {int(x) for x in tshark("-r", pcap, "-Y", f"sue.{severity}.{code}", "-T", "fields",
+                                      "-e", "frame.number").stdout.split()}
+        check(got == want, f"sue.{severity}.{code}: only in tshark: {sorted(got - want)[:20]}, "
+              f"only in dump: {sorted(want - got)[:20]}")
+        print(f"sue.{severity}.{code}: {len(got)} frames, as dump reports")
+    # Whatever the damage, the plugin reads only what the library validated: no exception.
+    # (Our own truncation errors are in the Malformed group, which also sets _ws.malformed.)
+    thrown = tshark("-r", pcap, "-Y", "(_ws.malformed.expert || _ws.malformed.dissector_bug) && "
+                    "(sue || afh1 || afh2 || afh2c || sue_lite)", "-T", "fields",
+                    "-e", "frame.number").stdout.split()
+    check(not thrown, f"exceptions in frames {thrown[:20]}")
+    tshark("-r", pcap, "-V")  # the full tree of every frame, once
+
+
+def case_stats_json():
+    pcap, harness = lossy_session()
+    s = json.loads(scaleup("stats", "--json", pcap).stdout)
+    check(s["frames"] == harness["frames"], f"frames {s['frames']} vs {harness['frames']}")
+    check(s["analysed"] == harness["frames"] and s["left_out"] == 0, "every frame analysed")
+    check(s["connection_count"] == len(s["connections"]), "connection count")
+    for key in ("pdus", "retransmissions", "duplicates", "nacks", "acks", "gaps", "missing"):
+        check(s[key] == sum(c[key] for c in s["connections"]), f"{key}: totals are the sum")
+    check(s["nacks"] == harness["nacks"] and s["acks"] == harness["acks"], "ACK and NACK counts")
+    check(0 < s["retransmissions"] <= harness["retransmissions"], "retransmissions")
+    # 4 XPUs, 2 VCs: at most 4 * 3 * 2 connections, each with RTT percentiles in order.
+    check(0 < len(s["connections"]) <= 24, f"{len(s['connections'])} connections")
+    for c in s["connections"]:
+        r = c["ack_rtt_us"]
+        if r["count"]:
+            check(r["min"] <= r["p50"] <= r["p90"] <= r["p99"] <= r["max"], f"percentiles {r}")
+    text = scaleup("stats", pcap).stdout
+    check(f"{s['connection_count']} connections" in text, "the text table")
+    scaleup("stats", expect=2)
+    scaleup("stats", "--window", "0", pcap, expect=2)
+    scaleup("stats", os.path.join(TMP, "missing.pcap"), expect=1)
+
+
+def case_stats_svg():
+    pcap, _ = lossy_session()
+    svg = os.path.join(TMP, "psn.svg")
+    s = json.loads(scaleup("stats", "--json", "--svg", svg, pcap).stdout)
+    root = ET.parse(svg).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    check(root.tag == ns + "svg", f"root element {root.tag}")
+    panels = [g for g in root.iter(ns + "g") if g.get("class") == "connection"]
+    check(len(panels) == s["connection_count"], f"{len(panels)} panels for "
+          f"{s['connection_count']} connections")
+    kinds = {}
+    for panel in panels:
+        for el in panel:
+            kinds[el.get("class")] = kinds.get(el.get("class"), 0) + 1
+    check(kinds.get("first", 0) == s["pdus"] - s["retransmissions"], f"first transmissions {kinds}")
+    check(kinds.get("retransmission", 0) == s["retransmissions"], f"retransmissions {kinds}")
+    check(kinds.get("nack", 0) == s["nacks"], f"NACKs {kinds}")
+    check(kinds.get("ack", 0) > 0, f"ACK staircases {kinds}")
+
+
+def case_conversations():
+    pcap, _ = lossy_session()
+    s = json.loads(scaleup("stats", "--json", pcap).stdout)
+    pairs = {(min(c["src"], c["dst"]), max(c["src"], c["dst"]), c["vc"]) for c in s["connections"]}
+    out = tshark("-q", "-r", pcap, "-z", "conv,sue").stdout
+    rows = [line for line in out.splitlines() if "<->" in line]
+    check(len(rows) == len(pairs), f"{len(rows)} conversations, {len(pairs)} XPU pairs per VC\n"
+          f"{out}")
+    tshark("-q", "-r", pcap, "-z", "endpoints,sue")
+
+
+def case_install():
+    check(BUILD_DIR, "the build directory is needed")
+    prefix = os.path.join(TMP, "prefix")
+    run(["cmake", "--install", BUILD_DIR, "--component", "wireshark", "--prefix", prefix])
+    found = [os.path.join(d, f) for d, _, fs in os.walk(prefix) for f in fs]
+    check(len(found) == 1 and found[0].endswith(os.path.join(VERSION_DIR, "epan", "scaleup.so")),
+          f"installed under the prefix: {found}")
+    # The installed layout is one Wireshark loads: point tshark at it.
+    global PLUGIN_DIR
+    plugins = os.path.dirname(os.path.dirname(os.path.dirname(found[0])))
+    for d, dirs, fs in os.walk(prefix):
+        os.chmod(d, 0o755)
+    PLUGIN_DIR = plugins
+    check("scaleup.so" in tshark("-G", "plugins").stdout, "tshark loads the installed plugin")
+    # Without --prefix it goes where Wireshark looks (staged here through DESTDIR).
+    stage = os.path.join(TMP, "stage")
+    run(["cmake", "--install", BUILD_DIR, "--component", "wireshark"],
+        env=dict(os.environ, DESTDIR=stage))
+    staged = [os.path.join(d, f) for d, _, fs in os.walk(stage) for f in fs]
+    check(len(staged) == 1 and staged[0].endswith("scaleup.so"), f"staged: {staged}")
+    print("installed:", os.path.relpath(found[0], prefix), "| default:",
+          os.path.relpath(staged[0], stage))
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    global SCALEUP, PLUGIN, VERSION_DIR, BUILD_DIR
+    if len(sys.argv) < 5 or sys.argv[4] not in CASES:
+        print(__doc__)
+        print("cases:", " ".join(CASES))
+        sys.exit(2)
+    SCALEUP, PLUGIN, VERSION_DIR, case = sys.argv[1:5]
+    BUILD_DIR = sys.argv[5] if len(sys.argv) > 5 else None
+    setup()
+    try:
+        CASES[case]()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,563 @@
+// The Wireshark plugin: every format `scaleup dump` reads, dissected by the library's engine
+// (dissect/engine.hpp) and shown by walking its tree, plus the go-back-N sequence analysis of
+// dissect/analysis.hpp. It hooks in where Wireshark hands over each encapsulation:
+//   UDP            port preference (default 4793) and a heuristic on any port
+//   AFH Gen 1      the SUE and shim Ethertype preferences (after Ethernet and 802.1Q)
+//   AFH Gen 2      a heuristic that looks at an Ethernet frame before Ethernet does (the SLAP
+//                  signature of the first octet), and the user link type 147 (USER0)
+// The frame is dissected whole whenever the hook's bytes lie in the captured frame, so the
+// tree is the one `scaleup dump` prints; otherwise (a tunnel, a reassembled datagram) the PDU
+// is dissected on its own.
+#include <wireshark.h>
+
+#include <epan/address.h>
+#include <epan/conversation_table.h>
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/tap.h>
+#include <wiretap/wtap.h>
+#include <ws_version.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "render.hpp"
+#include "scaleup/dissect/analysis.hpp"
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/print.hpp"
+#include "scaleup/pack/profiles.hpp"
+#include "scaleup/wire/frame.hpp"
+
+// What Wireshark's plugin loader looks up; `extern "C"` on each, not a block: a const object
+// in a linkage block would get internal linkage.
+extern "C" WS_DLL_PUBLIC_DEF const char plugin_version[] = SCALEUP_PLUGIN_VERSION;
+extern "C" WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
+extern "C" WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
+extern "C" {
+WS_DLL_PUBLIC void plugin_register(void);
+}
+
+namespace {
+
+using namespace scaleup;
+using rh_t = wire::reliability_header;
+
+ws::registry reg;
+int proto_sue = -1;
+int sue_tap = -1;
+
+// ---- preferences -------------------------------------------------------------------------
+
+gint pref_profile = 0;  // index into pack::shipped_profiles; one past the end: none
+gint pref_fcs = 0;
+guint pref_ethertype = wire::ethertype::sue;
+guint pref_shim_ethertype = wire::ethertype::afh1_shim;
+guint pref_shim_next = wire::shim_next_sue;
+gboolean pref_analyze = TRUE;
+guint pref_window = transport::gbn_config{}.window;
+gboolean pref_port_by_interface = FALSE;
+
+std::vector<enum_val_t> profile_enum;
+std::vector<std::string> profile_strings;
+const enum_val_t fcs_enum[] = {
+    {"auto", "Detect (the last 4 bytes are the CRC-32 of the rest)", 0},
+    {"yes", "Always", 1},
+    {"no", "Never", 2},
+    {nullptr, nullptr, 0},
+};
+
+dissect::options current_options() {
+  dissect::options o;
+  const auto n = static_cast<gint>(pack::shipped_profiles.size());
+  o.profile =
+      pref_profile >= 0 && pref_profile < n ? pack::shipped_profiles[pref_profile] : nullptr;
+  o.fcs = pref_fcs == 1   ? dissect::fcs_mode::present
+          : pref_fcs == 2 ? dissect::fcs_mode::absent
+                          : dissect::fcs_mode::detect;
+  o.sue_ethertype = static_cast<std::uint16_t>(pref_ethertype);
+  o.shim_ethertype = static_cast<std::uint16_t>(pref_shim_ethertype);
+  o.shim_next_sue = static_cast<std::uint8_t>(pref_shim_next);
+  return o;
+}
+
+// ---- per-capture state -------------------------------------------------------------------
+
+std::unique_ptr<dissect::analysis> analysis;
+
+void init_capture() {
+  dissect::analysis_config c;
+  c.window =
+      pref_window == 0 || pref_window >= 32768 ? transport::gbn_config{}.window : pref_window;
+  analysis = std::make_unique<dissect::analysis>(c);
+}
+
+void cleanup_capture() { analysis.reset(); }
+
+// What the conversation table counts, per SUE PDU.
+struct tap_info {
+  guint32 src, dst, vc, length;
+};
+
+// ---- trees -------------------------------------------------------------------------------
+
+// Most frames fit the small tree; a PDU packed with tiny commands needs the large one.
+dissect::tree& small_tree() {
+  static const auto t = std::make_unique<dissect::tree>();
+  return *t;
+}
+dissect::large_tree& large_tree() {
+  static const auto t = std::make_unique<dissect::large_tree>();
+  return *t;
+}
+
+template <class Fill, class Use>
+int with_tree(Fill&& fill, Use&& use) {
+  auto& s = small_tree();
+  fill(s);
+  if (!s.overflow) return use(s);
+  auto& l = large_tree();
+  fill(l);
+  return use(l);
+}
+
+wire::bytes bytes_of(tvbuff_t* tvb) {
+  const guint n = tvb_captured_length(tvb);
+  return n ? wire::bytes(tvb_get_ptr(tvb, 0, static_cast<gint>(n)), n) : wire::bytes{};
+}
+
+// ---- showing a tree ----------------------------------------------------------------------
+
+template <class Tree>
+std::string info_text(const Tree& t) {
+  std::string s;
+  const auto value = [&](std::string_view filter) -> std::optional<std::uint64_t> {
+    if (const auto* f = t.find(filter)) return f->value;
+    return std::nullopt;
+  };
+  const auto num = [](std::uint64_t v) { return std::to_string(v); };
+  constexpr const char* arrow = " \xe2\x86\x92 ";
+  if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>().filter)) {
+    const auto dst = dissect::destination_xpu(t);
+    s = "XPU " + num(*src) + arrow + (dst ? num(*dst) : std::string("?"));
+    if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) s += " VC " + num(*vc);
+    const auto payload = value(dissect::generated::payload_len.filter);
+    const auto op = value(wire::info_of<rh_t, &rh_t::op>().filter);
+    const auto apsn = value(wire::info_of<rh_t, &rh_t::apsn>().filter);
+    if (payload && *payload > 0)
+      if (const auto npsn = value(wire::info_of<rh_t, &rh_t::npsn>().filter))
+        s += " PSN " + num(*npsn);
+    if (op && apsn && *op == 0) s += " ACK " + num(*apsn);
+    if (op && apsn && *op == 1) s += " NACK " + num(*apsn);
+    if (payload) s += *payload ? " Len=" + num(*payload) : " (RH only)";
+  } else if (const auto* src = t.find(
+                 wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>().filter)) {
+    const auto dst = dissect::destination_xpu(t);
+    s = "XPU " + num(src->value) + arrow + (dst ? num(*dst) : std::string("?"));
+    if (const auto tc =
+            value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>().filter))
+      s += " TC " + num(*tc);
+    if (const auto len = value(dissect::generated::lite_len.filter)) s += " Len=" + num(*len);
+  } else {
+    // Other formats: the summary line `scaleup dump` prints, without its frame columns.
+    std::string line;
+    ws::string_sink out{line};
+    dissect::put_summary(out, t, 0);
+    line = line.substr(0, line.find('\n'));
+    const auto cols = line.find(" B  ");
+    return cols == std::string::npos ? std::string() : line.substr(cols + 4);
+  }
+  std::size_t items = 0;
+  for (const auto& l : t.layer_list()) items += !l.list.empty();
+  if (items) s += ", " + num(items) + (items == 1 ? " command" : " commands");
+  std::size_t errors = 0;
+  for (const auto& e : t.error_list()) errors += e.level == wire::severity::error;
+  if (errors) s += errors == 1 ? " [1 error]" : " [" + num(errors) + " errors]";
+  return s;
+}
+
+void show_analysis(const dissect::frame_result& res, const ws::rendered& r, tvbuff_t* tvb,
+                   packet_info* pinfo) {
+  proto_tree* parent = r.rh_tree ? r.rh_tree : r.first_tree;
+  proto_item* ai = proto_tree_add_item(parent, reg.hf_analysis, tvb, 0, 0, ENC_NA);
+  proto_item_set_generated(ai);
+  proto_tree* at = proto_item_add_subtree(ai, reg.ett_analysis);
+  for (std::size_t i = 0; i < dissect::analysis_values.size(); ++i) {
+    const auto& v = dissect::analysis_values[i];
+    const auto x = res.get(v.which);
+    if (!x) continue;
+    proto_item* item = nullptr;
+    if (v.kind == dissect::unit::nanoseconds) {
+      nstime_t ts;
+      ts.secs = static_cast<time_t>(*x / 1'000'000'000);
+      ts.nsecs = static_cast<int>(*x % 1'000'000'000);
+      item = proto_tree_add_time(at, reg.hf_values[i], tvb, 0, 0, &ts);
+    } else {
+      item = proto_tree_add_uint(at, reg.hf_values[i], tvb, 0, 0, static_cast<guint32>(*x));
+    }
+    proto_item_set_generated(item);
+  }
+  std::string tags;
+  for (const auto& f : dissect::analysis_flags) {
+    if (!res.has(f.bit)) continue;
+    if (expert_field* ei = reg.expert_for(f.bit)) proto_tree_add_expert(at, pinfo, ei, tvb, 0, 0);
+    tags += "[SUE " + std::string(f.summary.substr(0, f.summary.find(':'))) + "] ";
+  }
+  if (!tags.empty()) col_prepend_fence_fstr(pinfo->cinfo, COL_INFO, "%s", tags.c_str());
+}
+
+// AFH Gen 2 replaces the MAC addresses: the XPU ids are what the address columns should show.
+template <class Tree>
+void set_xpu_addresses(const Tree& t, packet_info* pinfo) {
+  if (t.encap != wire::to_string(wire::encap::afh2) &&
+      t.encap != wire::to_string(wire::encap::afh2c) &&
+      t.encap != wire::to_string(wire::encap::lite))
+    return;
+  const auto* src = t.find(wire::info_of<wire::afh2_normal, &wire::afh2_normal::src_xpu>().filter);
+  if (!src)
+    src = t.find(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>().filter);
+  const auto dst = dissect::destination_xpu(t);
+  if (!src || !dst) return;
+  auto* ids = wmem_alloc_array(pinfo->pool, guint32, 2);
+  ids[0] = static_cast<guint32>(src->value);
+  ids[1] = *dst;
+  set_address(&pinfo->src, AT_NUMERIC, 4, &ids[0]);
+  set_address(&pinfo->dst, AT_NUMERIC, 4, &ids[1]);
+  copy_address_shallow(&pinfo->dl_src, &pinfo->src);
+  copy_address_shallow(&pinfo->dl_dst, &pinfo->dst);
+}
+
+// Renders `t` and runs the analysis; returns the bytes taken, 0 when nothing was ours.
+template <class Tree>
+int show(const Tree& t, const ws::placement& at, bool cut_short, packet_info* pinfo,
+         proto_tree* root, const ws::protocol* expected, std::uint32_t expected_at,
+         std::optional<std::uint32_t> dst_hint = {}) {
+  const ws::rendered r = ws::render(reg, t, at, pinfo, root, expected, expected_at);
+  if (!r.any) return 0;
+  set_xpu_addresses(t, pinfo);
+  const bool has_rh = t.find_layer(wire::layout<rh_t>::name) != nullptr;
+  col_set_str(pinfo->cinfo, COL_PROTOCOL,
+              proto_get_protocol_short_name(find_protocol_by_id(r.last->id)));
+  col_clear(pinfo->cinfo, COL_INFO);
+  col_add_str(pinfo->cinfo, COL_INFO, info_text(t).c_str());
+  col_set_fence(pinfo->cinfo, COL_INFO);
+  if (r.rh_item) proto_item_append_text(r.rh_item, ", %s", info_text(t).c_str());
+  if (!pref_analyze || !has_rh || cut_short) return static_cast<int>(tvb_captured_length(at.tvb));
+  std::uint16_t port = 0;
+  if (pref_port_by_interface && pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+    port = static_cast<std::uint16_t>(pinfo->rec->rec_header.packet_header.interface_id);
+  const std::int64_t ns =
+      static_cast<std::int64_t>(pinfo->abs_ts.secs) * 1'000'000'000 + pinfo->abs_ts.nsecs;
+  const auto facts = dissect::facts_of(t, pinfo->num, ns, port, dst_hint);
+  if (!facts) return static_cast<int>(tvb_captured_length(at.tvb));
+  if (!analysis) init_capture();
+  show_analysis(analysis->add(*facts), r, at.tvb, pinfo);
+  auto* ti = wmem_new(pinfo->pool, tap_info);
+  *ti = tap_info{facts->key.src, facts->key.dst, facts->key.vc, facts->length};
+  tap_queue_packet(sue_tap, pinfo, ti);
+  return static_cast<int>(tvb_captured_length(at.tvb));
+}
+
+// The captured frame `tvb` lies in, when Wireshark's first data source is that frame and its
+// link type is one the engine reads: then the whole frame is dissected, as `scaleup dump` does.
+struct enclosing {
+  tvbuff_t* tvb;
+  wire::bytes bytes;
+  std::uint32_t link;
+  std::uint32_t offset;  // of `tvb` in the frame
+};
+
+std::optional<enclosing> enclosing_frame(tvbuff_t* tvb, packet_info* pinfo) {
+  if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET || !pinfo->data_src)
+    return std::nullopt;
+  const int encap = pinfo->rec->rec_header.packet_header.pkt_encap;
+  const std::uint32_t link = encap == WTAP_ENCAP_ETHERNET ? dissect::link_ethernet
+                             : encap == WTAP_ENCAP_USER0  ? dissect::link_afh2
+                             : encap == WTAP_ENCAP_USER1  ? tofu::link_tofu
+                                                          : 0;
+  if (!link) return std::nullopt;
+  tvbuff_t* frame =
+      get_data_source_tvb(static_cast<const struct data_source*>(pinfo->data_src->data));
+  if (!frame || tvb_get_ds_tvb(tvb) != frame) return std::nullopt;
+  const gint offset = tvb_raw_offset(tvb) - tvb_raw_offset(frame);
+  if (offset < 0 || static_cast<guint>(offset) > tvb_captured_length(frame)) return std::nullopt;
+  return enclosing{frame, bytes_of(frame), link, static_cast<std::uint32_t>(offset)};
+}
+
+bool cut_short(tvbuff_t* tvb) { return tvb_captured_length(tvb) < tvb_reported_length(tvb); }
+
+// Dissects the enclosing frame whole; -1 when the engine found nothing of ours at the hook's
+// offset, not even an error (it reads the frame differently from the dissectors that led here).
+int show_frame(const enclosing& fr, const dissect::options& o, packet_info* pinfo, proto_tree* root,
+               const ws::protocol* expected) {
+  return with_tree([&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, o); },
+                   [&](auto& t) {
+                     bool found = false;
+                     for (const auto& l : t.layer_list())
+                       found = found || (l.offset == fr.offset && reg.protocol_of(l.name));
+                     for (const auto& e : t.error_list())
+                       found = found || (e.offset >= fr.offset && reg.protocol_of(e.layer));
+                     if (!found) return -1;
+                     return show(t, ws::placement{fr.tvb, 0}, cut_short(fr.tvb), pinfo, root,
+                                 expected, fr.offset);
+                   });
+}
+
+const ws::protocol* sue_protocol() { return reg.protocol_named("sue"); }
+const ws::protocol* afh2_protocol() {
+  return reg.protocol_named(wire::layout<wire::afh2_normal>::name);
+}
+
+// ---- the hooks ---------------------------------------------------------------------------
+
+std::optional<std::uint32_t> destination_of(const packet_info* pinfo) {
+  const address& a = pinfo->dst;
+  if (a.type == AT_IPv4 && a.len == 4)
+    return wire::load_be32(static_cast<const std::uint8_t*>(a.data)) & wire::xpu_ipv4_max;
+  if (a.type == AT_IPv6 && a.len == 16)
+    return wire::load_be32(static_cast<const std::uint8_t*>(a.data) + 12);
+  return std::nullopt;
+}
+
+int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, std::uint16_t port) {
+  dissect::options o = current_options();
+  if (port) o.add_udp_port(port);
+  if (const auto fr = enclosing_frame(tvb, pinfo)) {
+    const int n = show_frame(*fr, o, pinfo, root, sue_protocol());
+    if (n >= 0) return n > 0 ? static_cast<int>(tvb_captured_length(tvb)) : 0;
+  }
+  const wire::bytes b = bytes_of(tvb);
+  return with_tree(
+      [&](auto& t) {
+        t = std::remove_cvref_t<decltype(t)>{};
+        t.encap = "udp";
+        t.frame_length = static_cast<std::uint32_t>(b.size());
+        dissect::detail::sue_pdu(t, b, 0, b.size(), true, o);
+      },
+      [&](auto& t) {
+        return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, sue_protocol(), 0,
+                    destination_of(pinfo));
+      });
+}
+
+int dissect_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  return dissect_udp_pdu(tvb, pinfo, root, static_cast<std::uint16_t>(pinfo->match_uint));
+}
+
+gboolean heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  if (!dissect::detail::plausible_pdu(bytes_of(tvb))) return FALSE;
+  return dissect_udp_pdu(tvb, pinfo, root, 0) > 0;
+}
+
+int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  const dissect::options o = current_options();
+  if (const auto fr = enclosing_frame(tvb, pinfo); fr && fr->link == dissect::link_ethernet) {
+    const int n = show_frame(*fr, o, pinfo, root, sue_protocol());
+    if (n >= 0) return n > 0 ? static_cast<int>(tvb_captured_length(tvb)) : 0;
+  }
+  // Not in a frame the engine can read whole: give it one, the addresses from the Ethernet
+  // header Wireshark has already read, the Ethertype it matched, then these bytes.
+  constexpr int header = 14;
+  std::vector<std::uint8_t> frame(header + tvb_captured_length(tvb), 0);
+  if (pinfo->dl_dst.type == AT_ETHER && pinfo->dl_dst.len == 6)
+    std::copy_n(static_cast<const std::uint8_t*>(pinfo->dl_dst.data), 6, frame.begin());
+  if (pinfo->dl_src.type == AT_ETHER && pinfo->dl_src.len == 6)
+    std::copy_n(static_cast<const std::uint8_t*>(pinfo->dl_src.data), 6, frame.begin() + 6);
+  wire::store_be16(frame.data() + 12, static_cast<std::uint16_t>(pinfo->match_uint));
+  const wire::bytes b = bytes_of(tvb);
+  std::copy(b.begin(), b.end(), frame.begin() + header);
+  dissect::options no_fcs = o;
+  no_fcs.fcs = dissect::fcs_mode::absent;  // Ethernet has taken it off already
+  return with_tree(
+      [&](auto& t) {
+        dissect::dissect_frame(t, wire::bytes(frame), dissect::link_ethernet, no_fcs);
+      },
+      [&](auto& t) {
+        return show(t, ws::placement{tvb, -header}, cut_short(tvb), pinfo, root, sue_protocol(),
+                    header);
+      });
+}
+
+// AFH Gen 2 replaces the Ethernet header: seen on an Ethernet link, the frame must be taken
+// before Ethernet reads its first 14 bytes as addresses and a type.
+gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  const wire::bytes frame = bytes_of(tvb);
+  if (frame.empty() || !wire::has_afh2_signature(frame[0])) return FALSE;
+  const dissect::options o = current_options();
+  // The engine decides, exactly as for `scaleup dump`; commands are not needed to decide.
+  dissect::options quick = o;
+  quick.profile = nullptr;
+  dissect::basic_tree<8, 48, 4> probe;
+  dissect::dissect_frame(probe, frame, dissect::link_ethernet, quick);
+  if (probe.encap != wire::to_string(wire::encap::afh2) &&
+      probe.encap != wire::to_string(wire::encap::afh2c) &&
+      probe.encap != wire::to_string(wire::encap::lite))
+    return FALSE;
+  const enclosing fr{tvb, frame, dissect::link_ethernet, 0};
+  return show_frame(fr, o, pinfo, root, afh2_protocol()) > 0;
+}
+
+// The user link types scaleup writes: the frame is ours from its first byte. Errors alone (an
+// empty frame, no SLAP signature) are shown too.
+int dissect_user_link(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, std::uint32_t link,
+                      const ws::protocol* expected) {
+  const enclosing fr{tvb, bytes_of(tvb), link, 0};
+  with_tree([&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, current_options()); },
+            [&](auto& t) {
+              return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, expected, 0);
+            });
+  return static_cast<int>(tvb_captured_length(tvb));
+}
+
+int dissect_user0(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  return dissect_user_link(tvb, pinfo, root, dissect::link_afh2, afh2_protocol());
+}
+
+int dissect_user1(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  const ws::protocol* tofu = reg.protocol_named("tofu");
+  return dissect_user_link(tvb, pinfo, root, tofu::link_tofu, tofu ? tofu : sue_protocol());
+}
+
+// ---- conversations -----------------------------------------------------------------------
+
+// A conversation is a pair of XPUs on one VC, both directions: a connection and the reverse one
+// that carries its ACKs. The VC is part of the address, as "XPU 3 VC 1": tshark prints port
+// columns for TCP, UDP and SCTP only.
+const char* no_filter(conv_item_t*, conv_filter_type_e) { return CONV_FILTER_INVALID; }
+const char* no_endpoint_filter(endpoint_item_t*, conv_filter_type_e) { return CONV_FILTER_INVALID; }
+ct_dissector_info_t conv_info = {&no_filter};
+et_dissector_info_t endpoint_info = {&no_endpoint_filter};
+
+struct endpoint_name {
+  char text[32];
+  address addr;
+  endpoint_name(guint32 xpu, guint32 vc) {
+    std::snprintf(text, sizeof text, "XPU %u VC %u", xpu, vc);
+    set_address(&addr, AT_STRINGZ, static_cast<int>(std::strlen(text) + 1), text);
+  }
+};
+
+tap_packet_status conv_packet(void* table, packet_info* pinfo, epan_dissect_t*, const void* data,
+                              tap_flags_t flags) {
+  auto* hash = static_cast<conv_hash_t*>(table);
+  hash->flags = flags;
+  const auto* ti = static_cast<const tap_info*>(data);
+  const endpoint_name src(ti->src, ti->vc), dst(ti->dst, ti->vc);
+  add_conversation_table_data(hash, &src.addr, &dst.addr, 0, 0, 1, static_cast<int>(ti->length),
+                              &pinfo->rel_ts, &pinfo->abs_ts, &conv_info, CONVERSATION_NONE);
+  return TAP_PACKET_REDRAW;
+}
+
+tap_packet_status endpoint_packet(void* table, packet_info*, epan_dissect_t*, const void* data,
+                                  tap_flags_t flags) {
+  auto* hash = static_cast<conv_hash_t*>(table);
+  hash->flags = flags;
+  const auto* ti = static_cast<const tap_info*>(data);
+  const endpoint_name src(ti->src, ti->vc), dst(ti->dst, ti->vc);
+  add_endpoint_table_data(hash, &src.addr, 0, TRUE, 1, static_cast<int>(ti->length), &endpoint_info,
+                          ENDPOINT_NONE);
+  add_endpoint_table_data(hash, &dst.addr, 0, FALSE, 1, static_cast<int>(ti->length),
+                          &endpoint_info, ENDPOINT_NONE);
+  return TAP_PACKET_REDRAW;
+}
+
+// ---- registration ------------------------------------------------------------------------
+
+dissector_handle_t ethertype_handle;
+guint registered_ethertype = 0;
+guint registered_shim_ethertype = 0;
+
+void handoff() {
+  static bool done = false;
+  if (!done) {
+    const dissector_handle_t udp = create_dissector_handle(dissect_udp, proto_sue);
+    dissector_add_uint_range_with_preference(
+        "udp.port", std::to_string(wire::default_sue_udp_port).c_str(), udp);
+    heur_dissector_add("udp", heur_udp, "SUE over UDP on any port", "sue_udp", proto_sue,
+                       HEURISTIC_ENABLE);
+    const ws::protocol* afh2 = reg.protocol_named(wire::layout<wire::afh2_normal>::name);
+    const int afh2_id = afh2 ? afh2->id : proto_sue;
+    heur_dissector_add("eth", heur_eth, "AFH Gen 2 on an Ethernet link", "afh2_eth", afh2_id,
+                       HEURISTIC_ENABLE);
+    // Link types 147 and 148 (LINKTYPE_USER0 and USER1) are a site's own: scaleup writes bare
+    // AFH Gen 2 frames and Tofu slices with them. They replace Wireshark's "DLT User" table
+    // for these two (disable the protocol to get it back).
+    dissector_add_uint("wtap_encap", WTAP_ENCAP_USER0,
+                       create_dissector_handle(dissect_user0, afh2_id));
+    const ws::protocol* tofu = reg.protocol_named("tofu");
+    dissector_add_uint("wtap_encap", WTAP_ENCAP_USER1,
+                       create_dissector_handle(dissect_user1, tofu ? tofu->id : proto_sue));
+    ethertype_handle = create_dissector_handle(dissect_ethertype, proto_sue);
+    done = true;
+  } else {
+    dissector_delete_uint("ethertype", registered_ethertype, ethertype_handle);
+    dissector_delete_uint("ethertype", registered_shim_ethertype, ethertype_handle);
+  }
+  registered_ethertype = pref_ethertype & 0xFFFF;
+  registered_shim_ethertype = pref_shim_ethertype & 0xFFFF;
+  dissector_add_uint("ethertype", registered_ethertype, ethertype_handle);
+  dissector_add_uint("ethertype", registered_shim_ethertype, ethertype_handle);
+}
+
+void register_protocols() {
+  proto_sue = reg.register_all();
+
+  for (std::size_t i = 0; i < pack::shipped_profiles.size(); ++i)
+    profile_strings.emplace_back(pack::shipped_profiles[i]->name());
+  for (std::size_t i = 0; i < profile_strings.size(); ++i)
+    profile_enum.push_back(
+        {profile_strings[i].c_str(), profile_strings[i].c_str(), static_cast<gint>(i)});
+  profile_enum.push_back(
+      {"none", "none (payloads opaque)", static_cast<gint>(pack::shipped_profiles.size())});
+  profile_enum.push_back({nullptr, nullptr, 0});
+
+  module_t* m = prefs_register_protocol(proto_sue, handoff);
+  prefs_register_enum_preference(m, "profile", "Command profile",
+                                 "How the commands packed in a payload are read (decisions.md: "
+                                 "the XPU-specific prefix); none leaves payloads opaque",
+                                 &pref_profile, profile_enum.data(), FALSE);
+  prefs_register_enum_preference(m, "fcs", "Ethernet frames end in an FCS",
+                                 "Whether captured Ethernet frames hold the 4-byte FCS", &pref_fcs,
+                                 fcs_enum, FALSE);
+  prefs_register_uint_preference(m, "ethertype", "SUE Ethertype",
+                                 "The Ethertype of a SUE PDU after AFH Gen 1 (and after AFH "
+                                 "Gen 2 headers); 0x88B5 is IEEE Local Experimental 1",
+                                 16, &pref_ethertype);
+  prefs_register_uint_preference(m, "shim_ethertype", "AFH Gen 1 shim Ethertype",
+                                 "The Ethertype of the AFH Gen 1 shim header", 16,
+                                 &pref_shim_ethertype);
+  prefs_register_uint_preference(m, "shim_next_header", "Shim next header for SUE",
+                                 "The shim's next-header value that means a SUE PDU follows", 10,
+                                 &pref_shim_next);
+  prefs_register_bool_preference(m, "analyze_sequence", "Analyze PSNs",
+                                 "Go-back-N sequence analysis per connection {source XPU, "
+                                 "destination XPU, port, VC}, as Wireshark does for TCP",
+                                 &pref_analyze);
+  prefs_register_uint_preference(m, "window", "Go-back-N window",
+                                 "PDUs in flight that make a connection's window full", 10,
+                                 &pref_window);
+  prefs_register_bool_preference(m, "port_by_interface", "Capture interface is the port",
+                                 "Tell connections apart by the capture interface (a frame "
+                                 "does not say which port it crossed; off: port 0)",
+                                 &pref_port_by_interface);
+
+  sue_tap = register_tap("sue");
+  register_conversation_table(proto_sue, TRUE, conv_packet, endpoint_packet);
+  register_init_routine(init_capture);
+  register_cleanup_routine(cleanup_capture);
+}
+
+}  // namespace
+
+void plugin_register(void) {
+  static proto_plugin plugin;
+  plugin.register_protoinfo = register_protocols;
+  plugin.register_handoff = handoff;
+  proto_register_plugin(&plugin);
+}

@@ -1,0 +1,291 @@
+// Registration from the library's tables (dissect/registry.hpp: every field table and every
+// dissector's computed fields), each command profile's name field, and dissect/analysis.hpp's
+// results.
+#include "registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "scaleup/dissect/registry.hpp"
+#include "scaleup/pack/profiles.hpp"
+
+namespace scaleup::ws {
+
+namespace {
+
+// Layers come and go with formats; subtree indices must be registered up front.
+constexpr std::size_t ett_pool_size = 96;
+
+std::string_view prefix_of(std::string_view name) { return name.substr(0, name.find('.')); }
+
+// Names for the protocols a person looks for in the protocol list; any other prefix a table
+// brings (a future format) is named after its first table.
+struct known_protocol {
+  std::string_view prefix, full, short_name;
+};
+constexpr known_protocol known[] = {
+    {"sue", "Scale-Up Ethernet", "SUE"},
+    {"sue_lite", "Scale-Up Ethernet Lite", "SUE Lite"},
+    {"afh1", "AI Forwarding Header Gen 1", "AFH1"},
+    {"afh2", "AI Forwarding Header Gen 2", "AFH2"},
+    {"afh2c", "AI Forwarding Header Gen 2, compressed", "AFH2c"},
+};
+
+ftenum uint_type(unsigned width) {
+  if (width <= 8) return FT_UINT8;
+  if (width <= 16) return FT_UINT16;
+  if (width <= 24) return FT_UINT24;
+  if (width <= 32) return FT_UINT32;
+  if (width <= 40) return FT_UINT40;
+  if (width <= 48) return FT_UINT48;
+  if (width <= 56) return FT_UINT56;
+  return FT_UINT64;
+}
+
+int group_of(wire::errc code) {
+  switch (code) {
+    case wire::errc::truncated:
+    case wire::errc::bad_length:
+    case wire::errc::value_too_big:
+      return PI_MALFORMED;
+    case wire::errc::bad_checksum:
+      return PI_CHECKSUM;
+    case wire::errc::unsupported:
+    case wire::errc::no_space:
+      return PI_UNDECODED;
+    default:
+      return PI_PROTOCOL;
+  }
+}
+
+}  // namespace
+
+const char* registry::keep(std::string_view s) { return strings_.emplace_back(s).c_str(); }
+
+void registry::collect(const wire::field_info& f) {
+  auto [it, fresh] = pending_.try_emplace(std::string(f.filter));
+  pending& p = it->second;
+  if (fresh) {
+    pending_order_.emplace_back(f.filter);
+    p.filter = std::string(f.filter);
+    p.name = std::string(f.name);
+    p.blurb = std::string(f.description.empty() ? f.seed : f.description);
+    p.kind = f.type;
+  }
+  p.width = std::max<unsigned>(p.width, f.width);
+  if (p.names.empty()) p.names.assign(f.names.begin(), f.names.end());
+}
+
+int registry::protocol_for_prefix(std::string_view prefix, std::string_view title) {
+  for (const auto& p : protocols_)
+    if (p.prefix == prefix) return p.id;
+  // A prefix Wireshark already has is Wireshark's: its own dissectors show those fields.
+  if (proto_get_id_by_filter_name(std::string(prefix).c_str()) != -1) return -1;
+  std::string full, short_name;
+  for (const auto& k : known)
+    if (k.prefix == prefix) full = std::string(k.full), short_name = std::string(k.short_name);
+  if (full.empty()) {
+    full = title.empty() ? "Scale-Up " + std::string(prefix) : std::string(title);
+    for (const char c : prefix) short_name += static_cast<char>(std::toupper(c));
+  }
+  // Full and short names must be unique too; a clash costs a suffix, not the protocol.
+  if (proto_name_already_registered(full.c_str())) full += " (scaleup)";
+  if (proto_get_id_by_short_name(short_name.c_str()) != -1) short_name = "SUE-" + short_name;
+  protocol& p = protocols_.emplace_back();
+  p.prefix = std::string(prefix);
+  p.id = proto_register_protocol(keep(full), keep(short_name), keep(prefix));
+  return p.id;
+}
+
+int registry::register_all() {
+  for (const auto& t : dissect::tables)
+    for (const auto& f : t.fields) collect(f);
+  for (const auto* f : dissect::computed) collect(*f);  // every dissector's generated fields
+  for (const auto* prof : pack::shipped_profiles) collect(prof->name_field());
+
+  // Protocols in order of first appearance, each named after its first table.
+  const auto title_of = [](std::string_view prefix) -> std::string_view {
+    for (const auto& t : dissect::tables)
+      if (prefix_of(t.name) == prefix) return t.title;
+    return {};
+  };
+  const int sue = protocol_for_prefix("sue", title_of("sue"));
+  for (const auto& filter : pending_order_) {
+    const std::string_view prefix = prefix_of(filter);
+    protocol_for_prefix(prefix, title_of(prefix));
+  }
+
+  std::map<int, std::vector<hf_register_info>> by_protocol;
+  const auto add = [&](int proto, const char* name, const char* abbrev, ftenum type, int display,
+                       const void* strings, const char* blurb) -> int* {
+    int* id = &ids_.emplace_back(-1);
+    hf_register_info h{};
+    h.p_id = id;
+    h.hfinfo = header_field_info{name,  abbrev, type, display,          strings, 0,
+                                 blurb, -1,     0,    HF_REF_TYPE_NONE, -1,      nullptr};
+    by_protocol[proto].push_back(h);
+    return id;
+  };
+
+  std::vector<std::pair<std::string, int*>> ids_by_filter;
+  for (const auto& filter : pending_order_) {
+    const pending& p = pending_.at(filter);
+    const auto* proto = protocol_named(prefix_of(filter));
+    if (!proto || proto_registrar_get_byname(filter.c_str())) continue;
+    field_spec spec;
+    spec.kind = p.kind;
+    spec.width = p.width;
+    int display = BASE_NONE;
+    const void* strings = nullptr;
+    switch (p.kind) {
+      case wire::kind::label:
+        spec.type = FT_STRING;
+        break;
+      case wire::kind::mac:
+        spec.type = FT_ETHER;
+        break;
+      case wire::kind::ipv4:
+        spec.type = FT_IPv4;
+        break;
+      case wire::kind::ipv6:
+        spec.type = FT_IPv6;
+        break;
+      case wire::kind::flag: {
+        spec.type = FT_BOOLEAN;
+        const auto n0 = std::find_if(p.names.begin(), p.names.end(),
+                                     [](const wire::value_name& v) { return v.value == 0; });
+        const auto n1 = std::find_if(p.names.begin(), p.names.end(),
+                                     [](const wire::value_name& v) { return v.value == 1; });
+        if (n0 != p.names.end() && n1 != p.names.end())
+          strings = &tfs_.emplace_back(true_false_string{keep(n1->name), keep(n0->name)});
+        break;
+      }
+      case wire::kind::uint:
+      case wire::kind::hex:
+        spec.type = uint_type(p.width);
+        display = p.kind == wire::kind::hex ? BASE_HEX : BASE_DEC;
+        if (!p.names.empty() && p.width <= 32) {
+          auto& v = vals_.emplace_back();
+          for (const auto& n : p.names)
+            v.push_back(value_string{static_cast<guint32>(n.value), keep(n.name)});
+          v.push_back(value_string{0, nullptr});
+          strings = v.data();
+        } else if (!p.names.empty()) {
+          auto& v = vals64_.emplace_back();
+          for (const auto& n : p.names) v.push_back(val64_string{n.value, keep(n.name)});
+          v.push_back(val64_string{0, nullptr});
+          strings = v.data();
+          display |= BASE_VAL64_STRING;
+        }
+        break;
+    }
+    ids_by_filter.emplace_back(filter, add(proto->id, keep(p.name), keep(filter), spec.type,
+                                           display, strings, keep(p.blurb)));
+    fields_.emplace(filter, spec);
+  }
+
+  // The sequence analysis, under "sue".
+  int* analysis_id = add(sue, "SUE sequence analysis", keep(dissect::analysis_filter), FT_NONE,
+                         BASE_NONE, nullptr, "Go-back-N analysis of this PDU's connection");
+  std::vector<int*> value_ids;
+  for (const auto& v : dissect::analysis_values) {
+    ftenum type = FT_UINT32;
+    int display = BASE_DEC;
+    const void* strings = nullptr;
+    if (v.kind == dissect::unit::frame) {
+      type = FT_FRAMENUM;
+      display = BASE_NONE;
+      strings = FRAMENUM_TYPE(FT_FRAMENUM_NONE);
+    } else if (v.kind == dissect::unit::nanoseconds) {
+      type = FT_RELATIVE_TIME;
+      display = BASE_NONE;
+    }
+    value_ids.push_back(
+        add(sue, keep(v.name), keep(v.filter), type, display, strings, keep(v.description)));
+  }
+
+  for (auto& [proto, hfs] : by_protocol) {
+    auto& kept = hf_arrays_.emplace_back(std::move(hfs));
+    proto_register_field_array(proto, kept.data(), static_cast<int>(kept.size()));
+  }
+  for (const auto& [filter, id] : ids_by_filter) fields_.at(filter).hf = *id;
+  hf_analysis = *analysis_id;
+  for (int* id : value_ids) hf_values.push_back(*id);
+
+  // Subtrees: one per protocol, the analysis, and a pool for layers.
+  for (auto& p : protocols_) etts_.push_back(&p.ett);
+  etts_.push_back(&ett_analysis);
+  for (std::size_t i = 0; i < ett_pool_size; ++i) etts_.push_back(&ett_pool_.emplace_back(-1));
+  proto_register_subtree_array(etts_.data(), static_cast<int>(etts_.size()));
+
+  // Expert infos: one per error code and severity, one per analysis flag.
+  const auto expert = [&](const char* name, int group, int severity, const char* summary) {
+    expert_field* e = &experts_.emplace_back(expert_field EI_INIT);
+    ei_register_info r{};
+    r.ids = e;
+    r.eiinfo.name = name;
+    r.eiinfo.group = group;
+    r.eiinfo.severity = severity;
+    r.eiinfo.summary = summary;
+    r.eiinfo.id = 0;
+    r.eiinfo.hf_info.hfinfo =
+        header_field_info{nullptr, nullptr, FT_NONE, BASE_NONE,        nullptr, 0,
+                          nullptr, -1,      0,       HF_REF_TYPE_NONE, -1,      nullptr};
+    ei_.push_back(r);
+    return e;
+  };
+  for (int c = 1; c < 256; ++c) {
+    const auto code = static_cast<wire::errc>(c);
+    const std::string_view n = wire::to_string(code);
+    if (n == "unknown") break;
+    error_experts_[{c, 0}] = expert(keep("sue.error." + std::string(n)), group_of(code), PI_ERROR,
+                                    keep("Error: " + std::string(n)));
+    error_experts_[{c, 1}] = expert(keep("sue.warning." + std::string(n)), group_of(code), PI_WARN,
+                                    keep("Warning: " + std::string(n)));
+  }
+  for (const auto& f : dissect::analysis_flags)
+    flag_experts_[static_cast<std::uint16_t>(f.bit)] =
+        expert(keep(f.filter), PI_SEQUENCE,
+               f.level == dissect::concern::warning ? PI_WARN : PI_NOTE, keep(f.summary));
+  expert_module_t* m = expert_register_protocol(sue);
+  expert_register_field_array(m, ei_.data(), static_cast<int>(ei_.size()));
+  return sue;
+}
+
+const protocol* registry::protocol_named(std::string_view prefix) const {
+  for (const auto& p : protocols_)
+    if (p.prefix == prefix) return &p;
+  return nullptr;
+}
+
+const protocol* registry::protocol_of(std::string_view layer_name) const {
+  return protocol_named(prefix_of(layer_name));
+}
+
+const field_spec* registry::field(std::string_view filter) const {
+  const auto it = fields_.find(filter);
+  return it == fields_.end() ? nullptr : &it->second;
+}
+
+int registry::ett_for(std::string_view layer_name) {
+  if (const auto it = ett_by_layer_.find(layer_name); it != ett_by_layer_.end()) return it->second;
+  // Past the pool, layers share its last index: only their expansion state is shared.
+  const int ett = ett_pool_[std::min(ett_next_, ett_pool_.size() - 1)];
+  ++ett_next_;
+  ett_by_layer_.emplace(std::string(layer_name), ett);
+  return ett;
+}
+
+expert_field* registry::expert_for(wire::errc code, wire::severity level) {
+  const auto it =
+      error_experts_.find({static_cast<int>(code), level == wire::severity::error ? 0 : 1});
+  return it == error_experts_.end() ? nullptr : it->second;
+}
+
+expert_field* registry::expert_for(dissect::flag f) {
+  const auto it = flag_experts_.find(static_cast<std::uint16_t>(f));
+  return it == flag_experts_.end() ? nullptr : it->second;
+}
+
+}  // namespace scaleup::ws

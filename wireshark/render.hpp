@@ -1,0 +1,231 @@
+// Walks a dissection tree (dissect/tree.hpp) into Wireshark's protocol tree: a protocol item
+// per run of layers of one of our protocols, a subtree per layer nested by byte range, an item
+// per field with the text `scaleup dump -v` prints, and an expert info per error. Layers of
+// protocols Wireshark dissects itself (eth, vlan, ip, udp) are left to it.
+#pragma once
+
+#include <wireshark.h>
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/tree.hpp"
+#include "scaleup/wire/reliability_header.hpp"
+
+namespace scaleup::ws {
+
+struct string_sink {
+  std::string& s;
+  void operator()(std::string_view v) { s.append(v); }
+};
+
+// Where the tree's byte offsets land: offset + base in `tvb`, clamped to the bytes captured.
+// The engine only reports ranges inside the buffer it was given, and that buffer is the
+// tvb's captured bytes (base 0) or a copy of them behind a made-up header (base < 0).
+struct placement {
+  tvbuff_t* tvb = nullptr;
+  int base = 0;
+
+  std::pair<int, int> range(std::uint32_t offset, std::uint32_t length) const {
+    const long n = tvb_captured_length(tvb);
+    const long start = std::clamp<long>(static_cast<long>(offset) + base, 0, n);
+    const long end = std::clamp<long>(static_cast<long>(offset) + base + length, start, n);
+    return {static_cast<int>(start), static_cast<int>(end - start)};
+  }
+};
+
+struct rendered {
+  proto_item* first_item = nullptr;  // our first protocol item
+  proto_tree* first_tree = nullptr;
+  proto_item* rh_item = nullptr;  // the protocol item holding the Reliability Header
+  proto_tree* rh_tree = nullptr;
+  const protocol* last = nullptr;  // the innermost of ours: what the Protocol column names
+  bool any = false;
+};
+
+namespace detail {
+
+inline void add_field(registry& reg, proto_tree* tree, const placement& at, packet_info* pinfo,
+                      const dissect::field_node& f, std::uint32_t layer_offset) {
+  const field_spec* spec = reg.field(f.info->filter);
+  if (!spec || spec->hf < 0) return;
+  std::string text;
+  string_sink out{text};
+  const bool sub_byte = !f.generated && (f.bit % 8 || f.info->width % 8) && f.info->width <= 32;
+  if (sub_byte) dissect::put_bit_pattern(out, f);
+  out(f.info->name);
+  out(": ");
+  dissect::put_value(out, f);
+  if (f.info->type != wire::kind::label && !f.value_name().empty()) {
+    out(" (");
+    out(f.value_name());
+    out(")");
+  }
+  const auto [start, length] =
+      f.generated ? at.range(layer_offset, 0)
+                  : at.range(f.bit / 8, (f.bit + f.info->width + 7) / 8 - f.bit / 8);
+  proto_item* item = nullptr;
+  const int hf = spec->hf;
+  tvbuff_t* tvb = at.tvb;
+  switch (spec->type) {
+    case FT_STRING: {
+      const std::string_view v = f.value_name();
+      item = proto_tree_add_string_format(tree, hf, tvb, start, length,
+                                          wmem_strndup(pinfo->pool, v.data(), v.size()), "%s",
+                                          text.c_str());
+      break;
+    }
+    case FT_ETHER: {
+      guint8 mac[6];
+      for (int i = 0; i < 6; ++i) mac[i] = static_cast<guint8>(f.value >> (8 * (5 - i)));
+      item = proto_tree_add_ether_format(tree, hf, tvb, start, length, mac, "%s", text.c_str());
+      break;
+    }
+    case FT_IPv4:
+      item = proto_tree_add_ipv4_format(tree, hf, tvb, start, length,
+                                        g_htonl(static_cast<guint32>(f.value)), "%s", text.c_str());
+      break;
+    case FT_IPv6: {
+      if (!f.raw) return;
+      ws_in6_addr a;
+      std::copy(f.raw, f.raw + 16, a.bytes);
+      item = proto_tree_add_ipv6_format(tree, hf, tvb, start, length, &a, "%s", text.c_str());
+      break;
+    }
+    case FT_BOOLEAN:
+      item = proto_tree_add_boolean_format(tree, hf, tvb, start, length,
+                                           static_cast<guint32>(f.value), "%s", text.c_str());
+      break;
+    case FT_UINT8:
+    case FT_UINT16:
+    case FT_UINT24:
+    case FT_UINT32:
+      item = proto_tree_add_uint_format(tree, hf, tvb, start, length, static_cast<guint32>(f.value),
+                                        "%s", text.c_str());
+      break;
+    default:
+      item =
+          proto_tree_add_uint64_format(tree, hf, tvb, start, length, f.value, "%s", text.c_str());
+      break;
+  }
+  if (f.generated) proto_item_set_generated(item);
+}
+
+}  // namespace detail
+
+// `fallback`: the protocol the hook expected at `fallback_offset`, which holds the errors when
+// no layer of ours was decoded (a PDU too short for its header).
+template <class Tree>
+rendered render(registry& reg, const Tree& t, const placement& at, packet_info* pinfo,
+                proto_tree* root, const protocol* fallback = nullptr,
+                std::uint32_t fallback_offset = 0) {
+  rendered r;
+  const auto layers = t.layer_list();
+  std::vector<proto_tree*> layer_tree(layers.size(), nullptr);
+  const protocol* current = nullptr;
+  proto_tree* current_tree = nullptr;
+  proto_item* current_item = nullptr;
+  std::vector<std::size_t> open;  // layers of the current protocol that may hold later ones
+  std::size_t list_index = 0;
+  std::string_view list_name;
+  const auto holds = [&](std::size_t outer, const dissect::layer_node& l) {
+    const auto& o = layers[outer];
+    return o.offset <= l.offset && l.offset < o.offset + o.length &&
+           l.offset + l.length <= o.offset + o.length;
+  };
+  // Each layer's fields right after its heading, as `scaleup dump -v` prints them; generated
+  // fields may come later in the tree than the layers after theirs.
+  std::vector<std::size_t> first(layers.size() + 1, 0);
+  const auto fields = t.field_list();
+  for (const auto& f : fields)
+    if (f.layer < layers.size()) ++first[f.layer + 1];
+  for (std::size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
+  std::vector<const dissect::field_node*> by_layer(first.back());
+  {
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (const auto& f : fields)
+      if (f.layer < layers.size()) by_layer[next[f.layer]++] = &f;
+  }
+  for (std::size_t li = 0; li < layers.size(); ++li) {
+    const auto& l = layers[li];
+    const protocol* p = reg.protocol_of(l.name);
+    if (!p || p->id < 0) {
+      current = nullptr;
+      open.clear();
+      continue;
+    }
+    // Nested under the latest open layer whose bytes hold this one, whatever its protocol
+    // (the commands of a SUE Lite payload stay under SUE Lite).
+    while (!open.empty() && !holds(open.back(), l)) open.pop_back();
+    if (p != current && open.empty()) {
+      // One protocol item over the run of consecutive layers that belong to p.
+      std::uint32_t lo = l.offset, hi = l.offset + l.length;
+      for (std::size_t k = li + 1; k < layers.size() && reg.protocol_of(layers[k].name) == p; ++k) {
+        lo = std::min(lo, layers[k].offset);
+        hi = std::max(hi, layers[k].offset + layers[k].length);
+      }
+      const auto [start, length] = at.range(lo, hi - lo);
+      proto_item* item = proto_tree_add_item(root, p->id, at.tvb, start, length, ENC_NA);
+      current_tree = proto_item_add_subtree(item, p->ett);
+      current = p;
+      if (!r.first_item) r.first_item = item, r.first_tree = current_tree;
+      r.any = true;
+      r.last = p;
+      current_item = item;
+    }
+    if (l.name == wire::layout<wire::reliability_header>::name && !r.rh_item) {
+      r.rh_item = current_item;
+      r.rh_tree = current_tree;
+    }
+    proto_tree* parent = open.empty() ? current_tree : layer_tree[open.back()];
+    if (l.name == p->prefix && open.empty()) {
+      layer_tree[li] = current_tree;  // the protocol's own header: its fields go on top
+    } else {
+      std::string title(l.title);
+      if (!l.list.empty()) {
+        list_index = l.list == list_name ? list_index + 1 : 1;
+        list_name = l.list;
+        title = "#" + std::to_string(list_index) + ": " + title;
+      }
+      title += ", " + std::to_string(l.length) + (l.length == 1 ? " byte" : " bytes");
+      const auto [start, length] = at.range(l.offset, l.length);
+      layer_tree[li] = proto_tree_add_subtree_format(
+          parent, at.tvb, start, length, reg.ett_for(l.name), nullptr, "%s", title.c_str());
+    }
+    for (std::size_t k = first[li]; k < first[li + 1]; ++k)
+      detail::add_field(reg, layer_tree[li], at, pinfo, *by_layer[k], l.offset);
+    open.push_back(li);
+  }
+
+  // Every error the library reported, at the layer it names (else on our first protocol).
+  for (const auto& e : t.error_list()) {
+    proto_tree* where = nullptr;
+    for (std::size_t li = layers.size(); li-- > 0 && !where;)
+      if (layers[li].name == e.layer && layer_tree[li]) where = layer_tree[li];
+    if (!where && !r.first_tree && fallback) {
+      const auto [start, length] = at.range(fallback_offset, t.frame_length - fallback_offset);
+      r.first_item = proto_tree_add_item(root, fallback->id, at.tvb, start, length, ENC_NA);
+      r.first_tree = proto_item_add_subtree(r.first_item, fallback->ett);
+      r.any = true;
+      r.last = fallback;
+    }
+    if (!where) where = r.first_tree ? r.first_tree : root;
+    expert_field* ei = reg.expert_for(e.code, e.level);
+    if (!ei) continue;
+    std::string text;
+    string_sink out{text};
+    dissect::put_error_text(out, e);
+    const auto [start, length] = at.range(e.offset, 0);
+    proto_tree_add_expert_format(where, pinfo, ei, at.tvb, start, length, "%s", text.c_str());
+  }
+  return r;
+}
+
+}  // namespace scaleup::ws
