@@ -46,7 +46,7 @@ std::vector<header_doc> all_headers() { return tables_in({table_group::frame, ta
 
 // The control layouts of the default command profile, and what crosses the XPU boundary.
 std::vector<header_doc> default_profile_shapes() {
-  return tables_in({table_group::command, table_group::xpu});
+  return tables_in({table_group::command, table_group::xpu, table_group::engine});
 }
 
 // ---- text helpers ------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/pack/command.hpp"
 #include "scaleup/pack/default_profile.hpp"
+#include "scaleup/rdma/dissect.hpp"
 #include "scaleup/tofu/dissect.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
@@ -425,6 +426,8 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
       detail::afh2(t, f, true, o);
   } else if (link == tofu::link_tofu) {
     tofu::dissect_record(t, f);  // Tofu-style slices: no Ethernet, no FCS
+  } else if (link == rdma::link_rdma) {
+    rdma::dissect_packet(t, f);  // ExaJet packets: header, payload, footer
   } else {
     t.encap = "unknown";
     detail::add_problem(t, wire::errc::unsupported, "frame", 0, "link type not decoded", {}, link);

@@ -12,6 +12,11 @@
 #include "scaleup/pack/default_profile.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pack/signal_interface.hpp"
+#include "scaleup/rdma/dissect.hpp"
+#include "scaleup/rdma/pending_transactions.hpp"
+#include "scaleup/rdma/transaction_table.hpp"
+#include "scaleup/rdma/transfer_descriptor.hpp"
+#include "scaleup/rdma/transfer_metadata.hpp"
 #include "scaleup/tofu/dissect.hpp"
 #include "scaleup/tofu/routing_header.hpp"
 #include "scaleup/tofu/slice.hpp"
@@ -33,6 +38,7 @@ enum class table_group : std::uint8_t {
   command,  // control layouts of the default command profile
   link,     // link and flow control (not in frames the dissector reads yet)
   xpu,      // what crosses the XPU-SUE boundary
+  engine,   // the RDMA engine's descriptors and tables (memory, not frames)
 };
 
 struct table {
@@ -68,6 +74,11 @@ inline constexpr auto tables = std::array{
     table_of<tofu::record_header>(table_group::frame),
     table_of<tofu::routing_header>(table_group::frame),
     table_of<tofu::fcs_trailer>(table_group::frame),
+    table_of<rdma::data_header>(table_group::frame),
+    table_of<rdma::response_header>(table_group::frame),
+    table_of<rdma::control_header>(table_group::frame),
+    table_of<rdma::control_payload>(table_group::frame),
+    table_of<rdma::packet_footer>(table_group::frame),
     table_of<pack::cmd_write>(table_group::command),
     table_of<pack::cmd_write_partial>(table_group::command),
     table_of<pack::cmd_read>(table_group::command),
@@ -82,14 +93,24 @@ inline constexpr auto tables = std::array{
     table_of<transport::pfc_pdu>(table_group::link),
     table_of<pack::credit_word>(table_group::xpu),
     table_of<pack::axi_user>(table_group::xpu),
+    table_of<rdma::memory_descriptor>(table_group::engine),
+    table_of<rdma::memory_descriptor_notify>(table_group::engine),
+    table_of<rdma::inline_descriptor>(table_group::engine),
+    table_of<rdma::inline_descriptor_long>(table_group::engine),
+    table_of<rdma::block_descriptor>(table_group::engine),
+    table_of<rdma::pending_entry>(table_group::engine),
+    table_of<rdma::transfer_metadata>(table_group::engine),
 };
 
 // Computed fields of every dissector, for the same consumers.
 inline constexpr auto computed = [] {
-  std::array<const wire::field_info*, generated::all.size() + tofu::generated::all.size()> out{};
+  std::array<const wire::field_info*,
+             generated::all.size() + tofu::generated::all.size() + rdma::generated::all.size()>
+      out{};
   std::size_t n = 0;
   for (const auto* f : generated::all) out[n++] = f;
   for (const auto* f : tofu::generated::all) out[n++] = f;
+  for (const auto* f : rdma::generated::all) out[n++] = f;
   return out;
 }();
 

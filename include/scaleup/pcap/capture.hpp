@@ -28,6 +28,7 @@ enum class link_type : std::uint32_t {
   ethernet = 1,  // LINKTYPE_ETHERNET
   afh2 = 147,    // LINKTYPE_USER0: bare AFH Gen 2 frames
   tofu = 148,    // LINKTYPE_USER1: Tofu-style slices
+  rdma = 149,    // LINKTYPE_USER2: bare ExaJet packets of the RDMA engine
 };
 
 constexpr std::string_view to_string(link_type lt) noexcept {
@@ -38,6 +39,8 @@ constexpr std::string_view to_string(link_type lt) noexcept {
       return "afh2";
     case link_type::tofu:
       return "tofu";
+    case link_type::rdma:
+      return "rdma";
   }
   return "unknown";
 }
