@@ -220,6 +220,7 @@ int gen_basic(std::span<const std::string_view> args);
 int gen_traffic(std::span<const std::string_view> args);
 int gen_session(std::span<const std::string_view> args);
 int gen_tofu(std::span<const std::string_view> args);
+int gen_rdma(std::span<const std::string_view> args);
 int dump(std::span<const std::string_view> args);
 int stats(std::span<const std::string_view> args);
 

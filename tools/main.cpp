@@ -51,6 +51,12 @@ commands:
       statistics; --json: one object with frames, delivered, lost, split_frames,
       duplicate_frames, mode_switches.
 
+  gen rdma -o FILE [--transfers N] [--loss P] [--seed N] [--json]
+      Run transfers of every class through the RDMA QoS engine (seed 004) over links that
+      lose packets with probability P, with selective retransmission; writes every ExaJet
+      packet on link type 149 and prints how many transfers completed exactly once (a
+      block is re-sent whole: at high loss a 64-packet block can exhaust its 15 retries).
+
   dump FILE [-v] [--json] [--profile NAME|none] [--udp-port N]... [--no-heuristics]
             [--fcs auto|yes|no]
       Dissect a pcap or pcapng capture: one summary line per frame (and one per packed
@@ -94,11 +100,13 @@ int main(int argc, char** argv) {
   if (cmd == "dump") return dump(rest);
   if (cmd == "stats") return stats(rest);
   if (cmd == "gen") {
-    if (rest.empty()) return fail_usage("gen: which scenario? (basic, traffic, session, tofu)");
+    if (rest.empty())
+      return fail_usage("gen: which scenario? (basic, traffic, session, tofu, rdma)");
     if (rest[0] == "basic") return gen_basic(rest.subspan(1));
     if (rest[0] == "traffic") return gen_traffic(rest.subspan(1));
     if (rest[0] == "session") return gen_session(rest.subspan(1));
     if (rest[0] == "tofu") return gen_tofu(rest.subspan(1));
+    if (rest[0] == "rdma") return gen_rdma(rest.subspan(1));
     return fail_usage("gen: unknown scenario '" + std::string(rest[0]) + "'");
   }
   return fail_usage("unknown command '" + std::string(cmd) + "'");

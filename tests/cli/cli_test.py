@@ -238,6 +238,24 @@ def case_tofu():
         run("gen", "tofu", "-o", cap, *bad_args, expect=2)
 
 
+def case_rdma():
+    """gen rdma: every transfer completes exactly once under loss; every packet dissects."""
+    cap = os.path.join(TMP, "r.pcap")
+    s = json.loads(run("gen", "rdma", "-o", cap, "--transfers", "24", "--loss", "0.005",
+                       "--seed", "5", "--json").stdout)
+    check(s["transfers"] == s["completed_exactly_once"] == 24, f"{s}")
+    check(s["reissues"] > 0 and s["data_lost"] > 0, f"{s}")
+    d = jsonl(run("dump", "--json", cap).stdout)
+    check(len(d) == s["data_packets"] + s["acks"] + s["nacks"] + s["control_packets"],
+          f"{len(d)} packets dumped, {s}")
+    check(all(f["encap"] == "rdma" and f["errors"] == [] for f in d), "clean packets")
+    check(all(f["rdma.ftr.crc.status"] == "good" for f in d), "CRCs good")
+    types = {v for f in d for k, v in f.items() if k.startswith("rdma.") and k.endswith(".type")}
+    check({0, 2, 3, 4} <= types, f"data, ACK, NACK and control packets: {types}")
+    for bad in (["--transfers", "0"], ["--transfers", "65"], ["--loss", "1"]):
+        run("gen", "rdma", "-o", cap, *bad, expect=2)
+
+
 def case_deterministic():
     a, b = os.path.join(TMP, "a.pcap"), os.path.join(TMP, "b.pcap")
     run("gen", "basic", "-o", a, "--seed", "5")

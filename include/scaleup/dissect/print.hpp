@@ -354,6 +354,19 @@ void put_summary(Out& out, const Tree& t, std::uint64_t frame_number) {
     show("seq", "tofu.rh.seq");
     show("fcs", "tofu.slice.fcs.status");
     show("tlp", "tofu.tlp.len");
+  } else if (t.find("rdma.ftr.crc")) {
+    out("  ExaJet");
+    show("type", "rdma.pkt.type");
+    show("type", "rdma.ack.type");
+    show("type", "rdma.ctl.type");
+    show("tid", "rdma.pkt.tid");
+    show("tid", "rdma.ack.tid");
+    show("seq", "rdma.pkt.seq");
+    show("seq", "rdma.ack.seq");
+    show("block", "rdma.pkt.block_seq");
+    show("block", "rdma.ack.block_seq");
+    show("payload", "rdma.payload.len");
+    show("crc", "rdma.ftr.crc.status");
   } else if (t.find("sue_lite.len")) {
     out("  SUE Lite");
     show("src", "afh2c.src_xpu");

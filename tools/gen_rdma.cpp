@@ -1,0 +1,134 @@
+// `scaleup gen rdma`: transfers through the RDMA QoS engine over lossy links (seed 004, with
+// the selective retransmission of its future work), written packet by packet on link type 149.
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "scaleup/rdma/run.hpp"
+
+namespace scaleup::cli {
+
+namespace {
+using testbed = rdma::testbed<>;  // the thesis's sizes
+using engine = rdma::qos_engine<>;
+constexpr std::size_t max_transfers = 64;
+constexpr std::uint64_t coord_shift = 48;  // destination coordinates: an address's top 16 bits
+}  // namespace
+
+int gen_rdma(std::span<const std::string_view> argv) {
+  std::string out;
+  std::uint32_t transfers = 16;
+  double loss = 0;
+  std::uint64_t seed = 1;
+  bool json = false;
+  args a(argv);
+  while (!a.done()) {
+    const std::string_view f = a.flag();
+    if (f == "-o" || f == "--output") {
+      const auto v = a.value();
+      if (!v) return fail_usage("gen: -o needs a file name");
+      out = std::string(*v);
+    } else if (f == "--transfers") {
+      const auto n = a.number<std::uint32_t>();
+      if (!n || *n == 0 || *n > max_transfers)
+        return fail_usage("gen: --transfers needs a number from 1 to 64");
+      transfers = *n;
+    } else if (f == "--loss") {
+      const auto v = a.value();
+      std::size_t used = 0;
+      double p = -1;
+      if (v) try {
+          p = std::stod(std::string(*v), &used);
+        } catch (...) {
+          p = -1;
+        }
+      if (!v || used != v->size() || !(p >= 0 && p < 1))
+        return fail_usage("gen: --loss needs a probability from 0 to below 1");
+      loss = p;
+    } else if (f == "--seed") {
+      const auto n = a.number<std::uint64_t>();
+      if (!n) return fail_usage("gen: --seed needs a whole number");
+      seed = *n;
+    } else if (f == "--json") {
+      json = true;
+    } else {
+      return fail_usage("gen: unknown option '" + std::string(f) + "'");
+    }
+  }
+  if (out.empty()) return fail_usage("gen: -o FILE is required");
+  std::string err;
+  auto w = cap::writer::create(out, cap::link_type::rdma, 65535, err);
+  if (!w) {
+    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    return 1;
+  }
+  // Transfers of every class (TID only, inline, unipath, multipath) at random priorities, on
+  // write channels of different pages, with unaligned destinations.
+  std::mt19937_64 rng(seed);
+  std::vector<rdma::request> reqs;
+  for (std::uint32_t i = 0; i < transfers; ++i) {
+    const auto page = i % 16, ch = 2 * (i / 16);
+    const auto kind = rng() % 4;
+    rdma::request q;
+    q.channel = engine::channel_of(page, ch);
+    q.at_ns = rng() % 20'000;
+    q.xfer.src = std::uint64_t{page} << 32 | std::uint64_t{ch} << 24;
+    q.xfer.dst = (std::uint64_t{1} << coord_shift) | std::uint64_t{page} << 32 |
+                 std::uint64_t{ch} << 24 | (rng() % 65536);
+    q.xfer.size = kind == 0 ? static_cast<std::uint32_t>(1 + rng() % 32)
+                            : static_cast<std::uint32_t>(1 + rng() % (256 << 10));
+    q.xfer.is_inline = kind == 0;
+    q.xfer.priority = static_cast<std::uint8_t>(rng() % 16);
+    q.xfer.cm = kind >= 2;
+    q.xfer.multipath = kind == 3;
+    q.xfer.notify = kind != 0 && rng() % 2 == 0;
+    q.xfer.notify_addr = (std::uint64_t{1} << coord_shift) | 0xF000;
+    q.xfer.notify_value = q.channel;
+    reqs.push_back(q);
+  }
+  rdma::run_config rc;
+  rc.seed = seed;
+  rc.loss_data = rc.loss_ack = rc.loss_nack = rc.loss_control = loss;
+  auto tb = std::make_unique<testbed>();
+  std::vector<std::uint8_t> bytes(4096);
+  bool write_failed = false;
+  // Every packet as it leaves its sender, those the link then loses included.
+  const auto rep = rdma::run<max_transfers>(*tb, reqs, rc, [&](const rdma::wire_record& r) {
+    const auto n = rdma::encode_packet(*r.pkt, r.payload, bytes);
+    if (!n || write_failed) return;
+    if (!w->write(std::span<const std::uint8_t>(bytes.data(), n.value),
+                  static_cast<std::int64_t>(1'700'000'000 + r.at_ns / 1'000'000'000),
+                  static_cast<std::uint32_t>((r.at_ns / 1000) % 1'000'000)))
+      write_failed = true;
+  });
+  if (write_failed || !w->close()) {
+    std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());
+    return 1;
+  }
+  std::size_t once = 0;
+  for (const auto& t : rep.list()) once += t.exactly_once();
+  const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  if (json)
+    std::printf(
+        "{\"transfers\":%llu,\"completed_exactly_once\":%llu,\"data_packets\":%llu,"
+        "\"data_lost\":%llu,\"acks\":%llu,\"nacks\":%llu,\"control_packets\":%llu,"
+        "\"reissues\":%llu,\"timeouts\":%llu,\"end_ns\":%llu}\n",
+        u(rep.count), u(once), u(rep.data_packets), u(rep.data_lost), u(rep.acks), u(rep.nacks),
+        u(rep.control_packets), u(rep.reissues), u(rep.timeouts), u(rep.end_ns));
+  else
+    std::printf(
+        "rdma engine: %llu transfers, loss %.3g\n"
+        "  completed exactly once  %llu\n"
+        "  data packets (lost)     %llu (%llu)\n"
+        "  ACKs / NACKs / control  %llu / %llu / %llu\n"
+        "  blocks re-issued        %llu (%llu on timeout)\n"
+        "  capture                 %s (link type 149)\n",
+        u(rep.count), loss, u(once), u(rep.data_packets), u(rep.data_lost), u(rep.acks),
+        u(rep.nacks), u(rep.control_packets), u(rep.reissues), u(rep.timeouts), out.c_str());
+  return 0;
+}
+
+}  // namespace scaleup::cli
