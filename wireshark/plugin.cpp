@@ -5,6 +5,8 @@
 //   AFH Gen 1      the SUE and shim Ethertype preferences (after Ethernet and 802.1Q)
 //   AFH Gen 2      a heuristic that looks at an Ethernet frame before Ethernet does (the SLAP
 //                  signature of the first octet), and the user link type 147 (USER0)
+//   Tofu, RDMA     the user link types 148 and 149 (USER1, USER2); Tofu slices are also
+//                  reassembled into frames, as `scaleup dump` does
 // The frame is dissected whole whenever the hook's bytes lie in the captured frame, so the
 // tree is the one `scaleup dump` prints; otherwise (a tunnel, a reassembled datagram) the PDU
 // is dissected on its own.
@@ -19,9 +21,11 @@
 #include <wiretap/wtap.h>
 #include <ws_version.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +37,9 @@
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/pack/profiles.hpp"
+#include "scaleup/rdma/dissect.hpp"
+#include "scaleup/tofu/dissect.hpp"
+#include "scaleup/tofu/slicer.hpp"
 #include "scaleup/wire/frame.hpp"
 
 // What Wireshark's plugin loader looks up; `extern "C"` on each, not a block: a const object
@@ -91,14 +98,27 @@ dissect::options current_options() {
 
 std::unique_ptr<dissect::analysis> analysis;
 
+// Tofu slices make a frame only together: the first pass gathers them as `scaleup dump` does
+// and keeps each reassembled frame (or why it failed) under the number of its last slice.
+struct tofu_reassembly {
+  tofu::record_collector lanes;
+  std::map<std::uint32_t, std::vector<std::uint8_t>> frames;
+  std::map<std::uint32_t, wire::error> failed;
+};
+std::unique_ptr<tofu_reassembly> tofu_state;
+
 void init_capture() {
   dissect::analysis_config c;
   c.window =
       pref_window == 0 || pref_window >= 32768 ? transport::gbn_config{}.window : pref_window;
   analysis = std::make_unique<dissect::analysis>(c);
+  tofu_state = std::make_unique<tofu_reassembly>();
 }
 
-void cleanup_capture() { analysis.reset(); }
+void cleanup_capture() {
+  analysis.reset();
+  tofu_state.reset();
+}
 
 // What the conversation table counts, per SUE PDU.
 struct tap_info {
@@ -135,7 +155,7 @@ wire::bytes bytes_of(tvbuff_t* tvb) {
 // ---- showing a tree ----------------------------------------------------------------------
 
 template <class Tree>
-std::string info_text(const Tree& t) {
+std::string info_text(const Tree& t, std::optional<std::uint32_t> dst_hint) {
   std::string s;
   const auto value = [&](std::string_view filter) -> std::optional<std::uint64_t> {
     if (const auto* f = t.find(filter)) return f->value;
@@ -144,7 +164,8 @@ std::string info_text(const Tree& t) {
   const auto num = [](std::uint64_t v) { return std::to_string(v); };
   constexpr const char* arrow = " \xe2\x86\x92 ";
   if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>().filter)) {
-    const auto dst = dissect::destination_xpu(t);
+    auto dst = dissect::destination_xpu(t);
+    if (!dst) dst = dst_hint;
     s = "XPU " + num(*src) + arrow + (dst ? num(*dst) : std::string("?"));
     if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) s += " VC " + num(*vc);
     const auto payload = value(dissect::generated::payload_len.filter);
@@ -237,17 +258,18 @@ void set_xpu_addresses(const Tree& t, packet_info* pinfo) {
 template <class Tree>
 int show(const Tree& t, const ws::placement& at, bool cut_short, packet_info* pinfo,
          proto_tree* root, const ws::protocol* expected, std::uint32_t expected_at,
-         std::optional<std::uint32_t> dst_hint = {}) {
-  const ws::rendered r = ws::render(reg, t, at, pinfo, root, expected, expected_at);
+         bool whole_frame, std::optional<std::uint32_t> dst_hint = {}) {
+  const ws::rendered r = ws::render(reg, t, at, pinfo, root, expected, expected_at, whole_frame);
   if (!r.any) return 0;
   set_xpu_addresses(t, pinfo);
   const bool has_rh = t.find_layer(wire::layout<rh_t>::name) != nullptr;
   col_set_str(pinfo->cinfo, COL_PROTOCOL,
               proto_get_protocol_short_name(find_protocol_by_id(r.last->id)));
+  const std::string info = info_text(t, dst_hint);
   col_clear(pinfo->cinfo, COL_INFO);
-  col_add_str(pinfo->cinfo, COL_INFO, info_text(t).c_str());
+  col_add_str(pinfo->cinfo, COL_INFO, info.c_str());
   col_set_fence(pinfo->cinfo, COL_INFO);
-  if (r.rh_item) proto_item_append_text(r.rh_item, ", %s", info_text(t).c_str());
+  if (r.rh_item) proto_item_append_text(r.rh_item, ", %s", info.c_str());
   if (!pref_analyze || !has_rh || cut_short) return static_cast<int>(tvb_captured_length(at.tvb));
   std::uint16_t port = 0;
   if (pref_port_by_interface && pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
@@ -273,14 +295,30 @@ struct enclosing {
   std::uint32_t offset;  // of `tvb` in the frame
 };
 
+// The pcap link types scaleup writes besides Ethernet: LINKTYPE_USER0 to USER2, a site's own.
+// Each is claimed for the protocol its frames start with.
+struct user_link {
+  int encap;
+  std::uint32_t link;
+  std::string_view protocol;
+};
+constexpr user_link user_links[] = {
+    {WTAP_ENCAP_USER0, dissect::link_afh2, wire::layout<wire::afh2_normal>::name},  // 147
+    {WTAP_ENCAP_USER1, tofu::link_tofu, "tofu"},                                    // 148
+    {WTAP_ENCAP_USER2, rdma::link_rdma, "rdma"},                                    // 149
+};
+
+std::uint32_t link_of(int encap) {
+  if (encap == WTAP_ENCAP_ETHERNET) return dissect::link_ethernet;
+  for (const auto& u : user_links)
+    if (u.encap == encap) return u.link;
+  return 0;
+}
+
 std::optional<enclosing> enclosing_frame(tvbuff_t* tvb, packet_info* pinfo) {
   if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET || !pinfo->data_src)
     return std::nullopt;
-  const int encap = pinfo->rec->rec_header.packet_header.pkt_encap;
-  const std::uint32_t link = encap == WTAP_ENCAP_ETHERNET ? dissect::link_ethernet
-                             : encap == WTAP_ENCAP_USER0  ? dissect::link_afh2
-                             : encap == WTAP_ENCAP_USER1  ? tofu::link_tofu
-                                                          : 0;
+  const std::uint32_t link = link_of(pinfo->rec->rec_header.packet_header.pkt_encap);
   if (!link) return std::nullopt;
   tvbuff_t* frame =
       get_data_source_tvb(static_cast<const struct data_source*>(pinfo->data_src->data));
@@ -292,20 +330,36 @@ std::optional<enclosing> enclosing_frame(tvbuff_t* tvb, packet_info* pinfo) {
 
 bool cut_short(tvbuff_t* tvb) { return tvb_captured_length(tvb) < tvb_reported_length(tvb); }
 
+template <class Tree>
+std::uint32_t end_of_ours(const Tree& t) {
+  std::uint32_t end = 0;
+  for (const auto& l : t.layer_list())
+    if (reg.protocol_of(l.name)) end = std::max(end, l.offset + l.length);
+  return end;
+}
+
+// Ethernet shows what follows our PDU (an FCS, a trailer) once it knows where the PDU ends.
+void end_payload_at(tvbuff_t* tvb, std::uint32_t end, std::uint32_t offset) {
+  if (end > offset && end - offset < tvb_reported_length(tvb)) set_actual_length(tvb, end - offset);
+}
+
 // Dissects the enclosing frame whole; -1 when the engine found nothing of ours at the hook's
 // offset, not even an error (it reads the frame differently from the dissectors that led here).
+// `end`, when given, receives where the last of our layers ends in the frame.
 int show_frame(const enclosing& fr, const dissect::options& o, packet_info* pinfo, proto_tree* root,
-               const ws::protocol* expected) {
+               const ws::protocol* expected, std::uint32_t* end = nullptr) {
   return with_tree([&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, o); },
                    [&](auto& t) {
+                     if (end) *end = end_of_ours(t);
                      bool found = false;
                      for (const auto& l : t.layer_list())
                        found = found || (l.offset == fr.offset && reg.protocol_of(l.name));
                      for (const auto& e : t.error_list())
                        found = found || (e.offset >= fr.offset && reg.protocol_of(e.layer));
                      if (!found) return -1;
+                     // A hook at the first byte has the frame to itself.
                      return show(t, ws::placement{fr.tvb, 0}, cut_short(fr.tvb), pinfo, root,
-                                 expected, fr.offset);
+                                 expected, fr.offset, fr.offset == 0);
                    });
 }
 
@@ -338,10 +392,10 @@ int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, std::ui
         t = std::remove_cvref_t<decltype(t)>{};
         t.encap = "udp";
         t.frame_length = static_cast<std::uint32_t>(b.size());
-        dissect::detail::sue_pdu(t, b, 0, b.size(), true, o);
+        dissect::dissect_pdu(t, b, o);
       },
       [&](auto& t) {
-        return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, sue_protocol(), 0,
+        return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, sue_protocol(), 0, false,
                     destination_of(pinfo));
       });
 }
@@ -351,14 +405,16 @@ int dissect_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
 }
 
 gboolean heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  if (!dissect::detail::plausible_pdu(bytes_of(tvb))) return FALSE;
+  if (!dissect::plausible_pdu(bytes_of(tvb))) return FALSE;
   return dissect_udp_pdu(tvb, pinfo, root, 0) > 0;
 }
 
 int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   const dissect::options o = current_options();
   if (const auto fr = enclosing_frame(tvb, pinfo); fr && fr->link == dissect::link_ethernet) {
-    const int n = show_frame(*fr, o, pinfo, root, sue_protocol());
+    std::uint32_t end = 0;
+    const int n = show_frame(*fr, o, pinfo, root, sue_protocol(), &end);
+    if (n > 0) end_payload_at(tvb, end, fr->offset);
     if (n >= 0) return n > 0 ? static_cast<int>(tvb_captured_length(tvb)) : 0;
   }
   // Not in a frame the engine can read whole: give it one, the addresses from the Ethernet
@@ -379,8 +435,10 @@ int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
         dissect::dissect_frame(t, wire::bytes(frame), dissect::link_ethernet, no_fcs);
       },
       [&](auto& t) {
-        return show(t, ws::placement{tvb, -header}, cut_short(tvb), pinfo, root, sue_protocol(),
-                    header);
+        const int n = show(t, ws::placement{tvb, -header}, cut_short(tvb), pinfo, root,
+                           sue_protocol(), header, false);
+        if (n > 0) end_payload_at(tvb, end_of_ours(t), header);
+        return n > 0 ? static_cast<int>(tvb_captured_length(tvb)) : 0;
       });
 }
 
@@ -403,25 +461,59 @@ gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   return show_frame(fr, o, pinfo, root, afh2_protocol()) > 0;
 }
 
-// The user link types scaleup writes: the frame is ours from its first byte. Errors alone (an
-// empty frame, no SLAP signature) are shown too.
-int dissect_user_link(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, std::uint32_t link,
-                      const ws::protocol* expected) {
+// Tofu slices: once every lane of a frame is in, the frame too, in a data source of its own.
+void show_reassembled_tofu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
+                           const ws::protocol* expected) {
+  if (!tofu_state) init_capture();
+  if (!PINFO_FD_VISITED(pinfo) && tofu_state->lanes.push(bytes_of(tvb)).complete) {
+    static tofu::frame_buffer buffer{};
+    const auto r = tofu_state->lanes.reassemble(buffer);
+    if (r)
+      tofu_state->frames[pinfo->num].assign(buffer.begin(), buffer.begin() + r->size);
+    else
+      tofu_state->failed[pinfo->num] = r.err;
+  }
+  if (const auto it = tofu_state->frames.find(pinfo->num); it != tofu_state->frames.end()) {
+    const auto& f = it->second;
+    const auto size = static_cast<gint>(f.size());
+    tvbuff_t* frame = tvb_new_child_real_data(tvb, f.data(), size, size);
+    add_new_data_source(pinfo, frame, "Reassembled Tofu frame");
+    with_tree(
+        [&](auto& t) {
+          t = std::remove_cvref_t<decltype(t)>{};
+          tofu::dissect_frame(t, wire::bytes(f.data(), f.size()));
+          t.frame_length = static_cast<std::uint32_t>(f.size());
+        },
+        [&](auto& t) {
+          return ws::render(reg, t, ws::placement{frame, 0}, pinfo, root).any;
+        });
+  } else if (const auto bad = tofu_state->failed.find(pinfo->num);
+             bad != tofu_state->failed.end()) {
+    dissect::tree& t = small_tree();
+    t = dissect::tree{};
+    t.add_error(bad->second);
+    ws::render(reg, t, ws::placement{tvb, 0}, pinfo, root, expected, 0);
+  }
+}
+
+// A user link type: the frame is ours from its first byte. Errors alone (an empty frame, no
+// SLAP signature) are shown too.
+int dissect_user_link(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  const std::uint32_t link = link_of(pinfo->rec ? pinfo->rec->rec_header.packet_header.pkt_encap
+                                                : static_cast<int>(pinfo->match_uint));
+  const user_link* u = nullptr;
+  for (const auto& x : user_links)
+    if (x.link == link) u = &x;
+  if (!u) return 0;
+  const ws::protocol* expected = reg.protocol_named(u->protocol);
+  if (!expected) expected = sue_protocol();
   const enclosing fr{tvb, bytes_of(tvb), link, 0};
   with_tree([&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, current_options()); },
             [&](auto& t) {
-              return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, expected, 0);
+              return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, expected, 0, true);
             });
+  if (link == tofu::link_tofu) show_reassembled_tofu(tvb, pinfo, root, expected);
   return static_cast<int>(tvb_captured_length(tvb));
-}
-
-int dissect_user0(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  return dissect_user_link(tvb, pinfo, root, dissect::link_afh2, afh2_protocol());
-}
-
-int dissect_user1(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  const ws::protocol* tofu = reg.protocol_named("tofu");
-  return dissect_user_link(tvb, pinfo, root, tofu::link_tofu, tofu ? tofu : sue_protocol());
 }
 
 // ---- conversations -----------------------------------------------------------------------
@@ -485,14 +577,12 @@ void handoff() {
     const int afh2_id = afh2 ? afh2->id : proto_sue;
     heur_dissector_add("eth", heur_eth, "AFH Gen 2 on an Ethernet link", "afh2_eth", afh2_id,
                        HEURISTIC_ENABLE);
-    // Link types 147 and 148 (LINKTYPE_USER0 and USER1) are a site's own: scaleup writes bare
-    // AFH Gen 2 frames and Tofu slices with them. They replace Wireshark's "DLT User" table
-    // for these two (disable the protocol to get it back).
-    dissector_add_uint("wtap_encap", WTAP_ENCAP_USER0,
-                       create_dissector_handle(dissect_user0, afh2_id));
-    const ws::protocol* tofu = reg.protocol_named("tofu");
-    dissector_add_uint("wtap_encap", WTAP_ENCAP_USER1,
-                       create_dissector_handle(dissect_user1, tofu ? tofu->id : proto_sue));
+    // These replace Wireshark's "DLT User" table for the three user link types scaleup writes.
+    for (const auto& u : user_links) {
+      const ws::protocol* p = reg.protocol_named(u.protocol);
+      dissector_add_uint("wtap_encap", static_cast<guint32>(u.encap),
+                         create_dissector_handle(dissect_user_link, p ? p->id : proto_sue));
+    }
     ethertype_handle = create_dissector_handle(dissect_ethertype, proto_sue);
     done = true;
   } else {

@@ -30,6 +30,8 @@ constexpr known_protocol known[] = {
     {"afh1", "AI Forwarding Header Gen 1", "AFH1"},
     {"afh2", "AI Forwarding Header Gen 2", "AFH2"},
     {"afh2c", "AI Forwarding Header Gen 2, compressed", "AFH2c"},
+    {"tofu", "Tofu-style slices and frames", "Tofu"},
+    {"rdma", "RDMA engine packets (ExaJet)", "RDMA"},
 };
 
 ftenum uint_type(unsigned width) {

@@ -1,7 +1,8 @@
 // Walks a dissection tree (dissect/tree.hpp) into Wireshark's protocol tree: a protocol item
 // per run of layers of one of our protocols, a subtree per layer nested by byte range, an item
 // per field with the text `scaleup dump -v` prints, and an expert info per error. Layers of
-// protocols Wireshark dissects itself (eth, vlan, ip, udp) are left to it.
+// protocols Wireshark dissects itself (eth, vlan, ip, udp) are left to it, except in a frame
+// none of its dissectors saw, where they are shown as text.
 #pragma once
 
 #include <wireshark.h>
@@ -52,10 +53,8 @@ struct rendered {
 
 namespace detail {
 
-inline void add_field(registry& reg, proto_tree* tree, const placement& at, packet_info* pinfo,
-                      const dissect::field_node& f, std::uint32_t layer_offset) {
-  const field_spec* spec = reg.field(f.info->filter);
-  if (!spec || spec->hf < 0) return;
+// The line `scaleup dump -v` prints for a field, without its filter name.
+inline std::string field_text(const dissect::field_node& f) {
   std::string text;
   string_sink out{text};
   const bool sub_byte = !f.generated && (f.bit % 8 || f.info->width % 8) && f.info->width <= 32;
@@ -68,9 +67,30 @@ inline void add_field(registry& reg, proto_tree* tree, const placement& at, pack
     out(f.value_name());
     out(")");
   }
-  const auto [start, length] =
-      f.generated ? at.range(layer_offset, 0)
-                  : at.range(f.bit / 8, (f.bit + f.info->width + 7) / 8 - f.bit / 8);
+  return text;
+}
+
+inline std::pair<int, int> field_range(const placement& at, const dissect::field_node& f,
+                                       std::uint32_t layer_offset) {
+  return f.generated ? at.range(layer_offset, 0)
+                     : at.range(f.bit / 8, (f.bit + f.info->width + 7) / 8 - f.bit / 8);
+}
+
+inline void add_text(proto_tree* tree, const placement& at, int ett, const dissect::field_node& f,
+                     std::uint32_t layer_offset) {
+  const auto [start, length] = field_range(at, f, layer_offset);
+  proto_item* item = nullptr;
+  proto_tree_add_subtree_format(tree, at.tvb, start, length, ett, &item, "%s",
+                                field_text(f).c_str());
+  if (f.generated) proto_item_set_generated(item);
+}
+
+inline void add_field(registry& reg, proto_tree* tree, const placement& at, packet_info* pinfo,
+                      const dissect::field_node& f, std::uint32_t layer_offset) {
+  const field_spec* spec = reg.field(f.info->filter);
+  if (!spec || spec->hf < 0) return;
+  const std::string text = field_text(f);
+  const auto [start, length] = field_range(at, f, layer_offset);
   proto_item* item = nullptr;
   const int hf = spec->hf;
   tvbuff_t* tvb = at.tvb;
@@ -122,10 +142,11 @@ inline void add_field(registry& reg, proto_tree* tree, const placement& at, pack
 
 // `fallback`: the protocol the hook expected at `fallback_offset`, which holds the errors when
 // no layer of ours was decoded (a PDU too short for its header).
+// `whole_frame`: no dissector of Wireshark's has shown any of this frame.
 template <class Tree>
 rendered render(registry& reg, const Tree& t, const placement& at, packet_info* pinfo,
                 proto_tree* root, const protocol* fallback = nullptr,
-                std::uint32_t fallback_offset = 0) {
+                std::uint32_t fallback_offset = 0, bool whole_frame = false) {
   rendered r;
   const auto layers = t.layer_list();
   std::vector<proto_tree*> layer_tree(layers.size(), nullptr);
@@ -159,6 +180,16 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
     if (!p || p->id < 0) {
       current = nullptr;
       open.clear();
+      // In a frame no Wireshark dissector has seen (AFH Gen 2 took it before Ethernet), a
+      // layer of Wireshark's (the FCS) is shown as text: its field is Wireshark's to define.
+      if (whole_frame) {
+        const auto [start, length] = at.range(l.offset, l.length);
+        proto_tree* tree =
+            proto_tree_add_subtree_format(root, at.tvb, start, length, reg.ett_for(l.name), nullptr,
+                                          "%s, %u bytes", std::string(l.title).c_str(), l.length);
+        for (std::size_t k = first[li]; k < first[li + 1]; ++k)
+          detail::add_text(tree, at, reg.ett_for(l.name), *by_layer[k], l.offset);
+      }
       continue;
     }
     // Nested under the latest open layer whose bytes hold this one, whatever its protocol

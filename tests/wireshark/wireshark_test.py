@@ -15,19 +15,25 @@ What is compared, and what is normalised (README.md, "Wireshark"):
   occurrence; a key the plugin does not produce fails.
 - Our own fields need no normalisation beyond notation: tshark prints hex fields as 0x...,
   booleans as 1/0, and dump prints every integer in decimal.
-- Fields Wireshark itself produces (eth, vlan, ip, ipv6, udp) are compared too. Two differ:
-  Wireshark's ip.hdr_len is in bytes, the header's own field (dump) in 32-bit words; and
-  Wireshark's IPv6 dissector also reports the version as ip.version, which dump shows only as
-  ipv6.version.
+- Fields Wireshark itself produces (eth, vlan, ip, ipv6, udp) are compared too. Where they
+  differ it is Wireshark's notation, normalised here: ip.hdr_len is in bytes in Wireshark, in
+  32-bit words in the header (and dump); Wireshark's IPv6 dissector also reports the version
+  as ip.version, which dump shows only as ipv6.version; eth.fcs is the 4 bytes in wire order
+  in Wireshark, the CRC-32 value (their little-endian reading) in dump. Two FCS cases are not
+  compared: Ethernet never sees an AFH Gen 2 frame (the plugin shows that FCS as text, since
+  eth.fcs is Wireshark's to define), and Wireshark's 802.1Q dissector calls whatever follows
+  its payload a trailer, never an FCS.
 """
 import json
 import os
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import zlib
 
 SCALEUP = PLUGIN = VERSION_DIR = BUILD_DIR = None
 TMP = PLUGIN_DIR = HOME = None
@@ -115,7 +121,7 @@ def expected_fields(frame):
     """filter name -> the values dump shows, in order (commands one after another)."""
     out = {}
     for k, v in frame.items():
-        if k in META_KEYS:
+        if k in META_KEYS or k == "+":
             continue
         if k in LIST_KEYS:
             for item in v:
@@ -123,6 +129,8 @@ def expected_fields(frame):
                     out.setdefault(ik, []).append(iv)
             continue
         out.setdefault(k, []).extend(v if isinstance(v, list) else [v])
+    for k, v in frame.get("+", {}).items():
+        out.setdefault(k, []).extend(v)
     return out
 
 
@@ -138,9 +146,22 @@ def normalise(key, text):
         return text
 
 
+def merged(objects):
+    """dump's objects, one per frame: a Tofu slice that completes a frame is followed by the
+    reassembled frame under the same number, which Wireshark shows in that frame's tree."""
+    frames = []
+    for o in objects:
+        if frames and frames[-1]["frame"] == o["frame"]:
+            for k, v in expected_fields(o).items():
+                frames[-1].setdefault("+", {}).setdefault(k, []).extend(v)
+            continue
+        frames.append(o)
+    return frames
+
+
 def compare_fields(pcap, profile=None):
     extra = ["--profile", profile] if profile else []
-    frames = jsonl(scaleup("dump", "--json", *extra, pcap).stdout)
+    frames = merged(jsonl(scaleup("dump", "--json", *extra, pcap).stdout))
     check(frames, f"{pcap}: dump shows no frames")
     keys = sorted({k for f in frames for k in expected_fields(f)})
     args = ["-o", f"sue.profile:{profile or 'default'}",
@@ -158,6 +179,14 @@ def compare_fields(pcap, profile=None):
         want = expected_fields(f)
         if "ipv6.version" in want:  # Wireshark's IPv6 dissector reports its shared ip.version
             want["ip.version"] = want["ipv6.version"]
+        if "eth.fcs" in want:
+            if f["encap"] in ("afh2", "afh2c", "lite") or "vlan.id" in want:
+                # Ethernet never sees an AFH Gen 2 frame (the plugin shows its FCS as text), and
+                # 802.1Q calls whatever follows its payload a trailer, never an FCS.
+                del want["eth.fcs"]
+            else:  # dump: the CRC-32 value; Wireshark: the 4 bytes in wire order
+                want["eth.fcs"] = [int.from_bytes(v.to_bytes(4, "little"), "big")
+                                   for v in want["eth.fcs"]]
         for k, text in zip(keys, cols[1:]):
             got = [normalise(k, t) for t in text.split(AGG)] if text else []
             exp = want.get(k, [])
@@ -201,6 +230,26 @@ def case_fields_basic():
     compare_fields(pcap, profile="none")
 
 
+def case_fields_fcs():
+    """Ethernet frames that end in their FCS, as some capture hardware records them."""
+    src, _ = capture("nofcs", "basic", "--count", "4")
+    pcap = os.path.join(TMP, "fcs.pcap")
+    with open(src, "rb") as f:
+        data = f.read()
+    out, i = bytearray(data[:24]), 24
+    while i < len(data):
+        sec, usec, incl, _ = struct.unpack("<IIII", data[i:i + 16])
+        pkt = data[i + 16:i + 16 + incl]
+        pkt += struct.pack("<I", zlib.crc32(pkt) & 0xFFFFFFFF)
+        out += struct.pack("<IIII", sec, usec, len(pkt), len(pkt)) + pkt
+        i += 16 + incl
+    with open(pcap, "wb") as f:
+        f.write(out)
+    readable(pcap)
+    frames = compare_fields(pcap)
+    check(all("eth.fcs" in f for f in frames), "dump finds every FCS")
+
+
 def case_fields_afh2_link():
     pcap, _ = capture("afh2", "basic", "--link", "afh2", "--encap", "afh2,afh2c,lite")
     frames = compare_fields(pcap)
@@ -214,6 +263,105 @@ def case_fields_traffic():
         pcap, _ = capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
                           "--encap", "afh2,afh2c,lite", "--link", "afh2")
         compare_fields(pcap)
+
+
+def case_fields_tofu():
+    for mode in ("split", "duplicate", "adaptive"):
+        pcap, _ = capture("tofu-" + mode, "tofu", "--mode", mode, "--frames", "60",
+                          "--error-rate", "0.0005", "--seed", "3")
+        compare_fields(pcap)
+
+
+def case_udp_port():
+    """SUE on another UDP port: the heuristic finds it; without the heuristic, the port
+    preference or Decode As does."""
+    src, _ = capture("udp", "basic", "--encap", "udp4,udp6")
+    moved = os.path.join(TMP, "port5000.pcap")
+    with open(src, "rb") as f:
+        data = f.read()
+    out, i = bytearray(data[:24]), 24
+    while i < len(data):
+        incl = struct.unpack("<I", data[i + 8:i + 12])[0]
+        pkt = bytearray(data[i + 16:i + 16 + incl])
+        udp = {0x0800: 14 + 20, 0x86DD: 14 + 40}.get(struct.unpack(">H", pkt[12:14])[0])
+        if udp:  # both ports to 5000; a zero UDP checksum is "none" over IPv4 only
+            pkt[udp:udp + 4] = struct.pack(">HH", 5000, 5000)
+            if pkt[12:14] == b"\x08\x00":
+                pkt[udp + 6:udp + 8] = b"\0\0"
+        out += data[i:i + 16] + pkt
+        i += 16 + incl
+    with open(moved, "wb") as f:
+        f.write(out)
+    readable(moved)
+    count = len(jsonl(scaleup("dump", "--json", moved).stdout))
+
+    def sue_frames(*opts):
+        return len(tshark(*opts, "-r", moved, "-Y", "sue.rh.ver", "-T", "fields", "-e",
+                          "frame.number").stdout.split())
+
+    check(sue_frames() == count, "the heuristic finds SUE on port 5000")
+    check(sue_frames("--disable-heuristic", "sue_udp") == 0, "without it, UDP only")
+    check(sue_frames("--disable-heuristic", "sue_udp", "-o", "sue.udp.port:5000") == count,
+          "the port preference")
+    check(sue_frames("--disable-heuristic", "sue_udp", "-d", "udp.port==5000,sue") == count,
+          "Decode As")
+
+
+def ones_complement(data):
+    data += b"\0" * (len(data) % 2)
+    total = sum(struct.unpack(f">{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+def vxlan(frame):
+    """`frame` inside Ethernet + IPv4 + UDP 4789 + VXLAN, built by hand."""
+    inner = struct.pack(">BBHI", 0x08, 0, 0, 42 << 8) + frame
+    udp = struct.pack(">HHHH", 49152, 4789, 8 + len(inner), 0) + inner
+    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                               bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2])))
+    ip[10:12] = struct.pack(">H", ones_complement(bytes(ip)))
+    return bytes.fromhex("001122334455" "001122334466" "0800") + bytes(ip) + udp
+
+
+def case_tunnel():
+    """Frames inside VXLAN: Wireshark hands the plugin bytes that are not the captured frame,
+    which it dissects on their own. Our fields must read as `scaleup dump` reads the frames
+    before they were wrapped."""
+    src, _ = capture("plain", "basic", "--count", "3")
+    wrapped = os.path.join(TMP, "vxlan.pcap")
+    with open(src, "rb") as f:
+        data = f.read()
+    out, i = bytearray(data[:24]), 24
+    while i < len(data):
+        sec, usec, incl, _ = struct.unpack("<IIII", data[i:i + 16])
+        pkt = vxlan(data[i + 16:i + 16 + incl])
+        out += struct.pack("<IIII", sec, usec, len(pkt), len(pkt)) + pkt
+        i += 16 + incl
+    with open(wrapped, "wb") as f:
+        f.write(out)
+    readable(wrapped)
+    frames = merged(jsonl(scaleup("dump", "--json", src).stdout))
+    ours = sorted({k for f in frames for k in expected_fields(f)
+                   if k.split(".")[0] in ("sue", "sue_lite", "afh1", "afh2", "afh2c")})
+    args = ["-r", wrapped, "-T", "fields", "-E", "occurrence=a", "-E", f"aggregator={AGG}"]
+    for k in ours:
+        args += ["-e", k]
+    lines = tshark(*args).stdout.splitlines()
+    check(len(lines) == len(frames), "one line per frame")
+    for f, line in zip(frames, lines):
+        want = expected_fields(f)
+        for k, text in zip(ours, line.split("\t")):
+            got = [normalise(k, t) for t in text.split(AGG)] if text else []
+            check(got == want.get(k, []), f"frame {f['frame']} ({f['encap']}) in VXLAN: {k} "
+                  f"is {got}, dump of the frame itself {want.get(k, [])}")
+    print(f"{len(frames)} frames in VXLAN, {len(ours)} filter names agree")
+
+
+def case_fields_rdma():
+    pcap, _ = capture("rdma", "rdma", "--transfers", "6", "--loss", "0.01", "--seed", "5")
+    compare_fields(pcap)
 
 
 def lossy_session(name="session", *extra):
@@ -329,6 +477,19 @@ def case_corrupted():
                     "-e", "frame.number").stdout.split()
     check(not thrown, f"exceptions in frames {thrown[:20]}")
     tshark("-r", pcap, "-V")  # the full tree of every frame, once
+    # Frames cut by the snapshot length: dissected as far as they go, never analysed.
+    cut = os.path.join(TMP, "cut.pcap")
+    run([EDITCAP, "-s", "64", "-F", "pcap", clean, cut])
+    readable(cut)
+    shown = tshark("-r", cut, "-Y", "sue && frame.cap_len < frame.len", "-T", "fields",
+                   "-e", "frame.number").stdout.split()
+    analysed = tshark("-r", cut, "-Y", "sue.analysis && frame.cap_len < frame.len", "-T",
+                      "fields", "-e", "frame.number").stdout.split()
+    thrown = tshark("-r", cut, "-Y", "_ws.malformed.expert || _ws.malformed.dissector_bug", "-T",
+                    "fields", "-e", "frame.number").stdout.split()
+    check(shown and not analysed and not thrown, f"cut frames: {len(shown)} shown, "
+          f"{len(analysed)} analysed, {len(thrown)} exceptions")
+    tshark("-r", cut, "-V")
 
 
 def case_stats_json():
@@ -404,9 +565,20 @@ def case_install():
     run(["cmake", "--install", BUILD_DIR, "--component", "wireshark"],
         env=dict(os.environ, DESTDIR=stage))
     staged = [os.path.join(d, f) for d, _, fs in os.walk(stage) for f in fs]
-    check(len(staged) == 1 and staged[0].endswith("scaleup.so"), f"staged: {staged}")
+    configured = cache_value("SCALEUP_WIRESHARK_PLUGIN_DIR")
+    if os.path.isabs(configured):
+        want = os.path.join(stage + configured, "scaleup.so")
+        check(staged == [want], f"staged: {staged}, wanted {want}")
     print("installed:", os.path.relpath(found[0], prefix), "| default:",
           os.path.relpath(staged[0], stage))
+
+
+def cache_value(name):
+    with open(os.path.join(BUILD_DIR, "CMakeCache.txt")) as f:
+        for line in f:
+            if line.startswith(name + ":"):
+                return line.rstrip("\n").split("=", 1)[1]
+    fail(f"{name} is not in the build's cache")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

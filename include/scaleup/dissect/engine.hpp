@@ -396,6 +396,19 @@ constexpr bool ends_in_fcs(bytes frame) noexcept {
 
 }  // namespace detail
 
+// A SUE PDU on its own (RH, commands, R-CRC), for a carrier the engine does not read itself,
+// such as a tunnel: `t` is not cleared, layers are numbered from the PDU's first byte.
+template <class Tree>
+constexpr void dissect_pdu(Tree& t, wire::bytes pdu, const options& o = {}) noexcept {
+  detail::sue_pdu(t, pdu, 0, pdu.size(), true, o);
+}
+
+// Whether bytes on an unknown UDP port pass for a SUE PDU: version 0, reserved bits zero,
+// R-CRC good (the heuristic the engine applies).
+constexpr bool plausible_pdu(wire::bytes payload) noexcept {
+  return detail::plausible_pdu(payload);
+}
+
 // Dissects one frame into `t` (cleared first).
 template <class Tree>
 constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
