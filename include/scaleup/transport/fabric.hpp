@@ -38,12 +38,15 @@ struct link_event {
 
 struct fabric_config {
   std::uint16_t xpus = 4;
-  std::uint8_t ports = 1;            // per XPU: 1, 2 or 4 (R2 1.1), one plane each
-  bool unordered = false;            // spread PDUs over ports (R2 4.4); strict pins a connection
-  std::uint8_t vcs = 2;              // requests on VC0, responses on VC1 (R2 3.2.2)
-  double instance_gbps = 800;        // per SUE instance, split over its ports (R2 Table 6)
-  std::uint64_t link_delay = 125;    // ns per link: SUE 100 + 5 m of fibre (R2 Appendix A)
-  std::uint64_t switch_delay = 250;  // ns (R2 Appendix A)
+  std::uint8_t ports = 1;          // per XPU: 1, 2 or 4 (R2 1.1), one plane each
+  bool unordered = false;          // spread PDUs over ports (R2 4.4); strict pins a connection
+  std::uint8_t vcs = 2;            // requests on VC0, responses on VC1 (R2 3.2.2)
+  double instance_gbps = 800;      // per SUE instance, split over its ports (R2 Table 6)
+  std::uint64_t link_delay = 125;  // ns per link: SUE 100 + 5 m of fibre (R2 Appendix A)
+  // Per-link overrides, one way, indexed xpu * 4 + port (0 or missing: link_delay), for
+  // fabrics whose cables differ (R2 Appendix A: 3 m of twinax to 10 m of fibre).
+  std::vector<std::uint64_t> link_delays;
+  std::uint64_t switch_delay = 250;                          // ns (R2 Appendix A)
   double loss = 0, corrupt = 0, duplicate = 0, reorder = 0;  // per frame, on the way out
   std::uint64_t reorder_delay = 400;                         // ns added to a reordered frame
   std::vector<link_event> link_events;
@@ -199,6 +202,11 @@ class fabric {
   conn& connection_of(std::uint16_t x, std::uint8_t port, std::uint16_t peer, std::uint8_t vc) {
     return xpus_[x].conns->at(port, peer, vc);
   }
+  std::uint64_t delay_of(std::uint16_t x, std::uint8_t p) const {
+    const std::size_t i = std::size_t{x} * max_ports + p;
+    return i < cfg_.link_delays.size() && cfg_.link_delays[i] ? cfg_.link_delays[i]
+                                                              : cfg_.link_delay;
+  }
   double port_gbps() const { return cfg_.instance_gbps / cfg_.ports; }
   std::uint64_t serialise(std::size_t bytes) const {
     // Preamble, SFD and inter-frame gap: 20 bytes on the wire besides the frame and its FCS.
@@ -349,7 +357,7 @@ class fabric {
       const std::uint64_t start = std::max(now_, ps.busy_until);
       ps.busy_until = start + serialise(frame->size());
       ps.transmitting = true;
-      schedule(ps.busy_until + cfg_.link_delay, ev_at_switch{x, p, ps.epoch, frame});
+      schedule(ps.busy_until + delay_of(x, p), ev_at_switch{x, p, ps.epoch, frame});
       schedule(ps.busy_until, ev_port_free{x, p});
       return;
     }
@@ -397,7 +405,7 @@ class fabric {
     // and destination, and frames converging on one XPU queue behind each other (incast).
     std::uint64_t& egress = egress_busy_[to * max_ports + e.port];
     egress = std::max(now_ + cfg_.switch_delay, egress) + serialise(bytes->size());
-    std::uint64_t at = egress + cfg_.link_delay;
+    std::uint64_t at = egress + delay_of(to, e.port);
     if (chance(cfg_.reorder)) {
       at += cfg_.reorder_delay;
       ++stats_.reordered;
@@ -604,7 +612,7 @@ class fabric {
       // Ask the peer, over the surviving plane (a management exchange, R2 3.1), how far it got
       // on the failed connection: one round trip.
       xs.failing.insert(k);
-      schedule(now_ + 2 * (2 * cfg_.link_delay + cfg_.switch_delay),
+      schedule(now_ + 2 * (delay_of(x, to) + delay_of(peer, to) + cfg_.switch_delay),
                ev_failover{x, from, to, peer, vc});
       return;
     }
