@@ -51,6 +51,13 @@ class args {
     const auto v = value();
     return v ? parse_number<T>(*v) : std::nullopt;
   }
+  // A probability or a rate in [0, 1].
+  std::optional<double> fraction() {
+    const auto v = value();
+    const auto p = v ? parse_number<double>(*v) : std::nullopt;
+    if (!p || !(*p >= 0.0 && *p <= 1.0)) return std::nullopt;
+    return p;
+  }
 
  private:
   std::span<const std::string_view> a_;

@@ -37,17 +37,9 @@ int gen_rdma(std::span<const std::string_view> argv) {
         return fail_usage("gen: --transfers needs a number from 1 to 64");
       transfers = *n;
     } else if (f == "--loss") {
-      const auto v = a.value();
-      std::size_t used = 0;
-      double p = -1;
-      if (v) try {
-          p = std::stod(std::string(*v), &used);
-        } catch (...) {
-          p = -1;
-        }
-      if (!v || used != v->size() || !(p >= 0 && p < 1))
-        return fail_usage("gen: --loss needs a probability from 0 to below 1");
-      loss = p;
+      const auto p = a.fraction();
+      if (!p || *p >= 1) return fail_usage("gen: --loss needs a probability from 0 to below 1");
+      loss = *p;
     } else if (f == "--seed") {
       const auto n = a.number<std::uint64_t>();
       if (!n) return fail_usage("gen: --seed needs a whole number");

@@ -13,19 +13,6 @@ namespace scaleup::cli {
 
 namespace {
 
-std::optional<double> probability(args& a) {
-  const auto v = a.value();
-  if (!v) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double p = std::stod(std::string(*v), &used);
-    if (used != v->size() || !(p >= 0.0 && p <= 1.0)) return std::nullopt;
-    return p;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 // XPU:PORT:DOWN[:UP] in ns.
 std::optional<std::pair<transport::link_event, std::optional<transport::link_event>>> link_failure(
     std::string_view s) {
@@ -74,7 +61,7 @@ int gen_session(std::span<const std::string_view> argv) {
     } else if (f == "--unordered") {
       cfg.unordered = true;
     } else if (f == "--loss" || f == "--corrupt" || f == "--duplicate" || f == "--reorder") {
-      const auto p = probability(a);
+      const auto p = a.fraction();
       if (!p) return fail_usage("gen: " + std::string(f) + " needs a probability from 0 to 1");
       (f == "--loss"        ? cfg.loss
        : f == "--corrupt"   ? cfg.corrupt
@@ -91,7 +78,7 @@ int gen_session(std::span<const std::string_view> argv) {
         return fail_usage("gen: --commands needs a number from 1 to 10000000");
       commands = *n;
     } else if (f == "--load") {
-      const auto p = probability(a);
+      const auto p = a.fraction();
       if (!p || *p == 0) return fail_usage("gen: --load needs a fraction above 0, up to 1");
       load = *p;
     } else if (f == "--seed") {

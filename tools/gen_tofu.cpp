@@ -33,17 +33,9 @@ int gen_tofu(std::span<const std::string_view> argv) {
       else
         return fail_usage("gen: --mode takes split, duplicate or adaptive");
     } else if (f == "--error-rate") {
-      const auto v = a.value();
-      std::size_t used = 0;
-      double p = -1;
-      if (v) try {
-          p = std::stod(std::string(*v), &used);
-        } catch (...) {
-          p = -1;
-        }
-      if (!v || used != v->size() || !(p >= 0 && p <= 1))
-        return fail_usage("gen: --error-rate needs a bit error rate from 0 to 1");
-      error_rate = p;
+      const auto p = a.fraction();
+      if (!p) return fail_usage("gen: --error-rate needs a bit error rate from 0 to 1");
+      error_rate = *p;
     } else if (f == "--frames" || f == "--count") {
       const auto n = a.number<std::uint64_t>();
       if (!n || *n == 0 || *n > 1'000'000)

@@ -80,6 +80,36 @@ constexpr auto control_head(second_byte b) noexcept {
   // clang-format on
 }
 
+// The 64-bit address right after the head (reads and writes): written once.
+template <class S>
+constexpr auto address_after_head() noexcept {
+  return std::tuple{wire::member(&S::addr, {.name = "address",
+                                            .filter = "sue.cmd.addr",
+                                            .bit = 32,
+                                            .width = 64,
+                                            .type = wire::kind::hex,
+                                            .description = "Remote memory address",
+                                            .seed = "R2 4.1 (shared memory, load/store)"})};
+}
+
+// Status and a reserved byte after the head (read, atomic and write responses).
+template <class S>
+constexpr auto response_tail() noexcept {
+  return std::tuple{wire::member(&S::status, {.name = "status",
+                                              .filter = "sue.cmd.status",
+                                              .bit = 32,
+                                              .width = 8,
+                                              .names = status_names,
+                                              .description = "AXI response code",
+                                              .seed = "R2 3.2.2 (B and R channels)"}),
+                    wire::member(&S::rsvd, {.name = "reserved",
+                                            .filter = "sue.cmd.rsvd2",
+                                            .bit = 40,
+                                            .width = 8,
+                                            .seed = "scaleup default profile",
+                                            .check = wire::rule::reserved})};
+}
+
 // Read request: address and the length wanted (in dlen, though no data follows).
 struct cmd_read {
   std::uint8_t type = code::read;
@@ -170,10 +200,7 @@ struct layout<pack::cmd_read> {
   static constexpr std::string_view title = "Command: read request";
   static constexpr std::string_view seed = "R2 Table 2; scaleup default profile";
   static constexpr std::size_t size = 12;
-  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::read_length), std::tuple{
-      member(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
-                      .type = kind::hex, .description = "Remote memory address",
-                      .seed = "R2 4.1 (shared memory, load/store)"})});
+  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::read_length), pack::address_after_head<T>());
 };
 
 template <>
@@ -183,10 +210,7 @@ struct layout<pack::cmd_write> {
   static constexpr std::string_view title = "Command: full write";
   static constexpr std::string_view seed = "R2 Table 2; scaleup default profile";
   static constexpr std::size_t size = 12;
-  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      member(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
-                      .type = kind::hex, .description = "Remote memory address",
-                      .seed = "R2 4.1 (shared memory, load/store)"})});
+  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), pack::address_after_head<T>());
 };
 
 template <>
@@ -196,10 +220,7 @@ struct layout<pack::cmd_write_partial> {
   static constexpr std::string_view title = "Command: partial write";
   static constexpr std::string_view seed = "R2 Table 2; scaleup default profile";
   static constexpr std::size_t size = 16;
-  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      member(&T::addr, {.name = "address", .filter = "sue.cmd.addr", .bit = 32, .width = 64,
-                      .type = kind::hex, .description = "Remote memory address",
-                      .seed = "R2 4.1 (shared memory, load/store)"}),
+  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), pack::address_after_head<T>(), std::tuple{
       member(&T::be_first, {.name = "first byte enables", .filter = "sue.cmd.be_first", .bit = 96,
                           .width = 8, .type = kind::hex,
                           .description = "Bytes written in the first 8-byte word",
@@ -219,12 +240,7 @@ struct layout<pack::cmd_response> {
   static constexpr std::string_view title = "Command: write response";
   static constexpr std::string_view seed = "R2 Table 2, 3.2.2; scaleup default profile";
   static constexpr std::size_t size = 6;
-  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::reserved), std::tuple{
-      member(&T::status, {.name = "status", .filter = "sue.cmd.status", .bit = 32, .width = 8,
-                        .names = pack::status_names, .description = "AXI response code",
-                        .seed = "R2 3.2.2 (B and R channels)"}),
-      member(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
-                      .seed = "scaleup default profile", .check = rule::reserved})});
+  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::reserved), pack::response_tail<T>());
 };
 
 template <>
@@ -234,12 +250,7 @@ struct layout<pack::cmd_response_data> {
   static constexpr std::string_view title = "Command: read or atomic response";
   static constexpr std::string_view seed = "R2 Table 2, 3.2.2; scaleup default profile";
   static constexpr std::size_t size = 6;
-  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), std::tuple{
-      member(&T::status, {.name = "status", .filter = "sue.cmd.status", .bit = 32, .width = 8,
-                        .names = pack::status_names, .description = "AXI response code",
-                        .seed = "R2 3.2.2 (B and R channels)"}),
-      member(&T::rsvd, {.name = "reserved", .filter = "sue.cmd.rsvd2", .bit = 40, .width = 8,
-                      .seed = "scaleup default profile", .check = rule::reserved})});
+  static constexpr auto fields = std::tuple_cat(pack::control_head<T>(pack::second_byte::data_length), pack::response_tail<T>());
 };
 
 template <>
