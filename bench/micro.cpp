@@ -1,0 +1,587 @@
+// Micro-benchmarks of issue 10, items 1-5: each figure is a median over several runs and comes
+// with a baseline measured in the same process on the same data (mostly a plain memcpy of the
+// same bytes). Prints a table and, with --json PATH, writes the same rows as JSON.
+//
+//   micro [--quick] [--runs N] [--json PATH]
+//
+// --quick shrinks every workload (a smoke run: the numbers mean nothing).
+#include <scaleup/dissect/engine.hpp>
+#include <scaleup/dissect/tree.hpp>
+#include <scaleup/pack/command.hpp>
+#include <scaleup/pack/default_profile.hpp>
+#include <scaleup/pack/packer.hpp>
+#include <scaleup/rdma/segmenter.hpp>
+#include <scaleup/tofu/frame.hpp>
+#include <scaleup/tofu/slicer.hpp>
+#include <scaleup/transport/go_back_n.hpp>
+#include <scaleup/wire/field.hpp>
+#include <scaleup/wire/frame.hpp>
+#include <scaleup/wire/reliability_header.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace w = scaleup::wire;
+namespace d = scaleup::dissect;
+namespace pk = scaleup::pack;
+namespace t = scaleup::transport;
+namespace tf = scaleup::tofu;
+namespace rd = scaleup::rdma;
+
+// ---- measuring ---------------------------------------------------------------------------
+
+// Keeps a value (and what it points to) alive as far as the optimizer can tell.
+template <class T>
+inline void keep(const T& v) {
+  __asm__ __volatile__("" : : "r"(&v) : "memory");
+}
+inline void clobber() { __asm__ __volatile__("" : : : "memory"); }
+
+int g_runs = 7;
+bool g_quick = false;
+
+// Median wall time of `f` (seconds) over g_runs runs, after one warm-up run.
+double median_seconds(const std::function<void()>& f) {
+  f();
+  std::vector<double> s;
+  for (int i = 0; i < g_runs; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    f();
+    const auto b = std::chrono::steady_clock::now();
+    s.push_back(std::chrono::duration<double>(b - a).count());
+  }
+  std::sort(s.begin(), s.end());
+  return s[s.size() / 2];
+}
+
+struct row {
+  std::string figure;
+  double value = 0;
+  std::string unit;
+  double baseline = 0;  // same unit
+  std::string baseline_name;
+  double goal = NAN;  // minimum ratio, NAN: none
+  std::string goal_text;
+  double ratio() const { return baseline > 0 ? value / baseline : NAN; }
+  std::string met() const {
+    if (std::isnan(goal)) return "-";
+    return ratio() >= goal ? "yes" : "NO";
+  }
+};
+
+std::vector<row> g_rows;
+
+void add(std::string figure, double value, std::string unit, double baseline,
+         std::string baseline_name, double goal = NAN, std::string goal_text = "-") {
+  g_rows.push_back(row{std::move(figure), value, std::move(unit), baseline,
+                       std::move(baseline_name), goal, std::move(goal_text)});
+  const row& r = g_rows.back();
+  std::fprintf(stderr, "  %-40s %12.2f %s (ratio %.3f)\n", r.figure.c_str(), r.value,
+               r.unit.c_str(), r.ratio());
+}
+
+// memcpy of `total` bytes, in pieces of `piece` bytes, from src into dst (wrapping in dst).
+double memcpy_seconds(const std::uint8_t* src, std::size_t total, std::uint8_t* dst,
+                      std::size_t dst_size, std::size_t piece) {
+  return median_seconds([&] {
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < total; i += piece) {
+      const std::size_t n = std::min(piece, total - i);
+      if (at + n > dst_size) at = 0;
+      std::memcpy(dst + at, src + i, n);
+      at += n;
+      clobber();
+    }
+    keep(dst[0]);
+  });
+}
+
+constexpr double MB = 1e6;
+
+// ---- 1. Reliability Header encode / decode -----------------------------------------------
+
+void bench_rh() {
+  const std::size_t n = g_quick ? 10'000 : 1'000'000;
+  std::vector<w::reliability_header> hs(n);
+  std::uint32_t x = 12345;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 1103515245u + 12345u;
+    auto& h = hs[i];
+    h.op = static_cast<std::uint8_t>(x >> 30);
+    h.xpuid = static_cast<std::uint16_t>((x >> 8) & 0x3FF);
+    h.npsn = static_cast<std::uint16_t>(i);
+    h.vc = static_cast<std::uint8_t>((x >> 4) & 3);
+    h.partition = static_cast<std::uint16_t>((x >> 12) & 0x3FF);
+    h.apsn = static_cast<std::uint16_t>(x >> 16);
+  }
+  const std::size_t bytes = n * 8;
+  std::vector<std::uint8_t> wire(bytes), copy(bytes);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!w::encode(hs[i], w::mutable_bytes(wire.data() + i * 8, 8))) std::abort();
+
+  const double base = memcpy_seconds(wire.data(), bytes, copy.data(), copy.size(), bytes);
+  const double base_mbs = static_cast<double>(bytes) / base / MB;
+
+  const double enc = median_seconds([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto r = w::encode(hs[i], w::mutable_bytes(copy.data() + i * 8, 8));
+      keep(r.value);
+    }
+    keep(copy[0]);
+  });
+  add("1. RH encode (1M headers)", static_cast<double>(bytes) / enc / MB, "MB/s", base_mbs,
+      "memcpy", 0.5, ">= 0.5 x memcpy");
+
+  std::vector<w::reliability_header> out(n);
+  const double dec = median_seconds([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto r = w::decode<w::reliability_header>(w::bytes(wire.data() + i * 8, 8));
+      out[i] = r.value;
+    }
+    keep(out[0]);
+  });
+  add("1. RH decode (1M headers)", static_cast<double>(bytes) / dec / MB, "MB/s", base_mbs,
+      "memcpy", 0.5, ">= 0.5 x memcpy");
+
+  const double vw = median_seconds([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto v = w::view<w::reliability_header>::make(w::bytes(wire.data() + i * 8, 8));
+      out[i] = v->value();
+    }
+    keep(out[0]);
+  });
+  add("1. RH view().value() (1M headers)", static_cast<double>(bytes) / vw / MB, "MB/s", base_mbs,
+      "memcpy", 0.5, ">= 0.5 x memcpy");
+}
+
+// ---- 2. frames: build and parse per encapsulation ----------------------------------------
+
+void bench_frames() {
+  const std::size_t n = g_quick ? 1'000 : 100'000;
+  std::vector<std::uint8_t> payload(64);
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i);
+  w::reliability_header rh;
+  rh.op = 0;
+  rh.xpuid = 1;
+  rh.npsn = 7;
+  rh.vc = 1;
+  rh.partition = 5;
+  rh.apsn = 3;
+  auto tree = std::make_unique<d::tree>();
+  std::vector<std::uint8_t> buf(2048), copy(2048);
+  for (std::size_t k = 0; k < w::encap_names.size(); ++k) {
+    const auto e = static_cast<w::encap>(k);
+    w::frame_params p;
+    p.kind = e;
+    p.src_xpu = 1;
+    p.dst_xpu = 2;
+    p.tc = e == w::encap::afh1 ? 0 : 3;
+    const auto build = [&] {
+      return e == w::encap::lite ? w::emit_frame(p, payload, buf)
+                                 : w::emit_sue_frame(p, rh, payload, buf);
+    };
+    const auto first = build();
+    if (!first) {
+      std::fprintf(stderr, "  skip %s: cannot build\n", std::string(w::encap_names[k]).c_str());
+      continue;
+    }
+    const std::size_t len = first.value;
+    const std::string name(w::encap_names[k]);
+    const double base = median_seconds([&] {
+      for (std::size_t i = 0; i < n; ++i) {
+        std::memcpy(copy.data(), buf.data(), len);
+        clobber();
+      }
+    });
+    const double base_fps = static_cast<double>(n) / base / MB;
+    const double b = median_seconds([&] {
+      for (std::size_t i = 0; i < n; ++i) {
+        rh.npsn = static_cast<std::uint16_t>(i);
+        const auto r = build();
+        keep(r.value);
+        clobber();
+      }
+    });
+    add("2. build " + name + " (" + std::to_string(len) + " B)", static_cast<double>(n) / b / MB,
+        "Mframes/s", base_fps, "memcpy frame");
+    if (!build()) std::abort();
+    const double pz = median_seconds([&] {
+      for (std::size_t i = 0; i < n; ++i) {
+        d::dissect_frame(*tree, w::bytes(buf.data(), len), d::link_ethernet);
+        keep(*tree);
+      }
+    });
+    add("2. parse " + name + " (dissect_frame)", static_cast<double>(n) / pz / MB, "Mframes/s",
+        base_fps, "memcpy frame");
+  }
+}
+
+// ---- 3. packer / unpacker -----------------------------------------------------------------
+
+void bench_packer() {
+  using packer_t = pk::packer<1, 4, 1024>;
+  const std::size_t total_target = g_quick ? (1u << 16) : (16u << 20);  // bytes of commands
+  for (const std::size_t size : {16u, 64u, 256u}) {
+    const pk::command_type* ty = pk::default_profile.find(pk::code::write_full);
+    if (ty == nullptr) std::abort();
+    const std::size_t ctrl = ty->control_bytes();
+    const std::size_t data_len = size - ctrl;
+    const std::size_t per_pdu = pk::sue_pack_limit / size;  // commands that fit one 4 KB PDU
+    const std::size_t pdus = total_target / (per_pdu * size);
+    const std::size_t count = pdus * per_pdu;
+    // The commands: control and data, one contiguous store.
+    std::vector<std::uint8_t> store(count * size);
+    for (std::size_t c = 0; c < count; ++c) {
+      std::uint8_t* at = store.data() + c * size;
+      for (std::size_t i = 0; i < size; ++i) at[i] = static_cast<std::uint8_t>(c * 31 + i);
+      at[0] = pk::code::write_full;
+      at[1] = static_cast<std::uint8_t>(data_len - 1);
+    }
+    const std::size_t bytes = count * size;
+    std::vector<std::uint8_t> out(pk::sue_pack_limit * pdus);
+
+    // Baseline: each command's bytes (control, then data) copied into consecutive 4 KB buffers.
+    const double base = median_seconds([&] {
+      for (std::size_t p = 0; p < pdus; ++p) {
+        std::uint8_t* o = out.data() + p * pk::sue_pack_limit;
+        for (std::size_t c = 0; c < per_pdu; ++c) {
+          const std::uint8_t* src = store.data() + (p * per_pdu + c) * size;
+          std::memcpy(o, src, ctrl);
+          std::memcpy(o + ctrl, src + ctrl, data_len);
+          o += size;
+          clobber();
+        }
+      }
+      keep(out[0]);
+    });
+    const double base_mbs = static_cast<double>(bytes) / base / MB;
+
+    auto pack = std::make_unique<packer_t>(pk::default_profile);
+    std::vector<std::size_t> sizes(pdus);
+    const double pt = median_seconds([&] {
+      for (std::size_t p = 0; p < pdus; ++p) {
+        for (std::size_t c = 0; c < per_pdu; ++c) {
+          const std::uint8_t* src = store.data() + (p * per_pdu + c) * size;
+          const pk::queued_command q{0,     0, w::bytes(src, ctrl), w::bytes(src + ctrl, data_len),
+                                     false, c};
+          if (pack->push(q)) std::abort();
+        }
+        const auto r =
+            pack->next(w::mutable_bytes(out.data() + p * pk::sue_pack_limit, pk::sue_pack_limit));
+        if (!r || r.value.commands != per_pdu) std::abort();
+        sizes[p] = r.value.bytes;
+      }
+      keep(out[0]);
+    });
+    const std::string s = std::to_string(size);
+    add("3. packer push+next (" + s + " B cmds)", static_cast<double>(bytes) / pt / MB, "MB/s",
+        base_mbs, "memcpy into 4 KB", 0.7, ">= 0.7 x memcpy");
+
+    const double ut = median_seconds([&] {
+      std::size_t seen = 0;
+      for (std::size_t p = 0; p < pdus; ++p) {
+        pk::unpacker u(pk::default_profile,
+                       w::bytes(out.data() + p * pk::sue_pack_limit, sizes[p]));
+        pk::command_view v;
+        while (u.next(v)) {
+          keep(v);
+          ++seen;
+        }
+        if (u.error_found()) std::abort();
+      }
+      if (seen != count) std::abort();
+    });
+    add("3. unpacker (" + s + " B cmds)", static_cast<double>(bytes) / ut / MB, "MB/s", base_mbs,
+        "memcpy into 4 KB", 0.7, ">= 0.7 x memcpy");
+  }
+}
+
+// ---- 4. go-back-N --------------------------------------------------------------------------
+
+// A sender and a receiver back to back: every call to step() counts. `loss_per_mille` of the
+// PDUs are dropped on the way (a cheap LCG decides); NACKs and timeouts recover.
+std::uint64_t run_gbn(std::uint64_t pdus, std::uint32_t loss_per_mille, std::uint64_t& steps) {
+  using P = t::psn<16>;
+  t::gbn_config cfg;
+  t::gbn_sender<16> s;
+  t::gbn_receiver<16> r;
+  std::uint64_t now = 0;
+  std::uint32_t rng = 1;
+  std::uint32_t resend = 0;
+  P cursor{};
+  steps = 0;
+  const auto transmit = [&](P psn) {
+    rng = rng * 1664525u + 1013904223u;
+    if ((rng >> 8) % 1000 < loss_per_mille) return;
+    auto [nr, ra] = t::step(r, t::receiver_event<16>{t::receiver_input::pdu, psn, true}, now, cfg);
+    r = nr;
+    ++steps;
+    if (ra.ack_now) {
+      const auto [op, apsn] = t::pending_ack(r);
+      if (op != w::rh_op::none) {
+        const auto in = op == w::rh_op::nack ? t::sender_input::nack : t::sender_input::ack;
+        auto [ns, sa] = t::step(s, t::sender_event<16>{in, apsn}, now, cfg);
+        s = ns;
+        ++steps;
+        if (sa.resend) {
+          resend = sa.resend;
+          cursor = sa.resend_from;
+        }
+      }
+      auto [nr2, ra2] =
+          t::step(r, t::receiver_event<16>{t::receiver_input::ack_sent, {}, true}, now, cfg);
+      r = nr2;
+      ++steps;
+      keep(ra2);
+    }
+  };
+  while (r.delivered < pdus) {
+    ++now;
+    if (resend > 0) {
+      const P p = cursor;
+      cursor = cursor + 1;
+      --resend;
+      transmit(p);
+      continue;
+    }
+    auto [ns, sa] = t::step(s, t::sender_event<16>{t::sender_input::send, {}}, now, cfg);
+    s = ns;
+    ++steps;
+    if (sa.assigned) {
+      transmit(sa.psn_assigned);
+      continue;
+    }
+    // Window full: let time pass; a coalesced ACK or the retransmit timer moves things on.
+    now += cfg.rto;
+    auto [nr, ra] = t::step(r, t::receiver_event<16>{t::receiver_input::tick, {}, true}, now, cfg);
+    r = nr;
+    ++steps;
+    const auto [op, apsn] = t::pending_ack(r);
+    if (op != w::rh_op::none) {
+      const auto in = op == w::rh_op::nack ? t::sender_input::nack : t::sender_input::ack;
+      auto [ns2, sa2] = t::step(s, t::sender_event<16>{in, apsn}, now, cfg);
+      s = ns2;
+      ++steps;
+      auto [nr2, ra2] =
+          t::step(r, t::receiver_event<16>{t::receiver_input::ack_sent, {}, true}, now, cfg);
+      r = nr2;
+      ++steps;
+      keep(ra2);
+      if (sa2.resend) {
+        resend = sa2.resend;
+        cursor = sa2.resend_from;
+      }
+    } else {
+      auto [ns2, sa2] = t::step(s, t::sender_event<16>{t::sender_input::tick, {}}, now, cfg);
+      s = ns2;
+      ++steps;
+      if (sa2.resend) {
+        resend = sa2.resend;
+        cursor = sa2.resend_from;
+      }
+    }
+    keep(ra);
+  }
+  return s.resent;
+}
+
+void bench_gbn() {
+  const std::uint64_t pdus = g_quick ? 100'000 : 10'000'000;
+  const double goal = 50e6;
+  for (const std::uint32_t loss : {0u, 10u}) {
+    std::uint64_t steps = 0, resent = 0;
+    const double sec = median_seconds([&] {
+      resent = run_gbn(pdus, loss, steps);
+      keep(resent);
+    });
+    const std::string name =
+        loss == 0 ? "4. go-back-N steps, lossless" : "4. go-back-N steps, 1% loss";
+    std::fprintf(stderr, "  (%llu steps, %llu resent)\n", static_cast<unsigned long long>(steps),
+                 static_cast<unsigned long long>(resent));
+    add(name, static_cast<double>(steps) / sec / 1e6, "Msteps/s", goal / 1e6, "goal 50 M/s", 1.0,
+        ">= 50 M steps/s");
+  }
+}
+
+// ---- 5. Tofu slicing / reassembly, RDMA segmentation -------------------------------------
+
+template <std::size_t Lanes>
+void bench_tofu_lanes(std::uint8_t pat) {
+  const std::size_t n = g_quick ? 1'000 : 200'000;
+  tf::routing_header h;
+  h.len = tf::max_len;
+  h.pat = pat;
+  h.seq = 1;
+  std::vector<std::uint8_t> tlp(tf::tlp_size(h.len)), dllp(tf::dllp_size),
+      oc(tf::other_control_size);
+  for (std::size_t i = 0; i < tlp.size(); ++i) tlp[i] = static_cast<std::uint8_t>(i * 7);
+  std::vector<std::uint8_t> frame(tf::frame_size(h.len)), back(frame.size()), copy(frame.size());
+  const auto e = tf::emit_frame(h, tlp, dllp, oc, frame);
+  if (!e) {
+    std::fprintf(stderr, "  skip tofu %zu lanes: emit_frame failed\n", Lanes);
+    return;
+  }
+  auto set = std::make_unique<tf::slice_set<Lanes>>();
+  if (tf::slice_frame<Lanes>(frame, *set)) {
+    std::fprintf(stderr, "  skip tofu %zu lanes: PAT %u refused\n", Lanes, unsigned{pat});
+    return;
+  }
+  const double bytes = static_cast<double>(n * frame.size());
+  const double base = median_seconds([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::memcpy(copy.data(), frame.data(), frame.size());
+      clobber();
+    }
+  });
+  const double base_mbs = bytes / base / MB;
+  const double sl = median_seconds([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto err = tf::slice_frame<Lanes>(frame, *set);
+      keep(err);
+      clobber();
+    }
+  });
+  const std::string l = std::to_string(Lanes);
+  add("5. Tofu slice, " + l + " lanes (" + std::to_string(frame.size()) + " B)", bytes / sl / MB,
+      "MB/s", base_mbs, "memcpy frame");
+  const auto spans = set->spans();
+  const double re = median_seconds([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto r = tf::reassemble<Lanes>(spans, back);
+      keep(r.value);
+      clobber();
+    }
+  });
+  if (!tf::reassemble<Lanes>(spans, back) || back != frame) std::abort();
+  add("5. Tofu reassemble, " + l + " lanes", bytes / re / MB, "MB/s", base_mbs, "memcpy frame");
+}
+
+void bench_rdma() {
+  const std::size_t size = g_quick ? (1u << 20) : (64u << 20);
+  const std::uint64_t dst = 1000;  // unaligned start: a short first block
+  const std::uint64_t bs = 4096;
+  std::vector<std::uint8_t> src(size), out(size + 8192);
+  for (std::size_t i = 0; i < size; ++i) src[i] = static_cast<std::uint8_t>(i);
+  const double base = memcpy_seconds(src.data(), size, out.data(), out.size(), size);
+  const double base_mbs = static_cast<double>(size) / base / MB;
+  const double seg = median_seconds([&] {
+    const std::uint64_t blocks = rd::total_blocks(dst, size, bs);
+    for (std::uint64_t k = 0; k < blocks; ++k) {
+      const std::uint64_t off = rd::block_offset(dst, size, bs, k);
+      const std::uint64_t len = rd::block_bytes(dst, size, bs, k);
+      std::memcpy(out.data() + off, src.data() + off, len);
+      clobber();
+    }
+  });
+  add("5. RDMA segment + copy (4 KB blocks)", static_cast<double>(size) / seg / MB, "MB/s",
+      base_mbs, "memcpy whole");
+  const std::uint64_t reps = g_quick ? 10 : 200;
+  std::uint64_t blocks_total = 0;
+  const double arith = median_seconds([&] {
+    std::uint64_t acc = 0;
+    blocks_total = 0;
+    for (std::uint64_t r = 0; r < reps; ++r) {
+      const std::uint64_t d2 = dst + r;
+      const std::uint64_t blocks = rd::total_blocks(d2, size, bs);
+      for (std::uint64_t k = 0; k < blocks; ++k)
+        acc += rd::block_offset(d2, size, bs, k) ^ rd::block_bytes(d2, size, bs, k);
+      blocks_total += blocks;
+    }
+    keep(acc);
+  });
+  const double base_blocks = static_cast<double>(size / bs) / base / 1e6;
+  add("5. RDMA segmentation only (blocks)", static_cast<double>(blocks_total) / arith / 1e6,
+      "Mblocks/s", base_blocks, "memcpy 4 KB blocks");
+}
+
+// ---- output ------------------------------------------------------------------------------
+
+std::string json_escape(std::string_view s) {
+  std::string o;
+  for (const char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o;
+}
+
+std::string num(double v) {
+  if (std::isnan(v) || std::isinf(v)) return "null";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+void print_table() {
+  std::printf("%-42s %12s %-10s %12s %-18s %8s %-18s %s\n", "figure", "value", "unit", "baseline",
+              "baseline is", "ratio", "goal", "met?");
+  for (const row& r : g_rows)
+    std::printf("%-42s %12.2f %-10s %12.2f %-18s %8.3f %-18s %s\n", r.figure.c_str(), r.value,
+                r.unit.c_str(), r.baseline, r.baseline_name.c_str(), r.ratio(), r.goal_text.c_str(),
+                r.met().c_str());
+}
+
+bool write_json(const std::string& path) {
+  std::ofstream o(path);
+  if (!o) return false;
+  o << "{\n  \"runs\": " << g_runs << ",\n  \"quick\": " << (g_quick ? "true" : "false")
+    << ",\n  \"rows\": [\n";
+  for (std::size_t i = 0; i < g_rows.size(); ++i) {
+    const row& r = g_rows[i];
+    o << "    {\"figure\": \"" << json_escape(r.figure) << "\", \"value\": " << num(r.value)
+      << ", \"unit\": \"" << json_escape(r.unit) << "\", \"baseline\": " << num(r.baseline)
+      << ", \"baseline_is\": \"" << json_escape(r.baseline_name)
+      << "\", \"ratio\": " << num(r.ratio()) << ", \"goal\": \"" << json_escape(r.goal_text)
+      << "\", \"met\": \"" << r.met() << "\"}" << (i + 1 < g_rows.size() ? "," : "") << "\n";
+  }
+  o << "  ]\n}\n";
+  return static_cast<bool>(o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--quick") {
+      g_quick = true;
+      g_runs = 1;
+    } else if (a == "--runs" && i + 1 < argc) {
+      g_runs = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--json" && i + 1 < argc) {
+      json = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: micro [--quick] [--runs N] [--json PATH]\n");
+      return 2;
+    }
+  }
+  std::fprintf(stderr, "medians of %d runs%s\n", g_runs, g_quick ? " (quick: not meaningful)" : "");
+  bench_rh();
+  bench_frames();
+  bench_packer();
+  bench_gbn();
+  bench_tofu_lanes<2>(1);
+  bench_tofu_lanes<4>(2);
+  bench_rdma();
+  print_table();
+  if (!json.empty() && !write_json(json)) {
+    std::fprintf(stderr, "cannot write %s\n", json.c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,30 @@
+// The whole dissection engine: the first byte picks the link type (Ethernet, AFH Gen 2, Tofu
+// slices, ExaJet RDMA) and a few options; the rest is the frame. The tree is printed as JSON
+// and verbose text into a sink that discards, so the printers are exercised too.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "common.hpp"
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/print.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace scaleup;
+  if (size == 0) return 0;
+  static constexpr std::array<std::uint32_t, 4> links{dissect::link_ethernet, dissect::link_afh2,
+                                                      tofu::link_tofu, rdma::link_rdma};
+  const std::uint8_t sel = data[0];
+  dissect::options o;
+  o.fcs = static_cast<dissect::fcs_mode>((sel >> 2) % 3);
+  o.heuristics = (sel & 0x20) == 0;
+  if (sel & 0x40) o.profile = nullptr;
+  if (sel & 0x80) (void)o.add_udp_port(4791);
+  static dissect::large_tree tree;
+  dissect::dissect_frame(tree, wire::bytes(data + 1, size - 1), links[sel & 3], o);
+  fuzz::null_sink out;
+  dissect::put_json(out, tree, 1);
+  dissect::put_verbose(out, tree, 1);
+  dissect::put_summary(out, tree, 1);
+  return 0;
+}
