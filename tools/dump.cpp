@@ -94,7 +94,7 @@ int dump(std::span<const std::string_view> argv) {
       const auto got = tofu_lanes.push(pkt.data);
       if (!got.complete) continue;
       const auto frame = tofu_lanes.reassemble(tofu_frame);
-      tree = {};
+      tree.clear();
       if (frame) {
         tofu::dissect_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
         tree.frame_length = static_cast<std::uint32_t>(frame->size);

@@ -413,7 +413,7 @@ constexpr bool plausible_pdu(wire::bytes payload) noexcept {
 template <class Tree>
 constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
                              const options& o = {}) noexcept {
-  t = Tree{};
+  t.clear();
   std::size_t n = frame.size();
   bool fcs = false;
   bool fcs_bad = false;

@@ -84,6 +84,15 @@ struct basic_tree {
     errors[error_count++] = e;
   }
 
+  // Empty again, without touching the node arrays: nothing reads past the counts, so a tree
+  // reused frame after frame costs nothing to reset (a `Tree{}` would rewrite every node).
+  constexpr void clear() noexcept {
+    encap = {};
+    frame_length = 0;
+    layer_count = field_count = error_count = 0;
+    overflow = false;
+  }
+
   constexpr bool has_errors() const noexcept {
     for (const auto& e : error_list())
       if (e.level == wire::severity::error) return true;
