@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scaleup/dissect/engine.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
 #include "scaleup/wire/frame.hpp"
@@ -109,6 +110,32 @@ inline std::string profile_names() {
   for (const auto* p : pack::shipped_profiles)
     s += (s.empty() ? "" : ", ") + std::string(p->name());
   return s;
+}
+
+// The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics).
+// nullopt: `flag` is not one of them; an empty string: taken; otherwise the usage error.
+inline std::optional<std::string> engine_option(std::string_view cmd, std::string_view flag,
+                                                args& a, dissect::options& o) {
+  const std::string c(cmd);
+  if (flag == "--no-heuristics") {
+    o.heuristics = false;
+  } else if (flag == "--udp-port") {
+    const auto n = a.number<std::uint16_t>();
+    if (!n || *n == 0) return c + ": --udp-port needs a port number from 1 to 65535";
+    if (!o.add_udp_port(*n)) return c + ": too many --udp-port options";
+  } else if (flag == "--profile") {
+    const std::string_view v = a.value().value_or("");
+    if (v == "none") {
+      o.profile = nullptr;
+    } else if (const auto* p = profile_by_name(v)) {
+      o.profile = p;
+    } else {
+      return c + ": --profile takes none or one of: " + profile_names();
+    }
+  } else {
+    return std::nullopt;
+  }
+  return std::string{};
 }
 
 // One command as the generator knows it, for the manifest.

@@ -21,21 +21,8 @@ int dump(std::span<const std::string_view> argv) {
       verbose = true;
     } else if (f == "--json") {
       json = true;
-    } else if (f == "--no-heuristics") {
-      o.heuristics = false;
-    } else if (f == "--udp-port") {
-      const auto n = a.number<std::uint16_t>();
-      if (!n || *n == 0) return fail_usage("dump: --udp-port needs a port number from 1 to 65535");
-      if (!o.add_udp_port(*n)) return fail_usage("dump: too many --udp-port options");
-    } else if (f == "--profile") {
-      const std::string_view v = a.value().value_or("");
-      if (v == "none") {
-        o.profile = nullptr;
-      } else if (const auto* p = profile_by_name(v)) {
-        o.profile = p;
-      } else {
-        return fail_usage("dump: --profile takes none or one of: " + profile_names());
-      }
+    } else if (const auto taken = engine_option("dump", f, a, o)) {
+      if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--fcs") {
       const std::string_view v = a.value().value_or("");
       if (v == "auto")

@@ -182,21 +182,8 @@ int stats(std::span<const std::string_view> argv) {
       if (!n || *n == 0 || *n >= 32768)
         return fail_usage("stats: --window needs a number from 1 to 32767");
       cfg.window = *n;
-    } else if (f == "--no-heuristics") {
-      o.heuristics = false;
-    } else if (f == "--udp-port") {
-      const auto n = a.number<std::uint16_t>();
-      if (!n || *n == 0) return fail_usage("stats: --udp-port needs a port number from 1 to 65535");
-      if (!o.add_udp_port(*n)) return fail_usage("stats: too many --udp-port options");
-    } else if (f == "--profile") {
-      const std::string_view v = a.value().value_or("");
-      if (v == "none") {
-        o.profile = nullptr;
-      } else if (const auto* p = profile_by_name(v)) {
-        o.profile = p;
-      } else {
-        return fail_usage("stats: --profile takes none or one of: " + profile_names());
-      }
+    } else if (const auto taken = engine_option("stats", f, a, o)) {
+      if (!taken->empty()) return fail_usage(*taken);
     } else if (!f.empty() && f[0] == '-' && f != "-") {
       return fail_usage("stats: unknown option '" + std::string(f) + "'");
     } else if (file.empty()) {
