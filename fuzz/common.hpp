@@ -1,6 +1,10 @@
-// Shared bits of the fuzz targets: a sink that discards, and a checked abort.
+// Shared bits of the fuzz targets: a sink that discards, a checked abort, and for the
+// state-machine targets an input reader and a bounded FIFO.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -24,5 +28,52 @@ struct null_sink {
 inline void check(bool ok, const char* what) {
   if (!ok) fail(what);
 }
+
+// The input read a byte at a time; zeros once it runs out, so an event may take its arguments
+// from the bytes after it without a length check.
+struct reader {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+  std::size_t at = 0;
+
+  bool more() const noexcept { return at < size; }
+  std::uint8_t byte() noexcept { return at < size ? data[at++] : 0; }
+};
+
+// A bounded FIFO without allocation: a link's frames in flight. push_back refuses (returns
+// false) when full; push_front puts a copy back at the head (a duplicate right behind it).
+template <class T, std::size_t N>
+class ring {
+ public:
+  bool empty() const noexcept { return count_ == 0; }
+  bool full() const noexcept { return count_ == N; }
+  std::size_t size() const noexcept { return count_; }
+  T& front() noexcept { return items_[head_]; }
+  T& operator[](std::size_t i) noexcept { return items_[(head_ + i) % N]; }
+  bool push_back(const T& v) noexcept {
+    if (full()) return false;
+    items_[(head_ + count_) % N] = v;
+    ++count_;
+    return true;
+  }
+  bool push_front(const T& v) noexcept {
+    if (full()) return false;
+    head_ = (head_ + N - 1) % N;
+    items_[head_] = v;
+    ++count_;
+    return true;
+  }
+  void pop_front() noexcept {
+    if (count_ == 0) return;
+    head_ = (head_ + 1) % N;
+    --count_;
+  }
+  void clear() noexcept { head_ = count_ = 0; }
+
+ private:
+  std::array<T, N> items_{};
+  std::size_t head_ = 0;
+  std::size_t count_ = 0;
+};
 
 }  // namespace scaleup::fuzz

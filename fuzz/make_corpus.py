@@ -2,9 +2,12 @@
 """Rebuilds the seed corpora under fuzz/corpus/ from captures the scaleup tool writes.
 
 usage: fuzz/make_corpus.py PATH/TO/scaleup
+       fuzz/make_corpus.py --state-machines
 
 Seeds are small and deterministic (fixed generator seeds); rerunning replaces the generated
 files (named gen-*) and keeps every other file, such as the reproducers of past findings.
+The state-machine targets (gbn, llr, cbfc, pfc, packer) need no capture: their seeds are event
+scripts written here; --state-machines rebuilds only those, without the tool.
 """
 import hashlib
 import os
@@ -56,14 +59,133 @@ def udp4_payload(fr):
     return body if body else None
 
 
+def lcg_bytes(seed, n):
+    """n pseudo-random bytes from a fixed linear congruential generator."""
+    out = bytearray()
+    for _ in range(n):
+        seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+        out.append((seed >> 16) & 0xFF)
+    return out
+
+
+def state_machine_seeds(add):
+    """Event scripts for the state-machine targets: a few walks through the paths that matter
+    (written out event by event, the byte meanings are in each target's switch) and a few
+    random ones."""
+    rng = 12345
+    for i in range(16):
+        data = bytearray()
+        for _ in range(64 + 16 * i):
+            rng = (rng * 1103515245 + 12345) & 0x7FFFFFFF
+            data.append((rng >> 16) & 0xFF)
+        data[0] = i * 16 + (i % 16)
+        add("gbn", data)
+
+    def script(*parts):
+        """Bytes from ints and lists of ints, in order."""
+        out = bytearray()
+        for part in parts:
+            out += bytes(part) if isinstance(part, list) else bytes([part])
+        return out
+
+    # llr: shape (bits 0-1 width/window, 2-4 retry limit, 5-7 ack_every), timing, events.
+    # 0x00 send, 0x01 data arrives (0x19: with a bad FCS), 0x02 control arrives (0x0a: one bit
+    # flipped, the flip's position follows), 0x03 tick, 0x0c/0x04 loss fwd/rev, 0x0d/0x05
+    # duplicate fwd/rev, 0x06/0x0e stale ACK/NACK, 0x3f reset, 0x07 sender tick.
+    send, data, ctl, tick, reset = 0x00, 0x01, 0x02, 0xFB, 0x3F
+    add("llr", script(0x01, 0x11, [send] * 5, [data] * 5, [ctl] * 5, [tick] * 3, [ctl] * 2))
+    add("llr", script(0x41, 0x22, [send] * 5, [data, data, 0x19, data, data, ctl], [data] * 3,
+                      [tick, ctl, ctl]))
+    add("llr", script(0x22, 0x13, [send] * 4, [data] * 4, [0x04] * 4, [tick] * 6, [data] * 4,
+                      [ctl] * 4, [0x0d, data, data, ctl]))
+    add("llr", script(0x05, 0x01, [send] * 3, [tick] * 4, [send, reset, send, data, tick, ctl]))
+    add("llr", script(0x00, 0x00, [send, data, ctl] * 40, [0x06, 0x0e, 0xa6, 0xae]))
+    add("llr", script(0x13, 0x31, [send] * 20, [0x0a, 0x05, data] * 10, [tick] * 8))
+    for i, shape in enumerate((0x03, 0x2e, 0x61, 0xb4)):
+        add("llr", script(shape, 0x10 * i + 3, list(lcg_bytes(0x11A0 + i, 200 + 100 * i))))
+
+    # cbfc: cell size / VC map / start near the wrap / refresh, buffers, threshold and delay;
+    # 0x20 a 64-byte frame on VC0 (0x28 VC1 ...), 0x02 arrives, 0x03 drained (0x0b VC1 ...),
+    # 0x04 + slot << 3 an update arrives, 0x05 tick, 0x06 + slot << 3 an update lost, 0x07
+    # nonsense (a byte follows).
+    first = [0x05] + [0x04 | (k << 3) for k in range(4)]  # the first updates, delivered
+    every = [0x04 | (k << 3) for k in range(8)]
+    add("cbfc", script(0x40, 0x08, 0x24, first, [0x20] * 8, [0x02] * 8, [0x03] * 8, 0x55, every))
+    add("cbfc", script(0x51, 0x03, 0x41, first, [0x21, 0x40] * 6, [0x02, 0x03] * 6, 0x0e, 0x16,
+                       [0xfd] * 4, every))
+    add("cbfc", script(0xa4, 0x10, 0x08, first, [0x20, 0x28, 0x30, 0x38] * 4, [0x02] * 16,
+                       [0x03, 0x0b, 0x13, 0x1b] * 4, 0x05, every, [0x07, 0x01, 0x0f, 0x02,
+                                                                   0x17, 0x03]))
+    add("cbfc", script(0xfe, 0x3f, 0xff, first, [0xe0] * 12, [0x02] * 12, [0x23] * 12, [0xfd] * 3,
+                       every))
+    for i, c in enumerate((0x4c, 0x93, 0xd9)):
+        add("cbfc", script(c, 0x05 + 9 * i, 0x22 + i, list(lcg_bytes(0xCBFC + i, 300 + 100 * i))))
+
+    # pfc: speed/unit/pause length, lossless priorities, thresholds, VC map/ACK priority/XON;
+    # 0xe0 + vc << 3 a frame of 512 bytes + the byte that follows, 0x01 an ACK, 0x02 +
+    # priority << 3 a drain (a size byte follows), 0x03 a PFC frame reaches the sender, 0x04
+    # tick both, 0x05 a PFC frame lost, 0x06 a foreign frame (its bytes follow), 0x07 tick one.
+    add("pfc", script(0x00, 0x3C, 0x00, 0x90, [0xe0, 0x00] * 3, 0x03, [0xe0, 0x00],
+                      [0x1a, 0x07] * 3, [0x03, 0xe0, 0x00]))
+    add("pfc", script(0x40, 0x3C, 0x35, 0xd0, [0xe0, 0x40] * 3, [0x03, 0x3c] * 4,
+                      [0x03, 0x05, 0x3c, 0x03, 0x1a, 0x7f, 0x03]))
+    add("pfc", script(0x15, 0xff, 0x0f, 0x01, [0xe0, 0x10, 0xe8, 0x10, 0x03, 0x01, 0x01],
+                      [0x0e, 0x00, 0x18], [0x01] + [0xff] * 7, [0x04, 0x03]))
+    add("pfc", script(0xa2, 0x18, 0x88, 0x65, [0xe0, 0xff, 0xe8, 0xff] * 4, [0x05, 0x03],
+                      [0x2f, 0x27] * 4, [0x03] * 4))
+    for i, c in enumerate((0x31, 0x7a, 0xc4)):
+        add("pfc", script(c, 0x3C ^ (i * 0x41), 0x20 * i + 7, 0x90 + i,
+                          list(lcg_bytes(0x9FC + i, 300 + 100 * i))))
+
+    # packer: limit (bits 0-2) and order (bit 3), VC weights; a push is 0x00 + vc << 3 (+ 0x20
+    # send_now, + 0xc0 a broken command), then type | destination << 4, length, fill; 0x03 +
+    # n << 3 toggles queue n (0xb3 all through, 0xfb all held), 0x04 too small a buffer, 0x05
+    # a PDU with 1-3 cookies, 0x06 a PDU.
+    def push(vc, typ, dest, length=7, fill=0x5C, flags=0):
+        return [(vc << 3) | flags, typ | (dest << 4), length, fill]
+    fig21 = script(push(0, 0, 1), push(0, 0, 2), push(0, 0, 0), push(0, 0, 2, 9), [0x06] * 4)
+    add("packer", script(0x00, 0x55, list(fig21)))
+    add("packer", script(0x08, 0xe4, list(fig21),
+                         *[push(v, t, d) for v in range(4) for t, d in ((4, 0), (6, 1), (8, 2))],
+                         [0x03, 0x0b, 0x06, 0x06, 0xb3], [0x06] * 6))
+    add("packer", script(0x04, 0x55, *[push(0, 0, 0, 255) for _ in range(20)],
+                         [0x04, 0x05, 0x0d, 0x06, 0x06]))
+    add("packer", script(0x01, 0x1b, *[push(i % 4, i % 11, i % 3, i * 37 % 256,
+                                            flags=0x20 * (i % 5 == 0)) for i in range(24)],
+                         [0xfb, 0x06, 0x23, 0x06, 0x43, 0x06, 0xb3, 0x06]))
+    add("packer", script(0x02, 0x00, *[push(0, t, 0, 3 + t, flags=0xc0) for t in range(16)],
+                         push(1, 11, 0), push(2, 12, 3), [0x06] * 3))
+    for i, c in enumerate((0x03, 0x0d, 0x06)):
+        add("packer", script(c, 0x39 * (i + 1), list(lcg_bytes(0x9AC + i, 300 + 100 * i))))
+
+
+def write_seeds(seeds):
+    for target, items in seeds.items():
+        d = os.path.join(CORPUS, target)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            if f.startswith("gen-"):
+                os.remove(os.path.join(d, f))
+        for data in items:
+            name = "gen-" + hashlib.sha1(data).hexdigest()[:16]
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print(f"{target}: {len(items)} seeds")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    tool = sys.argv[1]
     seeds = {}
 
     def add(target, data):
         seeds.setdefault(target, []).append(bytes(data))
+
+    state_machine_seeds(add)
+    if sys.argv[1] == "--state-machines":
+        write_seeds(seeds)
+        return
+    tool = sys.argv[1]
 
     with tempfile.TemporaryDirectory() as tmp:
         caps = {}
@@ -119,15 +241,6 @@ def main():
         for fr in udp4:
             add("headers", bytes([t]) + fr[off:])
 
-    rng = 12345
-    for i in range(16):
-        data = bytearray()
-        for _ in range(64 + 16 * i):
-            rng = (rng * 1103515245 + 12345) & 0x7FFFFFFF
-            data.append((rng >> 16) & 0xFF)
-        data[0] = i * 16 + (i % 16)
-        add("gbn", data)
-
     for name in ("basic", "afh2", "tofu", "rdma", "traffic"):
         link, frames = caps[name]
         add("capture_reader", write_pcap(link, spread(frames, 3)))
@@ -136,17 +249,7 @@ def main():
     add("capture_reader", good[:24])            # header only
     add("capture_reader", good[:24 + 16 + 10])  # a record cut short
 
-    for target, items in seeds.items():
-        d = os.path.join(CORPUS, target)
-        os.makedirs(d, exist_ok=True)
-        for f in os.listdir(d):
-            if f.startswith("gen-"):
-                os.remove(os.path.join(d, f))
-        for data in items:
-            name = "gen-" + hashlib.sha1(data).hexdigest()[:16]
-            with open(os.path.join(d, name), "wb") as f:
-                f.write(data)
-        print(f"{target}: {len(items)} seeds")
+    write_seeds(seeds)
 
 
 if __name__ == "__main__":
