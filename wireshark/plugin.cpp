@@ -147,9 +147,18 @@ int with_tree(Fill&& fill, Use&& use) {
   return use(l);
 }
 
-wire::bytes bytes_of(tvbuff_t* tvb) {
+// The captured bytes of `tvb`, for the library. In an AddressSanitizer build (SCALEUP_SANITIZE,
+// with GCC) they are a copy of exactly that size in the packet's pool: tshark keeps a frame in
+// a larger buffer, where a read past its end would go unnoticed. (Wireshark's pools then need
+// WIRESHARK_DEBUG_WMEM_OVERRIDE=simple, one allocation each, as the tests set it.)
+wire::bytes bytes_of(tvbuff_t* tvb, [[maybe_unused]] packet_info* pinfo) {
   const guint n = tvb_captured_length(tvb);
-  return n ? wire::bytes(tvb_get_ptr(tvb, 0, static_cast<gint>(n)), n) : wire::bytes{};
+  if (n == 0) return {};
+#if defined(__SANITIZE_ADDRESS__)
+  return wire::bytes(static_cast<const std::uint8_t*>(tvb_memdup(pinfo->pool, tvb, 0, n)), n);
+#else
+  return wire::bytes(tvb_get_ptr(tvb, 0, static_cast<gint>(n)), n);
+#endif
 }
 
 // ---- showing a tree ----------------------------------------------------------------------
@@ -325,7 +334,7 @@ std::optional<enclosing> enclosing_frame(tvbuff_t* tvb, packet_info* pinfo) {
   if (!frame || tvb_get_ds_tvb(tvb) != frame) return std::nullopt;
   const gint offset = tvb_raw_offset(tvb) - tvb_raw_offset(frame);
   if (offset < 0 || static_cast<guint>(offset) > tvb_captured_length(frame)) return std::nullopt;
-  return enclosing{frame, bytes_of(frame), link, static_cast<std::uint32_t>(offset)};
+  return enclosing{frame, bytes_of(frame, pinfo), link, static_cast<std::uint32_t>(offset)};
 }
 
 bool cut_short(tvbuff_t* tvb) { return tvb_captured_length(tvb) < tvb_reported_length(tvb); }
@@ -386,7 +395,7 @@ int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, std::ui
     const int n = show_frame(*fr, o, pinfo, root, sue_protocol());
     if (n >= 0) return n > 0 ? static_cast<int>(tvb_captured_length(tvb)) : 0;
   }
-  const wire::bytes b = bytes_of(tvb);
+  const wire::bytes b = bytes_of(tvb, pinfo);
   return with_tree(
       [&](auto& t) {
         t = std::remove_cvref_t<decltype(t)>{};
@@ -405,7 +414,7 @@ int dissect_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
 }
 
 gboolean heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  if (!dissect::plausible_pdu(bytes_of(tvb))) return FALSE;
+  if (!dissect::plausible_pdu(bytes_of(tvb, pinfo))) return FALSE;
   return dissect_udp_pdu(tvb, pinfo, root, 0) > 0;
 }
 
@@ -426,7 +435,7 @@ int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
   if (pinfo->dl_src.type == AT_ETHER && pinfo->dl_src.len == 6)
     std::copy_n(static_cast<const std::uint8_t*>(pinfo->dl_src.data), 6, frame.begin() + 6);
   wire::store_be16(frame.data() + 12, static_cast<std::uint16_t>(pinfo->match_uint));
-  const wire::bytes b = bytes_of(tvb);
+  const wire::bytes b = bytes_of(tvb, pinfo);
   std::copy(b.begin(), b.end(), frame.begin() + header);
   dissect::options no_fcs = o;
   no_fcs.fcs = dissect::fcs_mode::absent;  // Ethernet has taken it off already
@@ -445,7 +454,7 @@ int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
 // AFH Gen 2 replaces the Ethernet header: seen on an Ethernet link, the frame must be taken
 // before Ethernet reads its first 14 bytes as addresses and a type.
 gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  const wire::bytes frame = bytes_of(tvb);
+  const wire::bytes frame = bytes_of(tvb, pinfo);
   if (frame.empty() || !wire::has_afh2_signature(frame[0])) return FALSE;
   const dissect::options o = current_options();
   // The engine decides, exactly as for `scaleup dump`; commands are not needed to decide.
@@ -465,7 +474,7 @@ gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
 void show_reassembled_tofu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
                            const ws::protocol* expected) {
   if (!tofu_state) init_capture();
-  if (!PINFO_FD_VISITED(pinfo) && tofu_state->lanes.push(bytes_of(tvb)).complete) {
+  if (!PINFO_FD_VISITED(pinfo) && tofu_state->lanes.push(bytes_of(tvb, pinfo)).complete) {
     static tofu::frame_buffer buffer{};
     const auto r = tofu_state->lanes.reassemble(buffer);
     if (r)
@@ -507,7 +516,7 @@ int dissect_user_link(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
   if (!u) return 0;
   const ws::protocol* expected = reg.protocol_named(u->protocol);
   if (!expected) expected = sue_protocol();
-  const enclosing fr{tvb, bytes_of(tvb), link, 0};
+  const enclosing fr{tvb, bytes_of(tvb, pinfo), link, 0};
   with_tree([&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, current_options()); },
             [&](auto& t) {
               return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, expected, 0, true);

@@ -6,6 +6,7 @@
 // a message meant to be shown to a person as it is.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -59,6 +60,19 @@ struct packet {
 };
 
 namespace detail {
+
+// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__; Clang has the feature test).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool address_sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool address_sanitizer = true;
+#else
+inline constexpr bool address_sanitizer = false;
+#endif
+#else
+inline constexpr bool address_sanitizer = false;
+#endif
 
 inline std::string errno_message(int e) {
   return e != 0 ? std::generic_category().message(e) : std::string("I/O error");
@@ -172,6 +186,13 @@ class reader {
       out.ts_usec = static_cast<std::uint32_t>(hdr->ts.tv_usec);
       out.caplen = hdr->caplen;
       out.len = hdr->len;
+      if constexpr (detail::address_sanitizer) {
+        // A copy of exactly caplen bytes: libpcap keeps the packet in a larger buffer, where
+        // a read past its end would go unnoticed.
+        copy_ = std::make_unique<std::uint8_t[]>(hdr->caplen);
+        std::copy_n(data, hdr->caplen, copy_.get());
+        data = copy_.get();
+      }
       out.data = std::span<const std::uint8_t>{data, hdr->caplen};
       return status::packet;
     }
@@ -195,6 +216,7 @@ class reader {
   std::string error_;
   std::uint64_t count_ = 0;
   status state_ = status::packet;
+  std::unique_ptr<std::uint8_t[]> copy_;  // the current packet, in AddressSanitizer builds
 };
 
 // Writes the classic pcap format (microsecond timestamps); libpcap cannot write pcapng.
