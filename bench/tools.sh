@@ -22,18 +22,29 @@ trap 'rm -rf "$scratch"' EXIT
 chmod 755 "$scratch"
 cap="$scratch/bench.pcap"
 # One encapsulation (udp4), so that item 7 can read the same frames as plain UDP data.
-"$TOOL" gen basic --encap udp4 --count "$FRAMES" -o "$cap" >/dev/null
+if ! "$TOOL" gen basic --encap udp4 --count "$FRAMES" -o "$cap" >/dev/null 2>"$scratch/stderr"; then
+  cat "$scratch/stderr" >&2
+  exit 1
+fi
 chmod 644 "$cap"
 got=$("$READ" "$cap" | awk '{print $1}')
 
-# Median wall time (seconds) of a command, its output discarded.
+# Arithmetic on decimals (awk: bc prints ".5" for 0.5, which is not JSON).
+calc() { awk "BEGIN { printf \"%.6g\", ($1) }"; }
+
+# Median wall time (seconds) of a command, its output discarded. A command that fails stops the
+# script with its error output: a failed run would otherwise be timed as a fast one.
 median() {
   local ts=() i s e
   for ((i = 0; i < RUNS; i++)); do
     s=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || true
+    if ! "$@" >/dev/null 2>"$scratch/stderr"; then
+      echo "tools.sh: failed: $*" >&2
+      tail -n 20 "$scratch/stderr" >&2
+      exit 1
+    fi
     e=$(date +%s.%N)
-    ts+=("$(echo "$e - $s" | bc -l)")
+    ts+=("$(calc "$e - $s")")
   done
   printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
@@ -61,16 +72,16 @@ if command -v tshark >/dev/null && [[ -d "$PLUGINS" ]]; then
   t_plain=$(median ts -r "$cap" --disable-protocol sue -T fields -e frame.number -e data.len)
 fi
 
-rate() { echo "$got / $1 / 1000000" | bc -l; }
-row() { # figure value baseline baseline_name goal_ratio goal_text [lower_is_better]
+rate() { calc "$got / $1 / 1000000"; }
+row() { # figure value baseline baseline_name goal_ratio goal_text [lower_is_better] [unit]
   local ratio met
-  ratio=$(echo "$2 / $3" | bc -l)
+  ratio=$(calc "$2 / $3")
   met="-"
   if [[ -n "$5" ]]; then
     if [[ "${7:-}" == lower ]]; then
-      met=$(echo "$ratio <= $5" | bc -l)
+      met=$(calc "$ratio <= $5")
     else
-      met=$(echo "$ratio >= $5" | bc -l)
+      met=$(calc "$ratio >= $5")
     fi
     [[ "$met" == 1 ]] && met=yes || met=NO
   fi
@@ -81,6 +92,9 @@ row() { # figure value baseline baseline_name goal_ratio goal_text [lower_is_bet
 
 json=()
 echo "capture: $got frames (scaleup gen basic --encap udp4 --count $FRAMES), medians of $RUNS runs"
+if ((got < 500000)); then
+  echo "note: at $got frames, process start-up (tshark's above all) weighs on every figure"
+fi
 printf '%-42s %12s %-10s %12s %-18s %8s %-18s %s\n' figure value unit baseline "baseline is" ratio \
   goal "met?"
 r_read=$(rate "$t_read")

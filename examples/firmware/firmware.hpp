@@ -17,6 +17,7 @@ bool rh_decode(const std::uint8_t in[8], std::uint16_t& xpuid, std::uint16_t& np
 std::size_t pdu_emit(const std::uint8_t rh[8], const std::uint8_t* payload, std::size_t n,
                      std::uint8_t* out, std::size_t cap);
 bool pdu_check(const std::uint8_t* pdu, std::size_t n, std::size_t& payload_end);
+std::uint32_t crc32_of(const std::uint8_t* data, std::size_t n);  // the R-CRC's CRC-32
 
 // Packer: queue a 64-byte write for a destination; take the next packed payload; count the
 // commands in a payload.

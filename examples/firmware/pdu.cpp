@@ -18,4 +18,8 @@ bool pdu_check(const std::uint8_t* pdu, std::size_t n, std::size_t& payload_end)
   return b.status == scaleup::wire::rcrc_status::good;
 }
 
+std::uint32_t crc32_of(const std::uint8_t* data, std::size_t n) {
+  return scaleup::wire::crc32(scaleup::wire::bytes(data, n));
+}
+
 }  // namespace fw

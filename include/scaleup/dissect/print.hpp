@@ -206,7 +206,14 @@ namespace detail {
 // members; a name seen more than once among them holds an array (two VLAN tags).
 template <class Out, class Tree, class Pick>
 void put_json_members(Out& out, const Tree& t, Pick&& pick, bool& first) {
-  const auto fields = t.field_list();
+  const auto all = t.field_list();
+  // Only the span from the first picked field to the last can hold a repeat: one command's
+  // fields are a few neighbours, not the whole tree (scanning the whole tree for each field of
+  // each command made a frame of many commands quadratic in its fields).
+  std::size_t lo = 0, hi = all.size();
+  while (lo < hi && !pick(all[lo])) ++lo;
+  while (hi > lo && !pick(all[hi - 1])) --hi;
+  const auto fields = all.subspan(lo, hi - lo);
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const auto& f = fields[i];
     if (!pick(f) || !shown_in_json(f)) continue;

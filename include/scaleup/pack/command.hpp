@@ -62,6 +62,8 @@ class profile {
       names_[i] = wire::value_name{t.code, t.name};
       if (index_[t.code] != none) duplicate_ = true;
       index_[t.code] = static_cast<std::uint8_t>(i);
+      framing_[t.code] = static_cast<std::uint16_t>(known | (t.has_data ? carries_data : 0) |
+                                                    (t.control_bytes() & control_mask));
     }
     name_field_ =
         wire::field_info{.name = "name",
@@ -85,6 +87,14 @@ class profile {
   constexpr const command_type* find(std::uint8_t code) const noexcept {
     return index_[code] == none ? nullptr : &types_[index_[code]];
   }
+
+  // What framing needs of a type, in one load (walking a payload, each command's size waits on
+  // the one before: a lookup through find() would add a load to that chain). 0: not in the
+  // profile; otherwise control_bytes(), with carries_data when the type has data.
+  static constexpr std::uint16_t known = 0x4000;
+  static constexpr std::uint16_t carries_data = 0x8000;
+  static constexpr std::uint16_t control_mask = 0x3FFF;
+  constexpr std::uint16_t framing(std::uint8_t code) const noexcept { return framing_[code]; }
 
   // Whether the table keeps the framing rules; profiles are checked with static_assert.
   constexpr std::string_view check() const noexcept {
@@ -115,6 +125,7 @@ class profile {
   std::string_view description_;
   std::span<const command_type> types_;
   std::array<std::uint8_t, 256> index_{};
+  std::array<std::uint16_t, 256> framing_{};
   std::array<wire::value_name, max_types> names_{};
   wire::field_info name_field_{};
   bool duplicate_ = false;
@@ -141,8 +152,8 @@ struct command_view {
 constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
                               std::uint32_t index, std::size_t& size_out,
                               const command_type*& type_out) noexcept {
-  const command_type* t = prof.find(at[0]);
-  if (!t)
+  const std::uint16_t framing = prof.framing(at[0]);
+  if (framing == 0)
     return error{errc::bad_value,
                  "sue.cmd",
                  static_cast<std::uint32_t>(offset),
@@ -153,7 +164,7 @@ constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
                  at[0],
                  wire::severity::error,
                  index};
-  const std::size_t ctrl = t->control_bytes();
+  const std::size_t ctrl = framing & profile::control_mask;
   if (at.size() < ctrl)
     return error{errc::truncated,
                  "sue.cmd",
@@ -165,7 +176,7 @@ constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
                  0,
                  wire::severity::error,
                  index};
-  const std::size_t data = t->has_data ? std::size_t{at[1]} + 1 : 0;
+  const std::size_t data = (framing & profile::carries_data) != 0 ? std::size_t{at[1]} + 1 : 0;
   if (at.size() < ctrl + data)
     return error{errc::truncated,
                  "sue.cmd",
@@ -178,7 +189,7 @@ constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
                  wire::severity::error,
                  index};
   size_out = ctrl + data;
-  type_out = t;
+  type_out = prof.find(at[0]);  // off the chain: the next command's place does not need it
   return {};
 }
 
@@ -215,8 +226,13 @@ class unpacker {
     }
     std::size_t size = 0;
     const command_type* t = nullptr;
-    err_ = frame_command(*prof_, payload_.subspan(pos_), base_ + pos_, count_ + 1, size, t);
-    if (err_) return finish();
+    // err_ is written only on failure: assigning a fresh (empty) error per command is ~90 bytes
+    // of stores for nothing.
+    if (const error e =
+            frame_command(*prof_, payload_.subspan(pos_), base_ + pos_, count_ + 1, size, t)) {
+      err_ = e;
+      return finish();
+    }
     const std::size_t ctrl = t->control_bytes();
     out = command_view{t, payload_.subspan(pos_, ctrl), payload_.subspan(pos_ + ctrl, size - ctrl),
                        base_ + pos_, ++count_};
@@ -249,29 +265,40 @@ class unpacker {
 // be written (emit_command) or queued (the packer).
 constexpr error check_command(const profile& prof, bytes control, bytes data) noexcept {
   if (control.empty()) return error{errc::truncated, "sue.cmd", 0, 1, 0, "empty control"};
-  const command_type* t = prof.find(control[0]);
-  if (!t)
+  const std::uint16_t framing = prof.framing(control[0]);  // one load: the packer's every push
+  if (framing == 0)
     return error{errc::bad_value, "sue.cmd", 0, 0, 0, "command type not in the profile",
                  "sue.cmd.type",  control[0]};
-  if (control.size() != t->control_bytes())
+  const std::size_t ctrl = framing & profile::control_mask;
+  const bool has_data = (framing & profile::carries_data) != 0;
+  if (control.size() != ctrl)
     return error{errc::bad_length,
                  "sue.cmd",
                  0,
-                 static_cast<std::uint32_t>(t->control_bytes()),
+                 static_cast<std::uint32_t>(ctrl),
                  static_cast<std::uint32_t>(control.size()),
                  "control length differs from the profile's",
                  "sue.cmd.control_len",
                  control.size()};
-  if (t->has_data ? (data.empty() || data.size() > max_data_bytes) : !data.empty())
+  if (has_data ? (data.empty() || data.size() > max_data_bytes) : !data.empty())
     return error{errc::bad_length,
                  "sue.cmd",
                  0,
                  0,
                  static_cast<std::uint32_t>(data.size()),
-                 t->has_data ? "data must be 1 to 256 bytes" : "this type carries no data",
+                 has_data ? "data must be 1 to 256 bytes" : "this type carries no data",
                  "sue.cmd.data_len",
                  data.size()};
   return {};
+}
+
+// Writes a command that check_command passed to `out` (room for it checked): two block copies.
+// Such a command has data exactly when its type does, so data decides whether byte 1 is set.
+constexpr std::size_t write_checked_command(bytes control, bytes data, std::uint8_t* out) noexcept {
+  wire::copy_bytes(out, control.data(), control.size());
+  wire::copy_bytes(out + control.size(), data.data(), data.size());
+  if (!data.empty()) out[1] = static_cast<std::uint8_t>(data.size() - 1);
+  return control.size() + data.size();
 }
 
 // Writes one command: its control (whose byte 0 names the type) and data. Byte 1 is set to
@@ -279,7 +306,6 @@ constexpr error check_command(const profile& prof, bytes control, bytes data) no
 constexpr wire::result<std::size_t> emit_command(const profile& prof, bytes control, bytes data,
                                                  mutable_bytes out) noexcept {
   if (const error e = check_command(prof, control, data)) return e;
-  const command_type* t = prof.find(control[0]);
   const std::size_t n = control.size() + data.size();
   if (out.size() < n)
     return error{errc::no_space,
@@ -288,10 +314,7 @@ constexpr wire::result<std::size_t> emit_command(const profile& prof, bytes cont
                  static_cast<std::uint32_t>(n),
                  static_cast<std::uint32_t>(out.size()),
                  "output buffer too small"};
-  for (std::size_t i = 0; i < control.size(); ++i) out[i] = control[i];
-  if (t->has_data) out[1] = static_cast<std::uint8_t>(data.size() - 1);
-  for (std::size_t i = 0; i < data.size(); ++i) out[control.size() + i] = data[i];
-  return n;
+  return write_checked_command(control, data, out.data());
 }
 
 // A command from a typed control struct (one with a wire::layout): encode, then frame.

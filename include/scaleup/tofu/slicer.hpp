@@ -55,10 +55,16 @@ constexpr wire::result<std::size_t> write_slice(wire::bytes frame, std::size_t l
                        .needed = static_cast<std::uint32_t>(n),
                        .available = static_cast<std::uint32_t>(out.size()),
                        .what = "output buffer too small"};
-  std::size_t at = 0;
-  for (const std::uint8_t x : frame.first(rh_size)) out[at++] = x;
-  for (std::size_t j = 0; j < words; ++j)
-    for (const std::uint8_t x : f->word(lane % ways + j * ways)) out[at++] = x;
+  // Whole words at a time (each an 8-byte move; duplicate mode, one run for the whole body).
+  std::size_t at = rh_size;
+  wire::copy_bytes(out.data(), frame.data(), rh_size);
+  if (ways == 1) {
+    wire::copy_bytes(out.data() + at, frame.data() + rh_size, words * word_size);
+    at += words * word_size;
+  } else {
+    for (std::size_t j = 0; j < words; ++j, at += word_size)
+      wire::copy_bytes(out.data() + at, f->word(lane % ways + j * ways).data(), word_size);
+  }
   while (at < n - fcs_size) out[at++] = 0;
   wire::store_be32(out.data() + at, wire::crc32(out.first(at)));
   return n;
@@ -275,15 +281,17 @@ constexpr wire::result<reassembly> reassemble(std::span<const wire::bytes> slice
                        .available = static_cast<std::uint32_t>(frame.size()),
                        .what = "output buffer too small"});
   const wire::bytes first = slices[static_cast<std::size_t>(ref)];
-  for (std::size_t i = 0; i < rh_size; ++i) frame[i] = first[i];
+  wire::copy_bytes(frame.data(), first.data(), rh_size);
   for (std::size_t k = 0; k < r.ways; ++k) {
     const wire::bytes s = slices[static_cast<std::size_t>(r.source[k])];
     const std::size_t words = lane_words(r.rh.len, r.ways, k);
-    for (std::size_t j = 0; j < words; ++j) {
-      const std::size_t to = rh_size + (k + j * r.ways) * word_size;
-      const std::size_t from = rh_size + j * word_size;
-      for (std::size_t i = 0; i < word_size; ++i) frame[to + i] = s[from + i];
+    if (r.ways == 1) {  // duplicate mode: the body is one run
+      wire::copy_bytes(frame.data() + rh_size, s.data() + rh_size, words * word_size);
+      continue;
     }
+    for (std::size_t j = 0; j < words; ++j)
+      wire::copy_bytes(frame.data() + rh_size + (k + j * r.ways) * word_size,
+                       s.data() + rh_size + j * word_size, word_size);
   }
   r.size = n;
   return r;

@@ -2,16 +2,28 @@
 //
 // Bits are numbered as the specs draw them: bit 0 is the most significant bit of the first
 // byte on the wire (decisions.md, "Byte and bit order"). Boost.Endian's load/store helpers
-// are not constexpr in 1.74, so the constexpr path is written here; at run time the aligned
-// 16/32-bit loads go through Boost.Endian.
+// are not constexpr in 1.74, so the constexpr path is written here; at run time the 16/32/64-bit
+// loads and stores go through Boost.Endian (one unaligned access and a byte swap).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <type_traits>
 
 #include <boost/endian/conversion.hpp>
+
+// Hot-path helpers that must not be left as calls (a few instructions each, but a call and a
+// returned result<> cost more than the work), and error paths kept out of them. GCC and Clang;
+// elsewhere plain inline.
+#if defined(__GNUC__) || defined(__clang__)
+#define SCALEUP_ALWAYS_INLINE [[gnu::always_inline]] inline
+#define SCALEUP_COLD [[gnu::cold]]
+#else
+#define SCALEUP_ALWAYS_INLINE inline
+#define SCALEUP_COLD
+#endif
 
 namespace scaleup::wire {
 
@@ -58,27 +70,50 @@ constexpr void put_bits(std::uint8_t* p, std::size_t offset, unsigned width,
   }
 }
 
-constexpr std::uint16_t load_be16(const std::uint8_t* p) noexcept {
+SCALEUP_ALWAYS_INLINE constexpr std::uint16_t load_be16(const std::uint8_t* p) noexcept {
   if (!std::is_constant_evaluated()) return boost::endian::load_big_u16(p);
   return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
 }
 
-constexpr std::uint32_t load_be32(const std::uint8_t* p) noexcept {
+SCALEUP_ALWAYS_INLINE constexpr std::uint32_t load_be32(const std::uint8_t* p) noexcept {
   if (!std::is_constant_evaluated()) return boost::endian::load_big_u32(p);
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
          std::uint32_t{p[3]};
 }
 
-constexpr void store_be16(std::uint8_t* p, std::uint16_t v) noexcept {
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t load_be64(const std::uint8_t* p) noexcept {
+  if (!std::is_constant_evaluated()) return boost::endian::load_big_u64(p);
+  return (std::uint64_t{load_be32(p)} << 32) | load_be32(p + 4);
+}
+
+SCALEUP_ALWAYS_INLINE constexpr void store_be16(std::uint8_t* p, std::uint16_t v) noexcept {
+  if (!std::is_constant_evaluated()) return boost::endian::store_big_u16(p, v);
   p[0] = static_cast<std::uint8_t>(v >> 8);
   p[1] = static_cast<std::uint8_t>(v);
 }
 
-constexpr void store_be32(std::uint8_t* p, std::uint32_t v) noexcept {
+SCALEUP_ALWAYS_INLINE constexpr void store_be32(std::uint8_t* p, std::uint32_t v) noexcept {
+  if (!std::is_constant_evaluated()) return boost::endian::store_big_u32(p, v);
   p[0] = static_cast<std::uint8_t>(v >> 24);
   p[1] = static_cast<std::uint8_t>(v >> 16);
   p[2] = static_cast<std::uint8_t>(v >> 8);
   p[3] = static_cast<std::uint8_t>(v);
+}
+
+SCALEUP_ALWAYS_INLINE constexpr void store_be64(std::uint8_t* p, std::uint64_t v) noexcept {
+  if (!std::is_constant_evaluated()) return boost::endian::store_big_u64(p, v);
+  store_be32(p, static_cast<std::uint32_t>(v >> 32));
+  store_be32(p + 4, static_cast<std::uint32_t>(v));
+}
+
+// Copies n bytes between buffers that do not overlap: a loop in constant expressions, one
+// memcpy at run time.
+constexpr void copy_bytes(std::uint8_t* out, const std::uint8_t* in, std::size_t n) noexcept {
+  if (std::is_constant_evaluated()) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
+  } else if (n != 0) {
+    std::memcpy(out, in, n);
+  }
 }
 
 }  // namespace scaleup::wire

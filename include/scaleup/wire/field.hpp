@@ -196,6 +196,336 @@ constexpr error check_rule(std::string_view layer, std::size_t base, const field
   return {};
 }
 
+// ---- the word plan: the table compiled into big-endian words ----------------------------
+//
+// From the table, at compile time: the header's bytes outside byte-array fields are cut into
+// big-endian words of 8, 4, 2 or 1 bytes ("chunks"), and each field into the pieces that fall in
+// each word (a field crossing a word boundary has two). Encode composes each word from the
+// field values with constant shifts and stores it once; decode loads each word once and takes
+// the fields out with constant shifts and masks. Nothing here states a bit position: every
+// number comes from the table.
+namespace detail {
+
+struct chunk {
+  std::uint16_t offset = 0;  // byte offset in the header
+  std::uint8_t bytes = 0;    // 1, 2, 4 or 8
+};
+
+struct piece {
+  std::uint16_t field = 0;       // index into the table
+  std::uint16_t chunk = 0;       // index into the chunks
+  std::uint8_t chunk_shift = 0;  // of the piece's lowest bit, from the word's lowest bit
+  std::uint8_t width = 0;        // bits
+  std::uint8_t value_shift = 0;  // of the piece's lowest bit, from the value's lowest bit
+};
+
+template <class T>
+inline constexpr auto field_is_array = std::apply(
+    [](const auto&... f) {
+      return std::array<bool, sizeof...(f)>{
+          is_byte_array_v<std::remove_cvref_t<decltype(std::declval<const T&>().*(f.member))>>...};
+    },
+    layout<T>::fields);
+
+// Whether the word plan applies: fields in bit order, none overlapping another or running past
+// the header, byte arrays on whole bytes, other fields 1..64 bits. Any other table (only broken
+// ones, which tiles() rejects) takes the bit-by-bit path.
+template <class T>
+constexpr bool plannable() {
+  constexpr auto& fs = field_infos<T>;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < fs.size(); ++i) {
+    const auto& f = fs[i];
+    if (f.bit < next || f.width == 0 || f.bit + f.width > layout<T>::size * 8) return false;
+    if (field_is_array<T>[i] ? (f.bit % 8 != 0 || f.width % 8 != 0) : f.width > 64) return false;
+    next = f.bit + f.width;
+  }
+  return true;
+}
+
+template <class T>
+struct plan {
+  static constexpr std::size_t n_fields = field_count<T>;
+  static constexpr std::size_t size = layout<T>::size;
+
+  template <class E, std::size_t N>
+  struct list {
+    std::array<E, N> at{};
+    std::size_t count = 0;
+  };
+
+  // Runs of bytes outside the byte arrays, cut greedily into 8, 4, 2 and 1-byte words.
+  static constexpr auto chunks = [] {
+    std::array<bool, size> in_array{};
+    for (std::size_t i = 0; i < n_fields; ++i)
+      if (field_is_array<T>[i])
+        for (std::size_t b = field_infos<T>[i].bit / 8u;
+             b < (field_infos<T>[i].bit + field_infos<T>[i].width) / 8u; ++b)
+          in_array[b] = true;
+    list<chunk, size> out{};
+    std::size_t b = 0;
+    while (b < size) {
+      if (in_array[b]) {
+        ++b;
+        continue;
+      }
+      std::size_t run = 0;
+      while (b + run < size && !in_array[b + run]) ++run;
+      for (std::size_t w = 8; w > 0; w /= 2)
+        while (run >= w) {
+          out.at[out.count++] = chunk{static_cast<std::uint16_t>(b), static_cast<std::uint8_t>(w)};
+          b += w;
+          run -= w;
+        }
+    }
+    return out;
+  }();
+
+  // Field by field, the parts of each field in each word. Fields are in bit order (plannable),
+  // so the list is in chunk order too: each chunk's pieces, like each field's, are a run.
+  static constexpr auto pieces = [] {
+    list<piece, n_fields + size> out{};
+    for (std::size_t i = 0; i < n_fields; ++i) {
+      if (field_is_array<T>[i]) continue;
+      const std::size_t fb = field_infos<T>[i].bit, fe = fb + field_infos<T>[i].width;
+      for (std::size_t c = 0; c < chunks.count; ++c) {
+        const std::size_t cb = chunks.at[c].offset * 8u, ce = cb + chunks.at[c].bytes * 8u;
+        const std::size_t s = fb > cb ? fb : cb, e = fe < ce ? fe : ce;
+        if (s >= e) continue;
+        out.at[out.count++] =
+            piece{static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(c),
+                  static_cast<std::uint8_t>(ce - e), static_cast<std::uint8_t>(e - s),
+                  static_cast<std::uint8_t>(fe - e)};
+      }
+    }
+    return out;
+  }();
+
+  // Per chunk and per field: the first of its pieces and how many (pieces are in key order).
+  static constexpr auto group_pieces = [](std::uint16_t piece::*key) {
+    std::array<std::pair<std::size_t, std::size_t>, (size > n_fields ? size : n_fields)> r{};
+    for (std::size_t p = pieces.count; p-- > 0;) {
+      r[pieces.at[p].*key].first = p;
+      ++r[pieces.at[p].*key].second;
+    }
+    return r;
+  };
+  static constexpr auto by_chunk = group_pieces(&piece::chunk);
+  static constexpr auto by_field = group_pieces(&piece::field);
+
+  // Whether a field has a fixed value: the one check decode makes (and a hard error if not).
+  static constexpr bool has_fixed = [] {
+    for (const auto& f : field_infos<T>)
+      if (f.check == rule::fixed) return true;
+    return false;
+  }();
+};
+
+template <std::size_t Bytes>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t load_word(const std::uint8_t* p) noexcept {
+  if constexpr (Bytes == 8)
+    return load_be64(p);
+  else if constexpr (Bytes == 4)
+    return load_be32(p);
+  else if constexpr (Bytes == 2)
+    return load_be16(p);
+  else
+    return p[0];
+}
+
+template <std::size_t Bytes>
+SCALEUP_ALWAYS_INLINE constexpr void store_word(std::uint8_t* p, std::uint64_t v) noexcept {
+  if constexpr (Bytes == 8)
+    store_be64(p, v);
+  else if constexpr (Bytes == 4)
+    store_be32(p, static_cast<std::uint32_t>(v));
+  else if constexpr (Bytes == 2)
+    store_be16(p, static_cast<std::uint16_t>(v));
+  else
+    p[0] = static_cast<std::uint8_t>(v);
+}
+
+// Field I's member pointer and type, as constants.
+template <class T, std::size_t I>
+inline constexpr auto member_ptr = std::get<I>(layout<T>::fields).member;
+template <class T, std::size_t I>
+using member_t = std::remove_cvref_t<decltype(std::declval<const T&>().*member_ptr<T, I>)>;
+
+// The code below is folds over the plan's constants, no loops: once inlined, each piece is a
+// shift and a mask. It is always inlined, so that it does not depend on how hot the compiler
+// guesses the caller to be (the error paths are kept out of line instead).
+
+// Piece P's bits, taken from its chunk's word and moved to their place in the field's value.
+template <class T, std::size_t P>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t piece_from(std::uint64_t word) noexcept {
+  constexpr piece pc = plan<T>::pieces.at[P];
+  constexpr bool top = pc.chunk_shift + pc.width >= 8u * plan<T>::chunks.at[pc.chunk].bytes;
+  const std::uint64_t x = word >> pc.chunk_shift;
+  return (top ? x : x & max_value(pc.width)) << pc.value_shift;
+}
+
+// Piece P's bits, taken from the field's value (which fits the field) and moved to their place
+// in the chunk's word.
+template <class T, std::size_t P>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t piece_to(std::uint64_t value) noexcept {
+  constexpr piece pc = plan<T>::pieces.at[P];
+  constexpr bool top = pc.value_shift + pc.width >= field_infos<T>[pc.field].width;
+  const std::uint64_t x = value >> pc.value_shift;
+  return (top ? x : x & max_value(pc.width)) << pc.chunk_shift;
+}
+
+// Field I from the loaded words.
+template <class T, std::size_t I, std::size_t... K>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t field_from_words(const std::uint64_t* words,
+                                                               std::index_sequence<K...>) noexcept {
+  constexpr std::size_t first = plan<T>::by_field[I].first;
+  return (std::uint64_t{0} | ... |
+          piece_from<T, first + K>(words[plan<T>::pieces.at[first + K].chunk]));
+}
+
+// Field I straight from the header's bytes: only the words it lies in are loaded.
+template <class T, std::size_t I, std::size_t... K>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t field_from_bytes(const std::uint8_t* p,
+                                                               std::index_sequence<K...>) noexcept {
+  constexpr std::size_t first = plan<T>::by_field[I].first;
+  return (std::uint64_t{0} | ... |
+          piece_from<T, first + K>(
+              load_word<plan<T>::chunks.at[plan<T>::pieces.at[first + K].chunk].bytes>(
+                  p + plan<T>::chunks.at[plan<T>::pieces.at[first + K].chunk].offset)));
+}
+
+template <class T, std::size_t I>
+SCALEUP_ALWAYS_INLINE constexpr member_t<T, I> get_field(const std::uint8_t* p) noexcept {
+  using M = member_t<T, I>;
+  if constexpr (is_byte_array_v<M>) {
+    M out{};
+    copy_bytes(out.data(), p + field_infos<T>[I].bit / 8u, out.size());
+    return out;
+  } else {
+    return static_cast<M>(
+        field_from_bytes<T, I>(p, std::make_index_sequence<plan<T>::by_field[I].second>{}));
+  }
+}
+
+// Chunk C's word from the field values.
+template <class T, std::size_t C, std::size_t... K>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t word_from_values(const std::uint64_t* vals,
+                                                               std::index_sequence<K...>) noexcept {
+  constexpr std::size_t first = plan<T>::by_chunk[C].first;
+  return (std::uint64_t{0} | ... |
+          piece_to<T, first + K>(vals[plan<T>::pieces.at[first + K].field]));
+}
+
+template <class T, std::size_t... I>
+SCALEUP_ALWAYS_INLINE constexpr std::array<std::uint64_t, sizeof...(I)> values_of(
+    const T& v, std::index_sequence<I...>) noexcept {
+  return {as_u64(v.*member_ptr<T, I>)...};
+}
+
+// Every field's value as a u64 (byte arrays: 0).
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr std::array<std::uint64_t, field_count<T>> values_of(
+    const T& v) noexcept {
+  return values_of(v, std::make_index_sequence<field_count<T>>{});
+}
+
+template <class T, std::size_t... C>
+SCALEUP_ALWAYS_INLINE constexpr std::array<std::uint64_t, sizeof...(C)> load_words(
+    const std::uint8_t* p, std::index_sequence<C...>) noexcept {
+  return {load_word<plan<T>::chunks.at[C].bytes>(p + plan<T>::chunks.at[C].offset)...};
+}
+
+template <class T, std::size_t I>
+SCALEUP_ALWAYS_INLINE constexpr void read_one(const std::uint8_t* p, const std::uint64_t* words,
+                                              T& out) noexcept {
+  using M = member_t<T, I>;
+  if constexpr (is_byte_array_v<M>)
+    out.*member_ptr<T, I> = get_field<T, I>(p);
+  else
+    out.*member_ptr<T, I> = static_cast<M>(
+        field_from_words<T, I>(words, std::make_index_sequence<plan<T>::by_field[I].second>{}));
+}
+
+template <class T, std::size_t... I>
+SCALEUP_ALWAYS_INLINE constexpr void read_fields(const std::uint8_t* p, const std::uint64_t* words,
+                                                 T& out, std::index_sequence<I...>) noexcept {
+  (read_one<T, I>(p, words, out), ...);
+}
+
+// Reads every field of the header at p (all of it readable) into out: each word loaded once.
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr void read_all(const std::uint8_t* p, T& out) noexcept {
+  const auto words = load_words<T>(p, std::make_index_sequence<plan<T>::chunks.count>{});
+  read_fields<T>(p, words.data(), out, std::make_index_sequence<field_count<T>>{});
+}
+
+template <class T, std::size_t... C>
+SCALEUP_ALWAYS_INLINE constexpr void store_words(const std::uint64_t* vals, std::uint8_t* p,
+                                                 std::index_sequence<C...>) noexcept {
+  (store_word<plan<T>::chunks.at[C].bytes>(
+       p + plan<T>::chunks.at[C].offset,
+       word_from_values<T, C>(vals, std::make_index_sequence<plan<T>::by_chunk[C].second>{})),
+   ...);
+}
+
+template <class T, std::size_t I>
+SCALEUP_ALWAYS_INLINE constexpr void write_array(const T& v, std::uint8_t* p) noexcept {
+  if constexpr (field_is_array<T>[I]) {
+    const auto& a = v.*member_ptr<T, I>;
+    copy_bytes(p + field_infos<T>[I].bit / 8u, a.data(), a.size());
+  }
+}
+
+template <class T, std::size_t... I>
+SCALEUP_ALWAYS_INLINE constexpr void write_arrays(const T& v, std::uint8_t* p,
+                                                  std::index_sequence<I...>) noexcept {
+  (write_array<T, I>(v, p), ...);
+}
+
+// Writes every byte of the header at p from values that fit their fields: one store per word.
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr void write_all(
+    const T& v, const std::array<std::uint64_t, field_count<T>>& vals, std::uint8_t* p) noexcept {
+  store_words<T>(vals.data(), p, std::make_index_sequence<plan<T>::chunks.count>{});
+  write_arrays<T>(v, p, std::make_index_sequence<field_count<T>>{});
+}
+
+// Field I's contribution to the tests below. Encode checks width and fixed value of fields that
+// are not byte arrays (encode_error); decode checks every fixed field, as validate does (a byte
+// array counts as 0 there).
+template <class T, std::size_t I, bool Encode>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfit(std::uint64_t x) noexcept {
+  constexpr field_info f = field_infos<T>[I];
+  constexpr bool array = field_is_array<T>[I];
+  std::uint64_t bad = 0;
+  if constexpr (Encode && !array && f.width < 64) bad |= x >> f.width;
+  if constexpr (f.check == rule::fixed && !(Encode && array)) bad |= x ^ f.expect;
+  return bad;
+}
+
+template <class T, bool Encode, std::size_t... I>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfits(const std::uint64_t* vals,
+                                                      std::index_sequence<I...>) noexcept {
+  return (std::uint64_t{0} | ... | misfit<T, I, Encode>(vals[I]));
+}
+
+// Non-zero when some value is wider than its field or a fixed field is off its value: one test
+// for the whole header (the error itself is then found field by field).
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfits(
+    const std::array<std::uint64_t, field_count<T>>& vals) noexcept {
+  return misfits<T, true>(vals.data(), std::make_index_sequence<field_count<T>>{});
+}
+
+// Non-zero when a fixed field is off its value (decode's only hard error).
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfits(
+    const std::array<std::uint64_t, field_count<T>>& vals) noexcept {
+  return misfits<T, false>(vals.data(), std::make_index_sequence<field_count<T>>{});
+}
+
+}  // namespace detail
+
 // ---- the view: checked once, then accessors cannot fail ----------------------------------
 
 template <class T>
@@ -204,28 +534,37 @@ class view {
   static constexpr std::size_t size = layout<T>::size;
 
   // The one length check; `offset` only places a failure within a larger buffer.
-  static constexpr result<view> make(bytes b, std::size_t offset = 0) noexcept {
+  SCALEUP_ALWAYS_INLINE static constexpr result<view> make(bytes b,
+                                                           std::size_t offset = 0) noexcept {
     if (b.size() < size) return truncated(layout<T>::name, offset, size, b.size());
     return view(b.data());
   }
 
   constexpr view() = default;
 
+  // One field: loads only the word(s) it lies in.
   template <auto Member>
-  constexpr auto get() const noexcept {
+  SCALEUP_ALWAYS_INLINE constexpr auto get() const noexcept {
     using M = std::remove_cvref_t<decltype(std::declval<T>().*Member)>;
-    return read_field<M>(p_, info_of<T, Member>());
+    if constexpr (detail::plannable<T>())
+      return detail::get_field<T, index_of<T, Member>()>(p_);
+    else
+      return read_field<M>(p_, info_of<T, Member>());
   }
 
   // Decodes every field; no validation (see decode()).
-  constexpr T value() const noexcept {
+  SCALEUP_ALWAYS_INLINE constexpr T value() const noexcept {
     T out{};
-    std::apply(
-        [&](const auto&... f) {
-          ((out.*(f.member) = read_field<std::remove_cvref_t<decltype(out.*(f.member))>>(p_, f)),
-           ...);
-        },
-        layout<T>::fields);
+    if constexpr (detail::plannable<T>()) {
+      detail::read_all(p_, out);
+    } else {
+      std::apply(
+          [&](const auto&... f) {
+            ((out.*(f.member) = read_field<std::remove_cvref_t<decltype(out.*(f.member))>>(p_, f)),
+             ...);
+          },
+          layout<T>::fields);
+    }
     return out;
   }
 
@@ -268,25 +607,29 @@ constexpr error validate(const T& v, std::size_t base, Warn&& warn) {
 // Decode with validation. Reserved-but-nonzero values are kept in the value (so re-encoding
 // gives the same bytes) and are not an error here; the dissector reports them.
 template <class T>
-constexpr result<T> decode(bytes b, std::size_t offset = 0) noexcept {
+SCALEUP_ALWAYS_INLINE constexpr result<T> decode(bytes b, std::size_t offset = 0) noexcept {
   const auto vw = view<T>::make(b, offset);
   if (!vw) return vw.err;
   T out = vw->value();
-  if (const error e = validate(out, offset, [](const error&) {})) return result<T>(out, e);
-  return out;
+  if constexpr (detail::plannable<T>()) {
+    // Only a fixed field can fail: one test, then the error field by field.
+    if constexpr (detail::plan<T>::has_fixed) {
+      if (detail::fixed_misfits<T>(detail::values_of(out)) != 0)
+        return result<T>(out, validate(out, offset, [](const error&) {}));
+    }
+    return out;
+  } else {
+    if (const error e = validate(out, offset, [](const error&) {})) return result<T>(out, e);
+    return out;
+  }
 }
 
-// Encode: every value must fit its field and satisfy the fixed rules; nothing is truncated.
+namespace detail {
+
+// The first value encode refuses, field by field in table order: too big for its field, or a
+// fixed field off its value.
 template <class T>
-constexpr result<std::size_t> encode(const T& v, mutable_bytes out) noexcept {
-  constexpr std::size_t size = layout<T>::size;
-  if (out.size() < size)
-    return error{errc::no_space,
-                 layout<T>::name,
-                 0,
-                 static_cast<std::uint32_t>(size),
-                 static_cast<std::uint32_t>(out.size()),
-                 "output buffer too small"};
+constexpr error encode_error(const T& v) noexcept {
   error bad{};
   std::apply(
       [&](const auto&... f) {
@@ -313,10 +656,41 @@ constexpr result<std::size_t> encode(const T& v, mutable_bytes out) noexcept {
          ...);
       },
       layout<T>::fields);
-  if (bad) return bad;
-  for (std::size_t i = 0; i < size; ++i) out[i] = 0;
-  std::apply([&](const auto&... f) { (write_field(out.data(), f, v.*(f.member)), ...); },
-             layout<T>::fields);
+  return bad;
+}
+
+// Why encode refused: the output too small, else encode_error. Out of the hot path.
+template <class T>
+SCALEUP_COLD constexpr error encode_failure(const T& v, std::size_t room) noexcept {
+  constexpr std::size_t size = layout<T>::size;
+  if (room < size)
+    return error{errc::no_space,
+                 layout<T>::name,
+                 0,
+                 static_cast<std::uint32_t>(size),
+                 static_cast<std::uint32_t>(room),
+                 "output buffer too small"};
+  return encode_error(v);
+}
+
+}  // namespace detail
+
+// Encode: every value must fit its field and satisfy the fixed rules; nothing is truncated.
+// The common case is one test and one store per word; a refusal is explained out of line.
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr result<std::size_t> encode(const T& v, mutable_bytes out) noexcept {
+  constexpr std::size_t size = layout<T>::size;
+  if constexpr (detail::plannable<T>()) {
+    const auto vals = detail::values_of(v);
+    if (out.size() < size || detail::misfits<T>(vals) != 0) [[unlikely]]
+      return detail::encode_failure(v, out.size());
+    detail::write_all(v, vals, out.data());
+  } else {
+    if (const error bad = detail::encode_failure(v, out.size())) return bad;
+    for (std::size_t i = 0; i < size; ++i) out[i] = 0;
+    std::apply([&](const auto&... f) { (write_field(out.data(), f, v.*(f.member)), ...); },
+               layout<T>::fields);
+  }
   return size;
 }
 
