@@ -6,9 +6,8 @@
 //   example_sim --full       every load and loss rate, more commands
 //   example_sim --svg FILE   where to write the picture (default: sim_goodput.svg)
 //
-// Latency: the harness reports delivery counts, not per-command times, so the example steps
-// the simulation in small time slices and matches the k-th delivery of a run with its k-th
-// offer (FIFO matching). Percentiles are therefore an estimate at the slice resolution.
+// Latency: the harness reports each delivered command with the time it was offered
+// (fabric::on_delivery), so the percentiles are over every command's own latency.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -39,7 +38,6 @@ struct point {
 
 constexpr std::uint16_t xpus = 64;
 constexpr std::uint16_t data_bytes = 256;
-constexpr std::uint64_t slice_ns = 20;
 
 point run_one(pattern pat, double load, double loss, int commands_per_xpu) {
   fabric_config cfg;
@@ -55,7 +53,7 @@ point run_one(pattern pat, double load, double loss, int commands_per_xpu) {
   const double ns_per_cmd = (12.0 + data_bytes) * 8.0 / (load * cfg.instance_gbps);
   std::mt19937_64 rng(11);
   std::exponential_distribution<double> gap(1.0 / ns_per_cmd);
-  std::vector<std::uint64_t> offers;
+  std::size_t offers = 0;
   for (std::uint16_t s = 0; s < xpus; ++s) {
     if (pat == pattern::incast && s == 0) continue;
     double t = 0;
@@ -68,26 +66,15 @@ point run_one(pattern pat, double load, double loss, int commands_per_xpu) {
       }
       const auto at = static_cast<std::uint64_t>(t);
       f.add(offer{.at = at, .src = s, .dst = d, .vc = 0, .data = data_bytes});
-      offers.push_back(at);
+      ++offers;
     }
   }
-  std::sort(offers.begin(), offers.end());
-
-  // Step through time and record when each delivery happened.
-  std::vector<std::uint64_t> deliveries;
-  std::uint64_t t = 0, seen = 0;
-  std::uint64_t idle = 0;
-  while (deliveries.size() < offers.size() && idle < 2'000'000) {
-    t += slice_ns;
-    const std::uint64_t now = f.run(t).delivered;
-    idle = now == seen ? idle + slice_ns : 0;
-    for (; seen < now; ++seen) deliveries.push_back(t);
-  }
-  f.run();  // drain acknowledgements and anything left
-
   std::vector<double> lat;
-  for (std::size_t k = 0; k < deliveries.size() && k < offers.size(); ++k)
-    lat.push_back(static_cast<double>(deliveries[k] - std::min(deliveries[k], offers[k])));
+  lat.reserve(offers);
+  f.on_delivery([&](const scaleup::transport::delivery& d) {
+    lat.push_back(static_cast<double>(d.delivered_at - d.offered_at));
+  });
+  f.run();
   std::sort(lat.begin(), lat.end());
   const auto pct = [&](double p) {
     if (lat.empty()) return 0.0;

@@ -79,6 +79,15 @@ struct offer {
   std::uint16_t data = 64;  // bytes of write data
 };
 
+// One command handed to its destination XPU, reported once (a duplicate is counted, not
+// reported): when it was offered and when it arrived, for latency distributions.
+struct delivery {
+  std::uint64_t offered_at = 0, delivered_at = 0;  // ns
+  std::uint16_t src = 0, dst = 0;
+  std::uint8_t vc = 0;
+  std::uint64_t seq = 0;  // per {src, dst, vc}: 0, 1, 2, ... in offer order
+};
+
 class fabric {
  public:
   static constexpr std::size_t max_xpus = 64;
@@ -86,6 +95,7 @@ class fabric {
   static constexpr std::size_t max_vcs = 4;
   using conn = connection<16>;
   using frame_sink = std::function<void(std::uint64_t ns, std::span<const std::uint8_t>)>;
+  using delivery_sink = std::function<void(const delivery&)>;
 
   explicit fabric(fabric_config cfg) : cfg_(std::move(cfg)), rng_(cfg_.seed) {
     cfg_.xpus = std::clamp<std::uint16_t>(cfg_.xpus, 2, max_xpus);
@@ -103,6 +113,8 @@ class fabric {
 
   // Every frame as the switch receives it (retransmissions included), for a capture.
   void on_wire(frame_sink s) { sink_ = std::move(s); }
+  // Every command as it is delivered.
+  void on_delivery(delivery_sink s) { delivery_sink_ = std::move(s); }
 
   void add(const offer& o) {
     if (o.src >= cfg_.xpus || o.dst >= cfg_.xpus || o.src == o.dst || o.vc >= cfg_.vcs) return;
@@ -114,8 +126,10 @@ class fabric {
     while (!events_.empty() && events_.top().at <= until) {
       const event e = events_.top();
       events_.pop();
+      const payload what = std::move(slots_[e.slot]);
+      free_slots_.push_back(e.slot);
       now_ = e.at;
-      std::visit([&](const auto& v) { handle(v); }, e.what);
+      std::visit([&](const auto& v) { handle(v); }, what);
     }
     return stats_;
   }
@@ -159,10 +173,12 @@ class fabric {
   };
   using payload =
       std::variant<ev_offer, ev_port_free, ev_at_switch, ev_at_xpu, ev_tick, ev_link, ev_failover>;
+  // The queue orders small keys; each payload waits in a slot until its turn (moving variants
+  // that hold shared_ptrs through the heap draws false GCC 12 "may be uninitialised" warnings).
   struct event {
     std::uint64_t at;
     std::uint64_t seq;
-    payload what;
+    std::uint32_t slot;
     bool operator>(const event& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
 
@@ -215,7 +231,16 @@ class fabric {
 
   template <class E>
   void schedule(std::uint64_t at, E e) {
-    events_.push(event{at, seq_++, payload{std::move(e)}});
+    std::uint32_t slot = 0;
+    if (free_slots_.empty()) {
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.emplace_back(std::move(e));
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      slots_[slot] = payload{std::move(e)};
+    }
+    events_.push(event{at, seq_++, slot});
   }
   bool chance(double p) { return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
 
@@ -227,6 +252,7 @@ class fabric {
     // A WR_FULL whose address names the stream and its sequence, so that delivery can be
     // checked: exactly once, and in order per {source, destination, VC}.
     const std::uint64_t seq = next_seq_[stream(o.src, o.dst, o.vc)]++;
+    offered_at_[stream(o.src, o.dst, o.vc)].push_back(now_);
     const std::uint64_t addr = (std::uint64_t{o.src} << 48) | (std::uint64_t{o.vc} << 40) | seq;
     std::vector<std::uint8_t> cmd(12 + o.data);
     const auto ctrl = wire::to_bytes(pack::cmd_write{.type = pack::code::write_full_posted,
@@ -501,6 +527,10 @@ class fabric {
       ++stats_.delivered;
       stats_.delivered_bytes += cv.size();
       stats_.last_delivery = now_;
+      if (delivery_sink_) {
+        const auto& offered = offered_at_[stream(src, to, vc)];
+        delivery_sink_(delivery{seq < offered.size() ? offered[seq] : 0, now_, src, to, vc, seq});
+      }
     }
   }
 
@@ -682,13 +712,17 @@ class fabric {
   std::mt19937_64 rng_;
   std::vector<xpu_state> xpus_;
   std::priority_queue<event, std::vector<event>, std::greater<>> events_;
+  std::vector<payload> slots_;
+  std::vector<std::uint32_t> free_slots_;
   std::uint64_t seq_ = 0;
   std::uint64_t now_ = 0;
   fabric_stats stats_;
   frame_sink sink_;
+  delivery_sink delivery_sink_;
   std::unique_ptr<dissect::tree> tree_ = std::make_unique<dissect::tree>();
   std::array<std::uint64_t, max_xpus * max_ports> egress_busy_{};
   std::map<std::uint32_t, std::uint64_t> next_seq_;
+  std::map<std::uint32_t, std::vector<std::uint64_t>> offered_at_;  // per stream, by seq
   std::map<std::uint32_t, std::vector<bool>> delivered_;
   std::map<std::uint32_t, std::uint64_t> next_delivery_;
 };
