@@ -214,34 +214,58 @@ void put_json_members(Out& out, const Tree& t, Pick&& pick, bool& first) {
   while (lo < hi && !pick(all[lo])) ++lo;
   while (hi > lo && !pick(all[hi - 1])) --hi;
   const auto fields = all.subspan(lo, hi - lo);
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    const auto& f = fields[i];
-    if (!pick(f) || !shown_in_json(f)) continue;
-    bool seen_before = false, repeated = false;
-    for (std::size_t j = 0; j < fields.size() && !seen_before; ++j) {
-      if (j == i || !pick(fields[j]) || fields[j].info->filter != f.info->filter) continue;
-      if (j < i) seen_before = true;
-      repeated = true;
+  // That span still holds every command's fields for the frame's own members (the R-CRC comes
+  // after the commands), so the picked fields are indexed once and the repeat checks walk only
+  // them; a layer with more than the index holds is walked through the span.
+  std::array<std::uint16_t, 256> picked{};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < fields.size() && n <= picked.size(); ++i)
+    if (pick(fields[i])) {
+      if (n < picked.size()) picked[n] = static_cast<std::uint16_t>(i);
+      ++n;
     }
-    if (seen_before) continue;
+  const bool indexed = n <= picked.size();
+  // Calls fn(j) for every picked field j, in order, while fn returns true.
+  const auto each = [&](auto&& fn) {
+    if (indexed) {
+      for (std::size_t k = 0; k < n; ++k)
+        if (!fn(std::size_t{picked[k]})) return;
+    } else {
+      for (std::size_t j = 0; j < fields.size(); ++j)
+        if (pick(fields[j]) && !fn(j)) return;
+    }
+  };
+  each([&](std::size_t i) {
+    const auto& f = fields[i];
+    if (!shown_in_json(f)) return true;
+    bool seen_before = false, repeated = false;
+    each([&](std::size_t j) {
+      if (j == i || fields[j].info->filter != f.info->filter) return true;
+      seen_before = j < i;
+      repeated = true;
+      return !seen_before;
+    });
+    if (seen_before) return true;
     if (!first) out(",");
     first = false;
     put_json_string(out, f.info->filter);
     out(":");
     if (!repeated) {
       put_json_value(out, f);
-      continue;
+      return true;
     }
     out("[");
     bool first_value = true;
-    for (std::size_t j = i; j < fields.size(); ++j) {
-      if (!pick(fields[j]) || fields[j].info->filter != f.info->filter) continue;
+    each([&](std::size_t j) {
+      if (j < i || fields[j].info->filter != f.info->filter) return true;
       if (!first_value) out(",");
       first_value = false;
       put_json_value(out, fields[j]);
-    }
+      return true;
+    });
     out("]");
-  }
+    return true;
+  });
 }
 
 }  // namespace detail
