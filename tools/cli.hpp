@@ -112,6 +112,26 @@ inline std::string profile_names() {
   return s;
 }
 
+// The options every `gen` command takes: -o/--output FILE, --seed N, --json. nullopt: `flag`
+// is not one of them; an empty string: taken; otherwise the usage error.
+inline std::optional<std::string> gen_option(std::string_view flag, args& a, std::string& out,
+                                             std::uint64_t& seed, bool& json) {
+  if (flag == "-o" || flag == "--output") {
+    const auto v = a.value();
+    if (!v) return "gen: -o needs a file name";
+    out = std::string(*v);
+  } else if (flag == "--seed") {
+    const auto n = a.number<std::uint64_t>();
+    if (!n) return "gen: --seed needs a whole number";
+    seed = *n;
+  } else if (flag == "--json") {
+    json = true;
+  } else {
+    return std::nullopt;
+  }
+  return std::string{};
+}
+
 // The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics).
 // nullopt: `flag` is not one of them; an empty string: taken; otherwise the usage error.
 inline std::optional<std::string> engine_option(std::string_view cmd, std::string_view flag,

@@ -54,18 +54,12 @@ int gen_basic(std::span<const std::string_view> argv) {
   args a(argv);
   while (!a.done()) {
     const std::string_view f = a.flag();
-    if (f == "-o" || f == "--output") {
-      const auto v = a.value();
-      if (!v) return fail_usage("gen: -o needs a file name");
-      out = std::string(*v);
+    if (const auto taken = gen_option(f, a, out, seed, json)) {
+      if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--encap") {
       const auto v = a.value();
       if (!v) return fail_usage("gen: --encap needs a value");
       encaps = *v;
-    } else if (f == "--seed") {
-      const auto n = a.number<std::uint64_t>();
-      if (!n) return fail_usage("gen: --seed needs a whole number");
-      seed = *n;
     } else if (f == "--count") {
       const auto n = a.number<std::uint32_t>();
       if (!n || *n == 0 || *n > 1'000'000)
@@ -79,8 +73,6 @@ int gen_basic(std::span<const std::string_view> argv) {
         link = dissect::link_afh2;
       else
         return fail_usage("gen: --link takes ethernet or afh2");
-    } else if (f == "--json") {
-      json = true;
     } else {
       return fail_usage("gen: unknown option '" + std::string(f) + "'");
     }

@@ -27,10 +27,8 @@ int gen_rdma(std::span<const std::string_view> argv) {
   args a(argv);
   while (!a.done()) {
     const std::string_view f = a.flag();
-    if (f == "-o" || f == "--output") {
-      const auto v = a.value();
-      if (!v) return fail_usage("gen: -o needs a file name");
-      out = std::string(*v);
+    if (const auto taken = gen_option(f, a, out, seed, json)) {
+      if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--transfers") {
       const auto n = a.number<std::uint32_t>();
       if (!n || *n == 0 || *n > max_transfers)
@@ -40,12 +38,6 @@ int gen_rdma(std::span<const std::string_view> argv) {
       const auto p = a.fraction();
       if (!p || *p >= 1) return fail_usage("gen: --loss needs a probability from 0 to below 1");
       loss = *p;
-    } else if (f == "--seed") {
-      const auto n = a.number<std::uint64_t>();
-      if (!n) return fail_usage("gen: --seed needs a whole number");
-      seed = *n;
-    } else if (f == "--json") {
-      json = true;
     } else {
       return fail_usage("gen: unknown option '" + std::string(f) + "'");
     }

@@ -45,10 +45,8 @@ int gen_session(std::span<const std::string_view> argv) {
   args a(argv);
   while (!a.done()) {
     const std::string_view f = a.flag();
-    if (f == "-o" || f == "--output") {
-      const auto v = a.value();
-      if (!v) return fail_usage("gen: -o needs a file name");
-      out = std::string(*v);
+    if (const auto taken = gen_option(f, a, out, cfg.seed, json)) {
+      if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--xpus") {
       const auto n = a.number<unsigned>();
       if (!n || *n < 2 || *n > transport::fabric::max_xpus)
@@ -81,17 +79,11 @@ int gen_session(std::span<const std::string_view> argv) {
       const auto p = a.fraction();
       if (!p || *p == 0) return fail_usage("gen: --load needs a fraction above 0, up to 1");
       load = *p;
-    } else if (f == "--seed") {
-      const auto n = a.number<std::uint64_t>();
-      if (!n) return fail_usage("gen: --seed needs a whole number");
-      cfg.seed = *n;
     } else if (f == "--encap") {
       const auto e = wire::encap_from_string(a.value().value_or(""));
       if (!e || *e == wire::encap::lite)
         return fail_usage("gen: --encap takes one SUE encapsulation (not lite: it has no RH)");
       cfg.encap = *e;
-    } else if (f == "--json") {
-      json = true;
     } else {
       return fail_usage("gen: unknown option '" + std::string(f) + "'");
     }

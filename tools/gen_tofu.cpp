@@ -18,10 +18,8 @@ int gen_tofu(std::span<const std::string_view> argv) {
   args a(argv);
   while (!a.done()) {
     const std::string_view f = a.flag();
-    if (f == "-o" || f == "--output") {
-      const auto v = a.value();
-      if (!v) return fail_usage("gen: -o needs a file name");
-      out = std::string(*v);
+    if (const auto taken = gen_option(f, a, out, cfg.seed, json)) {
+      if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--mode") {
       const std::string_view v = a.value().value_or("");
       if (v == "split")
@@ -41,12 +39,6 @@ int gen_tofu(std::span<const std::string_view> argv) {
       if (!n || *n == 0 || *n > 1'000'000)
         return fail_usage("gen: --frames needs a number from 1 to 1000000");
       cfg.frames = *n;
-    } else if (f == "--seed") {
-      const auto n = a.number<std::uint64_t>();
-      if (!n) return fail_usage("gen: --seed needs a whole number");
-      cfg.seed = *n;
-    } else if (f == "--json") {
-      json = true;
     } else {
       return fail_usage("gen: unknown option '" + std::string(f) + "'");
     }

@@ -157,10 +157,8 @@ int gen_traffic(std::span<const std::string_view> argv) {
   args a(argv);
   while (!a.done()) {
     const std::string_view f = a.flag();
-    if (f == "-o" || f == "--output") {
-      const auto v = a.value();
-      if (!v) return fail_usage("gen: -o needs a file name");
-      out = std::string(*v);
+    if (const auto taken = gen_option(f, a, out, seed, json)) {
+      if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--profile") {
       const auto* p = profile_by_name(a.value().value_or(""));
       if (!p) return fail_usage("gen: --profile takes one of: " + profile_names());
@@ -189,10 +187,6 @@ int gen_traffic(std::span<const std::string_view> argv) {
       if (!n || *n == 0 || *n > 1'000'000)
         return fail_usage("gen: --count needs a whole number from 1 to 1000000");
       tr.count = *n;
-    } else if (f == "--seed") {
-      const auto n = a.number<std::uint64_t>();
-      if (!n) return fail_usage("gen: --seed needs a whole number");
-      seed = *n;
     } else if (f == "--encap") {
       const auto v = a.value();
       if (!v) return fail_usage("gen: --encap needs a value");
@@ -205,8 +199,6 @@ int gen_traffic(std::span<const std::string_view> argv) {
         link = dissect::link_afh2;
       else
         return fail_usage("gen: --link takes ethernet or afh2");
-    } else if (f == "--json") {
-      json = true;
     } else {
       return fail_usage("gen: unknown option '" + std::string(f) + "'");
     }
