@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "scaleup/dissect/engine.hpp"
@@ -156,23 +157,80 @@ struct frame_facts {
   std::uint32_t length = 0;
 };
 
+namespace detail {
+
+// The fields the analysis reads, found by identity (every table field is one object, so the
+// pointer says which it is) in one walk that ends at the payload length: the network header
+// and the RH come before it in every encapsulation, the commands after it. A frame's tree can
+// hold thousands of command fields; a search by filter name per value, with the AFH probes
+// missing in every IP frame, walked them all several times per frame.
+enum facts_slot : std::size_t {
+  shim_dst,
+  afh1_dst,
+  afh2_dst,
+  afh2c_dst,
+  ipv4_dst,
+  ipv6_dst,
+  rh_xpuid,
+  rh_op,
+  rh_npsn,
+  rh_apsn,
+  rh_vc,
+  payload,
+  slot_count
+};
+
+inline constexpr std::array<const field_info*, slot_count> facts_fields{{
+    &wire::info_of<wire::afh1_shim, &wire::afh1_shim::dst_xpu>(),
+    &wire::info_of<wire::afh1_addresses, &wire::afh1_addresses::dst_xpu>(),
+    &wire::info_of<wire::afh2_normal, &wire::afh2_normal::dst_xpu>(),
+    &wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::dst_xpu>(),
+    &wire::info_of<wire::ipv4_header, &wire::ipv4_header::dst>(),
+    &wire::info_of<wire::ipv6_header, &wire::ipv6_header::dst>(),
+    &wire::info_of<wire::reliability_header, &wire::reliability_header::xpuid>(),
+    &wire::info_of<wire::reliability_header, &wire::reliability_header::op>(),
+    &wire::info_of<wire::reliability_header, &wire::reliability_header::npsn>(),
+    &wire::info_of<wire::reliability_header, &wire::reliability_header::apsn>(),
+    &wire::info_of<wire::reliability_header, &wire::reliability_header::vc>(),
+    &generated::payload_len,
+}};
+
+using facts_nodes = std::array<const field_node*, slot_count>;
+
+// Unrolled: a chain of compares with constants, no inner loop per field.
+template <std::size_t... I>
+SCALEUP_ALWAYS_INLINE constexpr void match_facts(const field_node& f, facts_nodes& out,
+                                                 std::index_sequence<I...>) noexcept {
+  (void)((f.info == facts_fields[I] ? (out[I] = out[I] ? out[I] : &f, true) : false) || ...);
+}
+
+template <class Tree>
+constexpr facts_nodes find_facts(const Tree& t) noexcept {
+  facts_nodes out{};
+  for (const auto& f : t.field_list()) {
+    match_facts(f, out, std::make_index_sequence<slot_count>{});
+    if (out[payload]) break;
+  }
+  return out;
+}
+
 // The XPU a frame is addressed to, from whichever network header it has. Over IP the id sits
 // where the library's addressing plan puts it (wire/frame.hpp: the low 24 bits of an IPv4
 // address, the last 32 bits of an IPv6 one).
+constexpr std::optional<std::uint32_t> destination_of(const facts_nodes& n) noexcept {
+  // The shim's 32-bit id before the 16 bits in the MAC: it is the fuller one.
+  for (const std::size_t i : {shim_dst, afh1_dst, afh2_dst, afh2c_dst})
+    if (n[i]) return static_cast<std::uint32_t>(n[i]->value);
+  if (n[ipv4_dst]) return static_cast<std::uint32_t>(n[ipv4_dst]->value & wire::xpu_ipv4_max);
+  if (n[ipv6_dst] && n[ipv6_dst]->raw) return wire::load_be32(n[ipv6_dst]->raw + 12);
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 template <class Tree>
 constexpr std::optional<std::uint32_t> destination_xpu(const Tree& t) noexcept {
-  using namespace wire;
-  // The shim's 32-bit id before the 16 bits in the MAC: it is the fuller one.
-  for (const std::string_view f : {info_of<afh1_shim, &afh1_shim::dst_xpu>().filter,
-                                   info_of<afh1_addresses, &afh1_addresses::dst_xpu>().filter,
-                                   info_of<afh2_normal, &afh2_normal::dst_xpu>().filter,
-                                   info_of<afh2_compressed, &afh2_compressed::dst_xpu>().filter})
-    if (const auto* n = t.find(f)) return static_cast<std::uint32_t>(n->value);
-  if (const auto* n = t.find(info_of<ipv4_header, &ipv4_header::dst>().filter))
-    return static_cast<std::uint32_t>(n->value & xpu_ipv4_max);
-  if (const auto* n = t.find(info_of<ipv6_header, &ipv6_header::dst>().filter); n && n->raw)
-    return load_be32(n->raw + 12);
-  return std::nullopt;
+  return detail::destination_of(detail::find_facts(t));
 }
 
 // What the analysis needs from a dissected frame, or nothing when the frame holds no RH or has
@@ -182,26 +240,22 @@ template <class Tree>
 constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame,
                                               std::int64_t time_ns, std::uint16_t port = 0,
                                               std::optional<std::uint32_t> dst = {}) noexcept {
-  using rh = wire::reliability_header;
+  using namespace detail;
   if (t.has_errors() || t.overflow) return std::nullopt;
-  const auto* xpuid = t.find(wire::info_of<rh, &rh::xpuid>().filter);
-  const auto* op = t.find(wire::info_of<rh, &rh::op>().filter);
-  const auto* npsn = t.find(wire::info_of<rh, &rh::npsn>().filter);
-  const auto* apsn = t.find(wire::info_of<rh, &rh::apsn>().filter);
-  const auto* vc = t.find(wire::info_of<rh, &rh::vc>().filter);
-  const auto* payload = t.find(generated::payload_len.filter);
-  if (!xpuid || !op || !npsn || !apsn || !vc || !payload) return std::nullopt;
-  const auto to = destination_xpu(t);
+  const facts_nodes n = find_facts(t);
+  for (const std::size_t i : {rh_xpuid, rh_op, rh_npsn, rh_apsn, rh_vc, payload})
+    if (!n[i]) return std::nullopt;
+  const auto to = destination_of(n);
   if (!to && !dst) return std::nullopt;
   frame_facts f;
   f.frame = frame;
   f.time_ns = time_ns;
-  f.key = {static_cast<std::uint32_t>(xpuid->value), to ? *to : *dst, port,
-           static_cast<std::uint8_t>(vc->value)};
-  f.op = static_cast<std::uint8_t>(op->value);
-  f.npsn = static_cast<std::uint16_t>(npsn->value);
-  f.apsn = static_cast<std::uint16_t>(apsn->value);
-  f.data = payload->value > 0;
+  f.key = {static_cast<std::uint32_t>(n[rh_xpuid]->value), to ? *to : *dst, port,
+           static_cast<std::uint8_t>(n[rh_vc]->value)};
+  f.op = static_cast<std::uint8_t>(n[rh_op]->value);
+  f.npsn = static_cast<std::uint16_t>(n[rh_npsn]->value);
+  f.apsn = static_cast<std::uint16_t>(n[rh_apsn]->value);
+  f.data = n[payload]->value > 0;
   f.length = t.frame_length;
   return f;
 }
