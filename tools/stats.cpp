@@ -167,6 +167,7 @@ int stats(std::span<const std::string_view> argv) {
   std::string file, svg_out;
   bool json = false;
   dissect::options o;
+  o.command_nodes = false;  // the analysis reads the headers and the errors only
   dissect::analysis_config cfg;
   args a(argv);
   while (!a.done()) {
@@ -217,12 +218,11 @@ int stats(std::span<const std::string_view> argv) {
     if (frames++ == 0) t0 = ns;
     t1 = std::max(t1, ns);
     dissect::dissect_frame(tree, pkt.data, r->link(), o);
-    const bool has_rh = tree.find_layer("sue.rh") != nullptr;
     // A frame cut by the snapshot length is as untrustworthy as one with an error.
     const auto facts =
         pkt.caplen < pkt.len ? std::nullopt : dissect::facts_of(tree, pkt.number, ns);
     if (!facts) {
-      left_out += has_rh;
+      left_out += tree.find_layer("sue.rh") != nullptr;
       continue;
     }
     ++analysed;

@@ -1,6 +1,7 @@
 // The dissection engine reading packed commands with a profile: the tree, JSON and text, the
 // R-CRC found at a command boundary in padded frames, SUE Lite padding, malformed commands.
 // Command bytes are written by hand from the default profile's layouts (docs/wire-format.md).
+#include <scaleup/dissect/analysis.hpp>
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/dissect/print.hpp>
 #include <scaleup/pack/default_profile.hpp>
@@ -215,4 +216,43 @@ TEST_CASE("dissect commands: a PDU full of the smallest commands fits the large 
   d::dissect_frame(*small, w::bytes(f.data(), f.size()), d::link_ethernet);
   CHECK(small->overflow);
   CHECK(small->errors[small->error_count - 1].code == w::errc::no_space);
+}
+
+// `scaleup stats` walks the commands without adding them to the tree (options::command_nodes):
+// the same errors in the same order, so a frame is left out of the analysis exactly when the
+// plugin, which shows every command, leaves it out.
+TEST_CASE("dissect commands: without command nodes, the same errors and nothing else") {
+  byte_vector reserved = wr_rsp;
+  reserved[5] = 0x40;
+  const byte_vector cut(write5.begin(), write5.end() - 2);
+  d::options bare;
+  bare.command_nodes = false;
+  int checked = 0;
+  for (const auto& payload :
+       {cat({write5, barrier, wr_rsp}), cat({barrier, reserved, barrier, reserved}),
+        cat({barrier, byte_vector{0x00, 0x00, 0x05}}), cut, byte_vector{0xEE, 0x00}}) {
+    for (const auto e : {w::encap::udp4, w::encap::afh1, w::encap::afh2}) {
+      const byte_vector f = frame(e, payload);
+      const auto full = dissect(f);
+      const auto lean = dissect(f, bare);
+      CHECK(commands_of(*lean.tree).empty());
+      for (const auto& n : lean->field_list()) CHECK(lean->layers[n.layer].list.empty());
+      REQUIRE(lean->error_count == full->error_count);
+      for (std::size_t i = 0; i < full->error_count; ++i) {
+        const auto &a = full->errors[i], &b = lean->errors[i];
+        CHECK(a.code == b.code);
+        CHECK(a.level == b.level);
+        CHECK(a.offset == b.offset);
+        CHECK(a.item == b.item);
+        CHECK(a.value == b.value);
+        CHECK(a.field == b.field);
+      }
+      CHECK(lean->has_errors() == full->has_errors());
+      const auto ff = d::facts_of(*full.tree, 1, 0), fl = d::facts_of(*lean.tree, 1, 0);
+      REQUIRE(ff.has_value() == fl.has_value());
+      if (ff) CHECK(ff->key == fl->key);
+      checked += full->error_count > 0;
+    }
+  }
+  CHECK(checked == 12);  // four of the five payloads have errors or warnings, in each encap
 }

@@ -41,6 +41,10 @@ struct options {
   std::uint8_t shim_next_sue = wire::shim_next_sue;
   // How packed commands are read; nullptr leaves payloads opaque.
   const pack::profile* profile = &pack::default_profile;
+  // false: commands are walked and checked as always (framing, fixed and reserved values: the
+  // same errors, in the same order) but add no layers or fields to the tree. For a consumer
+  // that reads only the headers and the errors (`scaleup stats`).
+  bool command_nodes = true;
 
   constexpr bool add_udp_port(std::uint16_t port) noexcept {
     if (udp_port_count == udp_ports.size()) return false;
@@ -111,6 +115,15 @@ using dissect::add_generated;
 using dissect::add_header;
 using dissect::add_problem;
 
+template <class Tree>
+constexpr void add_command_error(Tree& t, const pack::command_view& c, const field_info& f,
+                                 std::uint64_t v) noexcept {
+  if (error e = wire::check_rule("sue.cmd", c.offset, f, v)) {
+    e.item = c.index;
+    t.add_error(e);
+  }
+}
+
 // The packed commands of a payload, each its own layer in the list "sue.cmds". Returns the
 // bytes the commands took (trailing zero padding excluded).
 template <class Tree>
@@ -119,17 +132,16 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
   if (!o.profile) return len;
   pack::unpacker u(*o.profile, frame.subspan(at, len), at);
   pack::command_view c;
-  while (u.next(c)) {
+  while (!o.command_nodes && u.next(c))
+    for (const auto& f : c.type->fields)
+      if (f.check != wire::rule::any) add_command_error(t, c, f, c.field(f));
+  while (o.command_nodes && u.next(c)) {
     const auto l = t.add_layer("sue.cmd", c.type->description, c.offset, c.size(), "sue.cmds");
     for (const auto& f : c.type->fields) {
       const std::uint64_t v = c.field(f);
       t.add_field(
           field_node{&f, l, static_cast<std::uint32_t>(c.offset * 8 + f.bit), false, v, nullptr});
-      if (const error e = wire::check_rule("sue.cmd", c.offset, f, v)) {
-        error w = e;
-        w.item = c.index;
-        t.add_error(w);
-      }
+      add_command_error(t, c, f, v);
     }
     add_generated(t, l, o.profile->name_field(), c.code());
     add_generated(t, l, generated::control_len, c.control.size());
