@@ -91,6 +91,13 @@ struct ones_sum {
       odd = false;
       i = 1;
     }
+    // Four bytes at a time into 64 bits: a ones'-complement sum of 32-bit words folds to the
+    // same 16 bits as one of 16-bit words (RFC 1071 2(B)), and 2^32 words cannot carry out.
+    std::uint64_t wide = 0;
+    for (; i + 3 < data.size(); i += 4) wide += load_be32(data.data() + i);
+    wide = (wide & 0xFFFFFFFF) + (wide >> 32);
+    wide = (wide & 0xFFFF) + ((wide >> 16) & 0xFFFF) + (wide >> 32);
+    acc += static_cast<std::uint32_t>(wide);
     for (; i + 1 < data.size(); i += 2) acc += load_be16(data.data() + i);
     if (i < data.size()) {
       acc += std::uint32_t{data[i]} << 8;
