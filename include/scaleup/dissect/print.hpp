@@ -1,11 +1,19 @@
 // Text and JSON renderings of a dissection tree. Output goes to a sink callable taking
-// std::string_view, so nothing here allocates; the caller decides where bytes go.
+// std::string_view, so nothing here allocates; the caller decides where bytes go. A frame's
+// pieces are gathered on the stack first (detail::chunked), so the sink sees few, large writes.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "scaleup/dissect/tree.hpp"
 
@@ -202,8 +210,9 @@ void put_json_error(Out& out, const error& e) {
 
 namespace detail {
 
-// The fields of the layers selected by `in_list` ("" = not in a list), as `"filter":value`
-// members; a name seen more than once among them holds an array (two VLAN tags).
+// The fields of the layers selected by `pick`, as `"filter":value` members; a name seen more
+// than once among them holds an array (two VLAN tags). put_json's general path, for a layer with
+// more fields than put_json_range indexes; the same members as put_json_picked writes.
 template <class Out, class Tree, class Pick>
 void put_json_members(Out& out, const Tree& t, Pick&& pick, bool& first) {
   const auto all = t.field_list();
@@ -270,49 +279,297 @@ void put_json_members(Out& out, const Tree& t, Pick&& pick, bool& first) {
 
 }  // namespace detail
 
-// One JSON object (no newline): "frame", "encap", "len", every field under its filter name,
-// repeated layers (the commands) as a list of objects under their list name ("sue.cmds"),
-// then "errors".
+namespace detail {
+
+// Collects a frame's output in a local buffer: the many short pieces of a JSON object become
+// copies, and the sink sees a few large writes (a frame of random commands is ~1.6 KB of JSON
+// in hundreds of pieces).
+template <class Out>
+class chunked {
+ public:
+  static constexpr std::size_t capacity = 4096;
+
+  explicit chunked(Out& out) noexcept : out_(out) {}
+  chunked(const chunked&) = delete;
+  chunked& operator=(const chunked&) = delete;
+  ~chunked() { flush(); }
+
+  void operator()(std::string_view s) {
+    if (s.size() > capacity - n_) {
+      flush();
+      if (s.size() > capacity) {
+        out_(s);
+        return;
+      }
+    }
+    std::memcpy(buf_.data() + n_, s.data(), s.size());
+    n_ += s.size();
+  }
+
+  void put(char c) {
+    if (n_ == capacity) flush();
+    buf_[n_++] = c;
+  }
+
+  void number(std::uint64_t v) {
+    if (v < 10) return put(static_cast<char>('0' + v));  // flags and small counts: most fields
+    char* const p = room(20);
+    commit(std::to_chars(p, p + 20, v).ptr);
+  }
+
+  // `s` in quotes; a string that needs escapes goes the general way.
+  void quoted(std::string_view s) {
+    if (s.size() + 2 <= capacity) {
+      char* const p = room(s.size() + 2);
+      *p = '"';
+      if (copy_plain(p + 1, s)) {
+        p[s.size() + 1] = '"';
+        return commit(p + s.size() + 2);
+      }
+    }
+    put_json_string(*this, s);
+  }
+
+  // `,"s":` (no comma when first): the name of a member.
+  void key(std::string_view s, bool first) {
+    if (s.size() + 4 <= capacity) {
+      char* p = room(s.size() + 4);
+      if (!first) *p++ = ',';
+      *p++ = '"';
+      if (copy_plain(p, s)) {
+        p += s.size();
+        p[0] = '"';
+        p[1] = ':';
+        return commit(p + 2);
+      }
+    }
+    if (!first) put(',');
+    put_json_string(*this, s);
+    put(':');
+  }
+
+  void flush() {
+    if (n_) out_(std::string_view(buf_.data(), n_));
+    n_ = 0;
+  }
+
+ private:
+  char* room(std::size_t k) {
+    if (k > capacity - n_) flush();
+    return buf_.data() + n_;
+  }
+  void commit(char* end) { n_ = static_cast<std::size_t>(end - buf_.data()); }
+
+  // Copies `s` to `p`, or returns false when it needs an escape (a control character, '"' or
+  // '\\'). Eight bytes at a time: the names are mostly longer than that, and checking them a
+  // byte at a time cost more than the rest of a member.
+  static bool copy_plain(char* p, std::string_view s) noexcept {
+    const char* const q = s.data();
+    const std::size_t n = s.size();
+    if (n < 8) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(q[i]);
+        if (c < 0x20 || c == '"' || c == '\\') return false;
+        p[i] = q[i];
+      }
+      return true;
+    }
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&w, q + i, 8);
+      if (needs_escape(w)) return false;
+      std::memcpy(p + i, &w, 8);
+    }
+    std::memcpy(&w, q + n - 8, 8);  // the last eight, overlapping the words before
+    if (needs_escape(w)) return false;
+    std::memcpy(p + n - 8, &w, 8);
+    return true;
+  }
+
+  // Whether any of the eight bytes is below 0x20, '"' or '\\' (exact, in any byte order).
+  static constexpr bool needs_escape(std::uint64_t x) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101u, highs = ones * 0x80;
+    const auto below = [&](std::uint64_t v, std::uint64_t c) {
+      return (v - ones * c) & ~v & highs;
+    };
+    return (below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1)) != 0;
+  }
+
+  Out& out_;
+  std::size_t n_ = 0;
+  std::array<char, capacity> buf_;
+};
+
+template <class Out>
+void put_json_value(chunked<Out>& w, const field_node& f) {
+  using wire::kind;
+  switch (f.info->type) {
+    case kind::uint:
+    case kind::flag:
+    case kind::hex:
+      w.number(f.value);
+      break;
+    default:
+      w.put('"');
+      put_value(w, f);
+      w.put('"');
+  }
+}
+
+// Tells names apart without comparing them: equal names have equal keys (unequal keys, unequal
+// names), so the repeat checks compare whole names only on a key match.
+inline std::uint64_t name_key(std::string_view s) noexcept {
+  std::uint64_t a = 0, b = 0;
+  if (s.size() >= 8) {
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + s.size() - 8, 8);
+  } else {
+    for (const char c : s) a = a << 8 | static_cast<unsigned char>(c);
+  }
+  return (a ^ std::rotl(b, 29) ^ s.size()) * 0x9E3779B97F4A7C15u;
+}
+
+// The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
+// seen more than once among them holds an array (two VLAN tags). A name's first field decides
+// whether it is shown; every field of the name gives a value.
+template <class Out>
+void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
+                     std::span<const std::uint32_t> picked, bool& first) {
+  constexpr std::size_t most = 256;
+  std::array<std::uint64_t, most> keys;
+  std::array<std::uint16_t, most> first_of;  // the position of the name's first field
+  std::array<bool, most> repeated;
+  // The names so far by the top eight bits of their keys: a name whose bit is clear is new, so
+  // most fields are not compared with the others at all.
+  std::array<std::uint64_t, 4> seen{};
+  const std::size_t n = picked.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const field_info* const info = all[picked[k]].info;
+    keys[k] = name_key(info->filter);
+    first_of[k] = static_cast<std::uint16_t>(k);
+    repeated[k] = false;
+    const auto top = keys[k] >> 56;
+    const std::uint64_t bit = std::uint64_t{1} << (top & 63);
+    const bool maybe_seen = seen[top >> 6] & bit;
+    seen[top >> 6] |= bit;
+    for (std::size_t m = 0; maybe_seen && m < k; ++m) {
+      if (keys[m] != keys[k] || first_of[m] != m) continue;
+      const field_info* const other = all[picked[m]].info;
+      if (other != info && other->filter != info->filter) continue;
+      first_of[k] = static_cast<std::uint16_t>(m);
+      repeated[m] = true;
+      break;
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto& f = all[picked[k]];
+    if (first_of[k] != k || !shown_in_json(f)) continue;
+    w.key(f.info->filter, first);
+    first = false;
+    if (!repeated[k]) {
+      put_json_value(w, f);
+      continue;
+    }
+    w.put('[');
+    for (std::size_t m = k; m < n; ++m) {
+      if (first_of[m] != k) continue;
+      if (m != k) w.put(',');
+      put_json_value(w, all[picked[m]]);
+    }
+    w.put(']');
+  }
+}
+
+// Where each layer's fields lie (a command's are neighbours), found in one pass: a walk over
+// one layer's fields then costs its own span, not the frame (walking the whole frame for each
+// of its layers made a frame of many commands quadratic).
+template <class Tree>
+struct layer_spans {
+  static constexpr std::size_t most =
+      std::tuple_size_v<std::remove_cvref_t<decltype(std::declval<const Tree&>().layers)>>;
+  std::array<std::uint32_t, most> lo, hi;  // [lo, hi) holds every field of the layer
+
+  explicit layer_spans(const Tree& t) noexcept {
+    const auto fields = t.field_list();
+    std::fill_n(lo.begin(), t.layer_list().size(), std::uint32_t{0});
+    std::fill_n(hi.begin(), t.layer_list().size(), std::uint32_t{0});
+    for (std::size_t i = fields.size(); i-- > 0;)
+      if (fields[i].layer < most) lo[fields[i].layer] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      if (fields[i].layer < most) hi[fields[i].layer] = static_cast<std::uint32_t>(i + 1);
+  }
+};
+
+// The members of the layers selected by `pick`, the fields in [lo, hi): indexed once and
+// written by put_json_picked, or by put_json_members when there are too many to index.
+template <class Out, class Tree, class Pick>
+void put_json_range(chunked<Out>& w, const Tree& t, std::size_t lo, std::size_t hi, Pick&& pick,
+                    bool& first) {
+  const auto all = t.field_list();
+  std::array<std::uint32_t, 256> picked;
+  std::size_t n = 0;
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (!pick(all[i])) continue;
+    if (n == picked.size()) return put_json_members(w, t, pick, first);
+    picked[n++] = static_cast<std::uint32_t>(i);
+  }
+  put_json_picked(w, all, std::span<const std::uint32_t>(picked.data(), n), first);
+}
+
 template <class Out, class Tree>
-void put_json(Out& out, const Tree& t, std::uint64_t frame_number) {
-  out("{\"frame\":");
-  detail::put_uint(out, frame_number);
-  out(",\"encap\":");
-  detail::put_json_string(out, t.encap);
-  out(",\"len\":");
-  detail::put_uint(out, t.frame_length);
-  bool first = false;
-  detail::put_json_members(
-      out, t, [&](const field_node& f) { return t.layers[f.layer].list.empty(); }, first);
-  // Each list once, in order of its first layer; each of its layers one object.
+void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number) {
+  w("{\"frame\":");
+  w.number(frame_number);
+  w(",\"encap\":");
+  w.quoted(t.encap);
+  w(",\"len\":");
+  w.number(t.frame_length);
+  const auto fields = t.field_list();
   const auto layers = t.layer_list();
+  bool first = false;
+  put_json_range(
+      w, t, 0, fields.size(), [&](const field_node& f) { return t.layers[f.layer].list.empty(); },
+      first);
+  const layer_spans<Tree> spans(t);
+  // Each list once, in order of its first layer; each of its layers one object.
   for (std::size_t li = 0; li < layers.size(); ++li) {
     const std::string_view list = layers[li].list;
     bool listed_before = list.empty();
     for (std::size_t k = 0; k < li && !listed_before; ++k) listed_before = layers[k].list == list;
     if (listed_before) continue;
-    out(",");
-    detail::put_json_string(out, list);
-    out(":[");
+    w.key(list, false);
+    w.put('[');
     for (std::size_t k = li; k < layers.size(); ++k) {
       if (layers[k].list != list) continue;
-      if (k != li) out(",");
-      out("{");
+      if (k != li) w.put(',');
+      w.put('{');
       bool first_member = true;
-      detail::put_json_members(
-          out, t, [&](const field_node& f) { return f.layer == k; }, first_member);
-      out("}");
+      put_json_range(
+          w, t, spans.lo[k], spans.hi[k], [k](const field_node& f) { return f.layer == k; },
+          first_member);
+      w.put('}');
     }
-    out("]");
+    w.put(']');
   }
-  out(",\"errors\":[");
+  w(",\"errors\":[");
   bool first_error = true;
   for (const auto& e : t.error_list()) {
-    if (!first_error) out(",");
+    if (!first_error) w.put(',');
     first_error = false;
-    put_json_error(out, e);
+    put_json_error(w, e);
   }
-  out("]}");
+  w("]}");
+}
+
+}  // namespace detail
+
+// One JSON object (no newline): "frame", "encap", "len", every field under its filter name,
+// repeated layers (the commands) as a list of objects under their list name ("sue.cmds"),
+// then "errors".
+template <class Out, class Tree>
+void put_json(Out& out, const Tree& t, std::uint64_t frame_number) {
+  detail::chunked<Out> w(out);
+  detail::put_json_frame(w, t, frame_number);
 }
 
 template <class Out>
@@ -347,7 +604,8 @@ void put_error_text(Out& out, const error& e) {
 
 // One line per frame: number, encapsulation, length, then what matters for the layer found.
 template <class Out, class Tree>
-void put_summary(Out& out, const Tree& t, std::uint64_t frame_number) {
+void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
+  detail::chunked<Out> out(sink);
   detail::put_uint_right(out, frame_number, 6);
   out("  ");
   out(t.encap);
@@ -430,14 +688,17 @@ void put_summary(Out& out, const Tree& t, std::uint64_t frame_number) {
     out("]");
   }
   // One line per command: its name, control and data lengths.
+  if (!commands) return;
+  const detail::layer_spans<Tree> spans(t);
+  const auto fields = t.field_list();
   std::size_t n = 0;
   for (std::size_t li = 0; li < t.layer_count; ++li) {
     if (t.layers[li].list != "sue.cmds") continue;
     out("\n          cmd ");
     detail::put_uint_right(out, ++n, 4);
     const auto member = [&](std::string_view filter) -> const field_node* {
-      for (const auto& f : t.field_list())
-        if (f.layer == li && f.info->filter == filter) return &f;
+      for (std::size_t i = spans.lo[li]; i < spans.hi[li]; ++i)
+        if (fields[i].layer == li && fields[i].info->filter == filter) return &fields[i];
       return nullptr;
     };
     out("  ");
@@ -476,7 +737,8 @@ void put_bit_pattern(Out& out, const field_node& f) {
 
 // A field tree like `tshark -V`: a heading per layer, an indented line per field.
 template <class Out, class Tree>
-void put_verbose(Out& out, const Tree& t, std::uint64_t frame_number) {
+void put_verbose(Out& sink, const Tree& t, std::uint64_t frame_number) {
+  detail::chunked<Out> out(sink);
   out("Frame ");
   detail::put_uint(out, frame_number);
   out(": ");
@@ -485,6 +747,7 @@ void put_verbose(Out& out, const Tree& t, std::uint64_t frame_number) {
   out(t.encap);
   out("\n");
   const auto fields = t.field_list();
+  const detail::layer_spans<Tree> spans(t);
   for (std::size_t li = 0; li < t.layer_count; ++li) {
     const auto& l = t.layers[li];
     out(l.title);
@@ -495,7 +758,7 @@ void put_verbose(Out& out, const Tree& t, std::uint64_t frame_number) {
     out("-");
     detail::put_uint(out, l.length ? l.offset + l.length - 1 : l.offset);
     out("\n");
-    for (const auto& f : fields) {
+    for (const auto& f : fields.subspan(spans.lo[li], spans.hi[li] - spans.lo[li])) {
       if (f.layer != li) continue;
       out("    ");
       const bool sub_byte = !f.generated && (f.bit % 8 || f.info->width % 8) && f.info->width <= 32;
