@@ -31,6 +31,17 @@ static int rh_round_trip() {
   return back.ok() && back->xpuid == 42 && psn == 7 && !refused.ok() ? 0 : 1;
 }
 
+static int rh_batch() {
+  using namespace scaleup::wire;
+  std::array<reliability_header, 3> many{{{.xpuid = 1}, {.xpuid = 2}, {.xpuid = 1024}}};
+  std::array<std::uint8_t, 3 * 8> out{};
+  auto k = encode_all<reliability_header>(many, out);  // one check per block of 64 headers
+  // Refused: k.value is the first refused header's index, k.err encode's error for it.
+  std::printf("encode_all: header %zu refused, %.*s (item %u, offset %u)\n", k.value,
+              static_cast<int>(k.err.field.size()), k.err.field.data(), k.err.item, k.err.offset);
+  return !k.ok() && k.value == 2 && k.err.item == 3 ? 0 : 1;
+}
+
 static int pack_and_unpack() {
   std::array<std::uint8_t, 64> my_64_bytes{};
   static pack::packer<1024> packer(pack::default_profile);  // 1024 destinations, 4 VCs
@@ -50,4 +61,4 @@ static int pack_and_unpack() {
   return pdu->bytes == 76 && n == 1 && !u.error_found() ? 0 : 1;
 }
 
-int main() { return rh_round_trip() | pack_and_unpack(); }
+int main() { return rh_round_trip() | rh_batch() | pack_and_unpack(); }

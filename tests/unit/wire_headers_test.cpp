@@ -1293,4 +1293,117 @@ TEST_CASE("has_afh2_signature") {
   CHECK(count == 4);
 }
 
+// ---- encode_all: many headers at once ----------------------------------------------------
+
+// n headers alternating between two goldens, with npsn made to differ.
+std::vector<rh_t> rh_batch(std::size_t n) {
+  std::vector<rh_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    v[i] = i % 2 == 0 ? rh_golden : rh_alt;
+    v[i].npsn = static_cast<std::uint16_t>(i * 7919);
+  }
+  return v;
+}
+
+// Per-header encode of each, back to back: what encode_all must write.
+template <class T>
+std::vector<std::uint8_t> encode_each(const std::vector<T>& in) {
+  constexpr std::size_t n = layout<T>::size;
+  std::vector<std::uint8_t> out(in.size() * n);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    REQUIRE(w::encode(in[i], w::mutable_bytes(out.data() + i * n, n)).ok());
+  return out;
+}
+
+TEST_CASE("encode_all: the same bytes as encode, header after header") {
+  // Around the block size (64 headers per test), and none at all.
+  for (const std::size_t n : {0u, 1u, 2u, 63u, 64u, 65u, 128u, 200u}) {
+    CAPTURE(n);
+    const auto in = rh_batch(n);
+    std::vector<std::uint8_t> out(n * 8 + 3, 0xEE);
+    const auto r = w::encode_all<rh_t>(in, out);
+    REQUIRE(r.ok());
+    CHECK(*r == n);
+    CHECK(hex(w::bytes(out).first(n * 8)) == hex(encode_each(in)));
+    for (std::size_t i = n * 8; i < out.size(); ++i) CHECK(out[i] == 0xEE);
+  }
+  // A header with byte arrays (IPv6 addresses) and one with a fixed field (IPv4 version).
+  std::vector<w::ipv6_header> six(70);
+  for (std::size_t i = 0; i < six.size(); ++i) {
+    six[i].payload_length = static_cast<std::uint16_t>(i);
+    six[i].src[15] = static_cast<std::uint8_t>(i);
+    six[i].dst[0] = static_cast<std::uint8_t>(0xFF - i);
+  }
+  std::vector<std::uint8_t> out6(six.size() * layout<w::ipv6_header>::size);
+  REQUIRE(w::encode_all<w::ipv6_header>(six, out6).ok());
+  CHECK(out6 == encode_each(six));
+  const std::vector<ip4_t> four(65, ip4_real);
+  std::vector<std::uint8_t> out4(four.size() * layout<ip4_t>::size);
+  REQUIRE(w::encode_all<ip4_t>(four, out4).ok());
+  CHECK(out4 == encode_each(four));
+}
+
+TEST_CASE("encode_all: a refusal names the header and the field") {
+  // One too-big value in the second block: index 70, xpuid (byte 0 of its header).
+  auto in = rh_batch(200);
+  in[70].xpuid = 1024;
+  std::vector<std::uint8_t> out(in.size() * 8);
+  const auto r = w::encode_all<rh_t>(in, out);
+  CHECK_FALSE(r.ok());
+  CHECK(r.value == 70);
+  CHECK(r.err.code == errc::value_too_big);
+  CHECK(r.err.layer == "sue.rh");
+  CHECK(r.err.field == "sue.rh.xpuid");
+  CHECK(r.err.value == 1024);
+  CHECK(r.err.item == 71);
+  CHECK(r.err.offset == 70 * 8);
+  // The headers before it are encoded.
+  in.resize(70);
+  CHECK(hex(w::bytes(out).first(70 * 8)) == hex(encode_each(in)));
+
+  // Several in one block: the first header, and in it the first field in table order, as encode.
+  in = rh_batch(64);
+  in[9].partition = 0xFFFF;  // byte 4 of its header
+  in[9].vc = 4;              // also byte 4, but earlier in the table
+  in[40].ver = 4;
+  const auto r2 = w::encode_all<rh_t>(in, out);
+  CHECK(r2.value == 9);
+  CHECK(r2.err.field == "sue.rh.vc");
+  CHECK(r2.err.value == 4);
+  CHECK(r2.err.item == 10);
+  CHECK(r2.err.offset == 9 * 8 + 4);
+  // The last header of an incomplete block.
+  in = rh_batch(67);
+  in[66].rsvd = 16;
+  const auto r3 = w::encode_all<rh_t>(in, out);
+  CHECK(r3.value == 66);
+  CHECK(r3.err.field == "sue.rh.rsvd");
+  CHECK(r3.err.item == 67);
+
+  // A fixed field off its value: bad_value, as encode.
+  std::vector<ip4_t> four(3, ip4_real);
+  four[2].version = 6;
+  std::vector<std::uint8_t> out4(four.size() * layout<ip4_t>::size);
+  const auto r4 = w::encode_all<ip4_t>(four, out4);
+  CHECK(r4.value == 2);
+  CHECK(r4.err.code == errc::bad_value);
+  CHECK(r4.err.field == "ip.version");
+  CHECK(r4.err.value == 6);
+  CHECK(r4.err.item == 3);
+  CHECK(r4.err.offset == 2 * layout<ip4_t>::size);
+}
+
+TEST_CASE("encode_all: too small an output writes nothing") {
+  const auto in = rh_batch(10);
+  std::vector<std::uint8_t> out(10 * 8, 0xEE);
+  const auto r = w::encode_all<rh_t>(in, w::mutable_bytes(out).first(10 * 8 - 1));
+  CHECK_FALSE(r.ok());
+  CHECK(r.err.code == errc::no_space);
+  CHECK(r.err.layer == "sue.rh");
+  CHECK(r.err.needed == 80);
+  CHECK(r.err.available == 79);
+  for (const std::uint8_t b : out) CHECK(b == 0xEE);
+  CHECK(w::encode_all<rh_t>({}, w::mutable_bytes{}).ok());
+}
+
 }  // namespace

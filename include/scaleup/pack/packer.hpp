@@ -11,7 +11,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <type_traits>
 
 #include "scaleup/pack/command.hpp"
 
@@ -118,12 +120,12 @@ class packer {
       pool_[q.tail].next = e;
     q.tail = e;
     ++q.count;
-    ++count_;
     ++vc_count_[c.vc];
     return {};
   }
 
-  constexpr std::size_t queued() const noexcept { return count_; }
+  // Every pool entry not free holds a queued command.
+  constexpr std::size_t queued() const noexcept { return Capacity - free_count_; }
   constexpr std::size_t queued(std::uint16_t destination, std::uint8_t vc) const noexcept {
     return queues_[index(destination, vc)].count;
   }
@@ -183,8 +185,8 @@ class packer {
     std::uint64_t cookie = 0;
     std::uint64_t seq = 0;
     std::uint16_t data_len = 0;
-    // 16 bits though 18 is the most: with an 8-bit length GCC 12 inlines the memcpy of the
-    // control as `rep movsq`, several times slower than the library call for a few bytes.
+    // 16 bits though 18 is the most: when the copy was a memcpy of this length, GCC 12 inlined
+    // it for an 8-bit one as `rep movsq`, several times slower for a few bytes.
     std::uint16_t control_len = 0;
     bool send_now = false;
     std::uint16_t next = nil;
@@ -194,6 +196,31 @@ class packer {
     std::uint16_t tail = nil;
     std::uint32_t count = 0;
   };
+
+  // Copies n bytes (at most a command's) with fixed-size moves, which the compiler inlines. A
+  // library memcpy for each of a command's two short pieces cost more than the copying: the
+  // call, and the loop's registers saved and restored around it.
+  static constexpr void copy_short(std::uint8_t* out, const std::uint8_t* in,
+                                   std::size_t n) noexcept {
+    if (std::is_constant_evaluated()) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
+    } else if (n >= 16) {
+      // 16-byte pieces from the front; the last one ends at the end, overlapping the one before.
+      for (std::size_t i = 0; i + 16 < n; i += 16) std::memcpy(out + i, in + i, 16);
+      std::memcpy(out + n - 16, in + n - 16, 16);
+    } else if (n >= 8) {
+      std::memcpy(out, in, 8);
+      std::memcpy(out + n - 8, in + n - 8, 8);
+    } else if (n >= 4) {
+      std::memcpy(out, in, 4);
+      std::memcpy(out + n - 4, in + n - 4, 4);
+    } else if (n >= 2) {
+      std::memcpy(out, in, 2);
+      std::memcpy(out + n - 2, in + n - 2, 2);
+    } else if (n == 1) {
+      out[0] = in[0];
+    }
+  }
 
   static constexpr std::size_t index(std::uint16_t d, std::uint8_t vc) noexcept {
     return std::size_t{d} * VCs + vc;
@@ -221,38 +248,57 @@ class packer {
   constexpr packed_pdu pack_queue(std::uint16_t d, std::uint8_t vc, mutable_bytes out,
                                   std::span<std::uint64_t> cookies) noexcept {
     queue& q = queues_[index(d, vc)];
-    // Locals, not members or the result, so that the copies in the loop cannot make the
-    // compiler reload or re-store them.
+    // q.count bounds the walk: the list holds exactly that many.
+    const run r = cookies.empty()
+                      ? copy_run<false>(q.head, q.count, out.data(), nullptr)
+                      : copy_run<true>(q.head, cookies.size() < q.count ? cookies.size() : q.count,
+                                       out.data(), cookies.data());
+    if (r.commands > 0) {
+      q.head = r.at;
+      if (r.at == nil) q.tail = nil;
+      q.count -= static_cast<std::uint32_t>(r.commands);
+      vc_count_[vc] -= r.commands;
+    }
+    rr_next_[vc] = static_cast<std::uint16_t>((d + 1) % Destinations);
+    return packed_pdu{d, vc, r.used, r.commands};
+  }
+
+  struct run {
+    std::size_t used = 0;      // bytes written
+    std::size_t commands = 0;  // commands packed
+    std::uint16_t at = nil;    // the first command left in the queue
+  };
+
+  // Packs the queue from `at` (at most max_commands of it) into dst and frees their entries.
+  // Separate loops with and without cookies, and locals rather than members: the loop's values
+  // then fit in registers, not spilled around the copies.
+  template <bool Cookies>
+  constexpr run copy_run(std::uint16_t at, std::size_t max_commands, std::uint8_t* const dst,
+                         std::uint64_t* const cookie_out) noexcept {
     const std::size_t limit = cfg_.limit;
-    const std::size_t max_commands = cookies.empty() ? q.count : cookies.size();
-    std::uint8_t* const dst = out.data();
     std::size_t used = 0;
     std::size_t commands = 0;
     std::size_t freed = free_count_;
-    std::uint16_t at = q.head;
-    while (at != nil && commands < max_commands) {
+    while (commands < max_commands) {
       const entry& e = pool_[at];
-      const std::size_t n = std::size_t{e.control_len} + e.data_len;
+      const std::size_t control_len = e.control_len;
+      const std::size_t data_len = e.data_len;
+      const std::size_t n = control_len + data_len;
       if (used + n > limit) break;  // it starts the next PDU
+      if constexpr (Cookies) cookie_out[commands] = e.cookie;
       // Framing was checked at push and the room just above: copy, with byte 1 made to agree.
-      write_checked_command(bytes(e.control, e.control_len), bytes(e.data, e.data_len), dst + used);
-      if (!cookies.empty()) cookies[commands] = e.cookie;
+      copy_short(dst + used, e.control, control_len);
+      copy_short(dst + used + control_len, e.data, data_len);
+      if (data_len != 0) dst[used + 1] = static_cast<std::uint8_t>(data_len - 1);
       used += n;
       ++commands;
       free_list_[freed++] = at;
+      const bool last = e.send_now;
       at = e.next;
-      if (e.send_now) break;
+      if (last) break;
     }
-    if (commands > 0) {
-      free_count_ = freed;
-      q.head = at;
-      if (at == nil) q.tail = nil;
-      q.count -= static_cast<std::uint32_t>(commands);
-      count_ -= commands;
-      vc_count_[vc] -= commands;
-    }
-    rr_next_[vc] = static_cast<std::uint16_t>((d + 1) % Destinations);
-    return packed_pdu{d, vc, used, commands};
+    free_count_ = freed;
+    return run{used, commands, at};
   }
 
   const profile* prof_;
@@ -265,7 +311,6 @@ class packer {
   std::array<std::uint16_t, Capacity> free_list_{};
   std::size_t free_count_ = Capacity;
   std::uint64_t seq_ = 0;
-  std::size_t count_ = 0;
 };
 
 }  // namespace scaleup::pack

@@ -524,6 +524,75 @@ SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfits(
   return misfits<T, false>(vals.data(), std::make_index_sequence<field_count<T>>{});
 }
 
+// encode_all's check: instead of one test per header, each header's values are ORed into a few
+// accumulators, tested once per block of headers. Fields of the same width share one
+// accumulator (a value too big for W bits has a bit at W or above); fixed fields OR in their
+// difference from the fixed value.
+template <class T>
+struct batch_check {
+  struct classes_t {
+    std::array<std::uint16_t, field_count<T>> width{};  // of each accumulator
+    std::array<std::size_t, field_count<T>> of{};       // each field's; field_count: none
+    std::size_t count = 0;
+  };
+  // A field can overflow when it is narrower than its member (byte arrays never).
+  static constexpr classes_t classes = [] {
+    classes_t c{};
+    std::apply(
+        [&](const auto&... f) {
+          std::size_t i = 0;
+          (([&] {
+             using M = std::remove_cvref_t<decltype(std::declval<const T&>().*(f.member))>;
+             c.of[i] = field_count<T>;
+             if constexpr (!is_byte_array_v<M>) {
+               if (f.width < 8 * sizeof(M)) {
+                 std::size_t k = 0;
+                 while (k < c.count && c.width[k] != f.width) ++k;
+                 if (k == c.count) c.width[c.count++] = f.width;
+                 c.of[i] = k;
+               }
+             }
+             ++i;
+           }()),
+           ...);
+        },
+        layout<T>::fields);
+    return c;
+  }();
+
+  std::array<std::uint64_t, (classes.count > 0 ? classes.count : 1)> wide{};
+  std::uint64_t fixed = 0;
+
+  template <std::size_t I>
+  SCALEUP_ALWAYS_INLINE constexpr void add_width(std::uint64_t x) noexcept {
+    if constexpr (classes.of[I] < field_count<T>) wide[classes.of[I]] |= x;
+  }
+  template <std::size_t I>
+  SCALEUP_ALWAYS_INLINE constexpr void add_fixed(std::uint64_t x) noexcept {
+    if constexpr (field_infos<T>[I].check == rule::fixed) fixed |= x ^ field_infos<T>[I].expect;
+  }
+
+  // Every value against its width, and the fixed fields (not byte arrays): what encode_error
+  // checks.
+  template <std::size_t... I>
+  SCALEUP_ALWAYS_INLINE constexpr void add_values(const std::uint64_t* vals,
+                                                  std::index_sequence<I...>) noexcept {
+    ((add_width<I>(vals[I]), field_is_array<T>[I] ? void() : add_fixed<I>(vals[I])), ...);
+  }
+
+  template <std::size_t... K>
+  SCALEUP_ALWAYS_INLINE constexpr bool bad(std::index_sequence<K...>) const noexcept {
+    return (fixed | ... | (wide[K] >> classes.width[K])) != 0;
+  }
+  SCALEUP_ALWAYS_INLINE constexpr bool bad() const noexcept {
+    return bad(std::make_index_sequence<classes.count>{});
+  }
+};
+
+// Headers per test in encode_all: small enough that a refused block is cheap to scan
+// again, large enough that the test costs nothing per header.
+inline constexpr std::size_t batch_block = 64;
+
 }  // namespace detail
 
 // ---- the view: checked once, then accessors cannot fail ----------------------------------
@@ -701,6 +770,66 @@ constexpr result<std::array<std::uint8_t, layout<T>::size>> to_bytes(const T& v)
   const auto r = encode(v, out);
   if (!r) return r.err;
   return out;
+}
+
+// ---- batches: many headers of one type, back to back ------------------------------------
+
+namespace detail {
+
+// The first header from `from` on that encode refuses, and why: the error of encode, placed in
+// the whole output (offset) and naming the header (item, 1-based). Out of the hot path.
+template <class T>
+SCALEUP_COLD constexpr result<std::size_t> batch_encode_failure(std::span<const T> in,
+                                                                std::size_t from) noexcept {
+  for (std::size_t i = from; i < in.size(); ++i) {
+    error e = encode_error(in[i]);
+    if (!e) continue;
+    e.offset += static_cast<std::uint32_t>(i * layout<T>::size);
+    e.item = static_cast<std::uint32_t>(i + 1);
+    return result<std::size_t>(i, e);
+  }
+  return in.size();  // not reached: the block's test said some header is refused
+}
+
+}  // namespace detail
+
+// Encodes in[i] into bytes [i * size, (i + 1) * size) of out, for every i; the value is how
+// many headers were encoded. Same checks as encode, tested once per block of headers. On a
+// refusal the value is the index of the first refused header and the error is encode's for it,
+// with `item` = index + 1 and `offset` counted from the start of out; the headers before it are
+// encoded, the bytes from it on are unspecified. Too small an output: no_space, nothing written.
+template <class T>
+constexpr result<std::size_t> encode_all(std::span<const T> in, mutable_bytes out) noexcept {
+  constexpr std::size_t size = layout<T>::size;
+  const std::size_t n = in.size();
+  if (out.size() / size < n)
+    return error{errc::no_space,
+                 layout<T>::name,
+                 0,
+                 static_cast<std::uint32_t>(n * size),
+                 static_cast<std::uint32_t>(out.size()),
+                 "output buffer too small"};
+  // Locals: the stores through out may alias anything, and must not make the loop reload these.
+  const T* const src = in.data();
+  std::uint8_t* const dst = out.data();
+  if constexpr (detail::plannable<T>()) {
+    for (std::size_t at = 0; at < n; at += detail::batch_block) {
+      const std::size_t end = n - at < detail::batch_block ? n : at + detail::batch_block;
+      detail::batch_check<T> check{};
+      for (std::size_t i = at; i < end; ++i) {
+        const auto vals = detail::values_of(src[i]);
+        check.add_values(vals.data(), std::make_index_sequence<field_count<T>>{});
+        detail::write_all(src[i], vals, dst + i * size);
+      }
+      if (check.bad()) [[unlikely]]
+        return detail::batch_encode_failure(in, at);
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      if (!encode(src[i], mutable_bytes(dst + i * size, size)))
+        return detail::batch_encode_failure(in, i);
+  }
+  return n;
 }
 
 }  // namespace scaleup::wire
