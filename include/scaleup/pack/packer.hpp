@@ -11,9 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
-#include <type_traits>
 
 #include "scaleup/pack/command.hpp"
 
@@ -197,31 +195,6 @@ class packer {
     std::uint32_t count = 0;
   };
 
-  // Copies n bytes (at most a command's) with fixed-size moves, which the compiler inlines. A
-  // library memcpy for each of a command's two short pieces cost more than the copying: the
-  // call, and the loop's registers saved and restored around it.
-  static constexpr void copy_short(std::uint8_t* out, const std::uint8_t* in,
-                                   std::size_t n) noexcept {
-    if (std::is_constant_evaluated()) {
-      for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
-    } else if (n >= 16) {
-      // 16-byte pieces from the front; the last one ends at the end, overlapping the one before.
-      for (std::size_t i = 0; i + 16 < n; i += 16) std::memcpy(out + i, in + i, 16);
-      std::memcpy(out + n - 16, in + n - 16, 16);
-    } else if (n >= 8) {
-      std::memcpy(out, in, 8);
-      std::memcpy(out + n - 8, in + n - 8, 8);
-    } else if (n >= 4) {
-      std::memcpy(out, in, 4);
-      std::memcpy(out + n - 4, in + n - 4, 4);
-    } else if (n >= 2) {
-      std::memcpy(out, in, 2);
-      std::memcpy(out + n - 2, in + n - 2, 2);
-    } else if (n == 1) {
-      out[0] = in[0];
-    }
-  }
-
   static constexpr std::size_t index(std::uint16_t d, std::uint8_t vc) noexcept {
     return std::size_t{d} * VCs + vc;
   }
@@ -287,9 +260,7 @@ class packer {
       if (used + n > limit) break;  // it starts the next PDU
       if constexpr (Cookies) cookie_out[commands] = e.cookie;
       // Framing was checked at push and the room just above: copy, with byte 1 made to agree.
-      copy_short(dst + used, e.control, control_len);
-      copy_short(dst + used + control_len, e.data, data_len);
-      if (data_len != 0) dst[used + 1] = static_cast<std::uint8_t>(data_len - 1);
+      write_checked_command(bytes(e.control, control_len), bytes(e.data, data_len), dst + used);
       used += n;
       ++commands;
       free_list_[freed++] = at;

@@ -116,4 +116,29 @@ constexpr void copy_bytes(std::uint8_t* out, const std::uint8_t* in, std::size_t
   }
 }
 
+// copy_bytes for short pieces (a packed command's control and data): fixed-size moves that the
+// compiler inlines. A library memcpy per piece cost the packer more than the copying: the call,
+// and the caller's registers saved and restored around it.
+SCALEUP_ALWAYS_INLINE constexpr void copy_short(std::uint8_t* out, const std::uint8_t* in,
+                                                std::size_t n) noexcept {
+  if (std::is_constant_evaluated()) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
+  } else if (n >= 16) {
+    // 16-byte pieces from the front; the last one ends at the end, overlapping the one before.
+    for (std::size_t i = 0; i + 16 < n; i += 16) std::memcpy(out + i, in + i, 16);
+    std::memcpy(out + n - 16, in + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(out, in, 8);
+    std::memcpy(out + n - 8, in + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(out, in, 4);
+    std::memcpy(out + n - 4, in + n - 4, 4);
+  } else if (n >= 2) {
+    std::memcpy(out, in, 2);
+    std::memcpy(out + n - 2, in + n - 2, 2);
+  } else if (n == 1) {
+    out[0] = in[0];
+  }
+}
+
 }  // namespace scaleup::wire
