@@ -5,13 +5,15 @@
 // CRC literals were computed outside scaleup (Python's zlib.crc32, i.e. zlib's CRC-32, which
 // is CRC-32/ISO-HDLC) and are re-checked against ref_crc32 below, a bit-at-a-time
 // implementation of the textbook definition (non-reflected register with reflected input and
-// output), deliberately different in form from the library's reflected slicing-by-4 tables.
+// output), deliberately different in form from the library's reflected slicing tables and
+// PCLMULQDQ folding.
 #include <scaleup/wire/checksum.hpp>
 #include <scaleup/wire/pdu.hpp>
 #include <scaleup/wire/reliability_header.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +59,15 @@ constexpr std::array<std::uint8_t, 9> check_string{'1', '2', '3', '4', '5', '6',
 static_assert(w::crc32(check_string) == 0xCBF43926u);
 static_assert(ref_crc32(check_string) == 0xCBF43926u);
 static_assert(w::crc32(w::bytes{}) == 0u);
+// Long enough for the PCLMUL path at run time; constant evaluation must take the tables.
+// zlib.crc32(bytes(range(128))) = 0x24650D57.
+constexpr auto ramp128 = [] {
+  std::array<std::uint8_t, 128> a{};
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i);
+  return a;
+}();
+static_assert(w::crc32(ramp128) == 0x24650D57u);
+static_assert(ref_crc32(ramp128) == 0x24650D57u);
 
 // The RH of wire_headers_test: ver 0, op 1, xpuid 0x3FF, npsn 0x1234, vc 3, partition 0x3FF,
 // apsn 0xBEEF -> 13 FF 12 34 C3 FF BE EF (bits worked out there).
@@ -119,36 +130,131 @@ TEST_CASE("crc32: check values") {
 }
 
 TEST_CASE("crc32: agrees with the bitwise reference on random buffers") {
+  // Every length 0..600 covers the tables alone (< 64 bytes), the PCLMUL kernel's four-way fold
+  // (each multiple of 64), its 16-byte steps and every 0-15-byte tail.
   std::mt19937_64 rng(0xC4C32);
   int failures = 0;
-  for (std::size_t len = 0; len <= 100; ++len) {
-    for (int rep = 0; rep < 20; ++rep) {
-      // Random start within a larger buffer, so every alignment of the 4-byte loop is seen.
-      byte_vector buf(len + 3);
+  for (std::size_t len = 0; len <= 600; ++len) {
+    for (int rep = 0; rep < 8; ++rep) {
+      // Random start within a larger buffer, so every alignment of the 16-byte loads is seen.
+      byte_vector buf(len + 15);
       for (auto& b : buf) b = static_cast<std::uint8_t>(rng());
-      const std::size_t start = rng() % 4;
+      const std::size_t start = rng() % 16;
       const w::bytes data = w::bytes(buf).subspan(start, len);
       const std::uint32_t want = ref_crc32(data);
       const std::uint32_t whole = w::crc32(data);
+      const std::uint32_t tables =
+          w::crc32_final(w::detail::crc32_update_tables(w::crc32_init, data.data(), len));
       // Fed in two pieces split at a random point.
-      const std::size_t cut = len == 0 ? 0 : rng() % (len + 1);
+      const std::size_t cut = rng() % (len + 1);
       const std::uint32_t split = w::crc32_final(
           w::crc32_update(w::crc32_update(w::crc32_init, data.first(cut)), data.subspan(cut)));
-      // Fed one byte at a time.
-      std::uint32_t running = w::crc32_init;
-      for (std::size_t i = 0; i < len; ++i) running = w::crc32_update(running, data.subspan(i, 1));
-      if (whole != want || split != want || w::crc32_final(running) != want) {
+      // Fed in random pieces of 0 to 150 bytes, some long enough for the kernel.
+      std::uint32_t pieces = w::crc32_init;
+      for (std::size_t at = 0; at < len;) {
+        const std::size_t k = std::min<std::size_t>(rng() % 151, len - at);
+        pieces = w::crc32_update(pieces, data.subspan(at, k));
+        at += k;
+      }
+      if (whole != want || tables != want || split != want || w::crc32_final(pieces) != want) {
         ++failures;
         CAPTURE(len);
-        CAPTURE(hex(data));
+        CAPTURE(start);
+        CAPTURE(cut);
         CHECK(whole == want);
+        CHECK(tables == want);
         CHECK(split == want);
-        CHECK(w::crc32_final(running) == want);
+        CHECK(w::crc32_final(pieces) == want);
+      }
+    }
+    // Fed one byte at a time (one buffer per length: the reference is slow).
+    if (len <= 100) {
+      const byte_vector buf = scaleup::test::ramp(len, static_cast<std::uint8_t>(len), 37);
+      std::uint32_t running = w::crc32_init;
+      for (std::size_t i = 0; i < len; ++i)
+        running = w::crc32_update(running, w::bytes(buf).subspan(i, 1));
+      if (w::crc32_final(running) != ref_crc32(buf)) {
+        ++failures;
+        CAPTURE(len);
+        CHECK(w::crc32_final(running) == ref_crc32(buf));
       }
     }
   }
   CHECK(failures == 0);
 }
+
+#if SCALEUP_CRC32_HAS_CLMUL
+// The kernel's folding constants from their definition: x^n mod P (P = 0x104C11DB7, high
+// degree first), bit-reflected over 32 bits and shifted left once, as the reflected fold wants.
+constexpr std::uint64_t fold_constant(int n) {
+  std::uint64_t r = 1;  // x^0
+  for (int i = 0; i < n; ++i) {
+    r <<= 1;
+    if (r & (std::uint64_t{1} << 32)) r ^= 0x104C11DB7u;
+  }
+  return std::uint64_t{reflect(static_cast<std::uint32_t>(r), 32)} << 1;
+}
+// floor(x^64 / P) by long division, the dividend's bits fed in from x^64 down: while bit i is
+// the window's lowest, its bit 32 stands for x^(i+32), so subtracting P * x^i sets quotient bit
+// i. Then reflected over 33 bits.
+constexpr std::uint64_t barrett_constant() {
+  std::uint64_t window = 0, q = 0;
+  for (int i = 64; i >= 0; --i) {
+    window = (window << 1) | (i == 64 ? 1 : 0);
+    if (window & (std::uint64_t{1} << 32)) {
+      window ^= 0x104C11DB7u;
+      q |= std::uint64_t{1} << i;
+    }
+  }
+  std::uint64_t r = 0;
+  for (int i = 0; i < 33; ++i)
+    if (q & (std::uint64_t{1} << i)) r |= std::uint64_t{1} << (32 - i);
+  return r;
+}
+static_assert(w::detail::crc32_k1 == fold_constant(4 * 128 + 32));
+static_assert(w::detail::crc32_k2 == fold_constant(4 * 128 - 32));
+static_assert(w::detail::crc32_k3 == fold_constant(128 + 32));
+static_assert(w::detail::crc32_k4 == fold_constant(128 - 32));
+static_assert(w::detail::crc32_k5 == fold_constant(64));
+static_assert(w::detail::crc32_p == 0x1DB710641u);  // 0x104C11DB7 reflected over 33 bits
+static_assert(w::detail::crc32_u == barrett_constant());
+
+// crc32_update takes the kernel only when the CPU has PCLMUL, so it is called here directly:
+// without that, a kernel bug on a machine that has it would hide behind the tables.
+TEST_CASE("crc32: the PCLMULQDQ kernel agrees with the tables") {
+  if (!w::detail::crc32_clmul_available()) {
+    MESSAGE("this CPU has no PCLMULQDQ/SSE4.1: the kernel is not exercised");
+    return;
+  }
+  // The check string eight times (72 bytes, kernel on the first 64): zlib.crc32 = 0x8811A440.
+  byte_vector nine;
+  for (int i = 0; i < 8; ++i)
+    for (const std::uint8_t b : check_string) nine.push_back(b);
+  const std::uint32_t head = w::detail::crc32_clmul(w::crc32_init, nine.data(), 64);
+  CHECK(w::crc32_final(w::detail::crc32_update_tables(head, nine.data() + 64, 8)) == 0x8811A440u);
+  CHECK(w::crc32(nine) == 0x8811A440u);
+
+  std::mt19937_64 rng(0xC1A5);
+  int failures = 0;
+  for (std::size_t len = w::detail::crc32_clmul_min; len <= 1024; len += 16) {
+    for (int rep = 0; rep < 4; ++rep) {
+      byte_vector buf(len + 15);
+      for (auto& b : buf) b = static_cast<std::uint8_t>(rng());
+      const std::uint8_t* p = buf.data() + rng() % 16;
+      // Any running register, not only the initial one, as in an incremental update.
+      const auto crc = static_cast<std::uint32_t>(rng());
+      const std::uint32_t got = w::detail::crc32_clmul(crc, p, len);
+      const std::uint32_t want = w::detail::crc32_update_tables(crc, p, len);
+      if (got != want) {
+        ++failures;
+        CAPTURE(len);
+        CHECK(got == want);
+      }
+    }
+  }
+  CHECK(failures == 0);
+}
+#endif
 
 // ---- Internet checksum -------------------------------------------------------------------
 
