@@ -163,8 +163,11 @@ wire::bytes bytes_of(tvbuff_t* tvb, [[maybe_unused]] packet_info* pinfo) {
 
 // ---- showing a tree ----------------------------------------------------------------------
 
+// `found`: dissect::destination_xpu(t), or where there is an RH the destination the analysis
+// takes (that, else `dst_hint`).
 template <class Tree>
-std::string info_text(const Tree& t, std::optional<std::uint32_t> dst_hint) {
+std::string info_text(const Tree& t, std::optional<std::uint32_t> found,
+                      std::optional<std::uint32_t> dst_hint) {
   std::string s;
   const auto value = [&](std::string_view filter) -> std::optional<std::uint64_t> {
     if (const auto* f = t.find(filter)) return f->value;
@@ -173,8 +176,7 @@ std::string info_text(const Tree& t, std::optional<std::uint32_t> dst_hint) {
   const auto num = [](std::uint64_t v) { return std::to_string(v); };
   constexpr const char* arrow = " \xe2\x86\x92 ";
   if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>().filter)) {
-    auto dst = dissect::destination_xpu(t);
-    if (!dst) dst = dst_hint;
+    const auto dst = found ? found : dst_hint;
     s = "XPU " + num(*src) + arrow + (dst ? num(*dst) : std::string("?"));
     if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) s += " VC " + num(*vc);
     const auto payload = value(dissect::generated::payload_len.filter);
@@ -188,7 +190,7 @@ std::string info_text(const Tree& t, std::optional<std::uint32_t> dst_hint) {
     if (payload) s += *payload ? " Len=" + num(*payload) : " (RH only)";
   } else if (const auto* src = t.find(
                  wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>().filter)) {
-    const auto dst = dissect::destination_xpu(t);
+    const auto dst = found;
     s = "XPU " + num(src->value) + arrow + (dst ? num(*dst) : std::string("?"));
     if (const auto tc =
             value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>().filter))
@@ -272,20 +274,26 @@ int show(const Tree& t, const ws::placement& at, bool cut_short, packet_info* pi
   if (!r.any) return 0;
   set_xpu_addresses(t, pinfo);
   const bool has_rh = t.find_layer(wire::layout<rh_t>::name) != nullptr;
+  std::optional<dissect::frame_facts> facts;
+  if (pref_analyze && has_rh && !cut_short) {
+    std::uint16_t port = 0;
+    if (pref_port_by_interface && pinfo->rec &&
+        (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+      port = static_cast<std::uint16_t>(pinfo->rec->rec_header.packet_header.interface_id);
+    const std::int64_t ns =
+        static_cast<std::int64_t>(pinfo->abs_ts.secs) * 1'000'000'000 + pinfo->abs_ts.nsecs;
+    facts = dissect::facts_of(t, pinfo->num, ns, port, dst_hint);
+  }
+  // The facts hold the destination (the tree's, else the hint): the search is done once.
+  const auto dst =
+      facts ? std::optional<std::uint32_t>(facts->key.dst) : dissect::destination_xpu(t);
   col_set_str(pinfo->cinfo, COL_PROTOCOL,
               proto_get_protocol_short_name(find_protocol_by_id(r.last->id)));
-  const std::string info = info_text(t, dst_hint);
+  const std::string info = info_text(t, dst, dst_hint);
   col_clear(pinfo->cinfo, COL_INFO);
   col_add_str(pinfo->cinfo, COL_INFO, info.c_str());
   col_set_fence(pinfo->cinfo, COL_INFO);
   if (r.rh_item) proto_item_append_text(r.rh_item, ", %s", info.c_str());
-  if (!pref_analyze || !has_rh || cut_short) return static_cast<int>(tvb_captured_length(at.tvb));
-  std::uint16_t port = 0;
-  if (pref_port_by_interface && pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
-    port = static_cast<std::uint16_t>(pinfo->rec->rec_header.packet_header.interface_id);
-  const std::int64_t ns =
-      static_cast<std::int64_t>(pinfo->abs_ts.secs) * 1'000'000'000 + pinfo->abs_ts.nsecs;
-  const auto facts = dissect::facts_of(t, pinfo->num, ns, port, dst_hint);
   if (!facts) return static_cast<int>(tvb_captured_length(at.tvb));
   if (!analysis) init_capture();
   show_analysis(analysis->add(*facts), r, at.tvb, pinfo);
@@ -457,6 +465,13 @@ gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   const wire::bytes frame = bytes_of(tvb, pinfo);
   if (frame.empty() || !wire::has_afh2_signature(frame[0])) return FALSE;
   const dissect::options o = current_options();
+  // W = 0, the normal format, has the signature of many locally administered MACs: the engine
+  // takes such a frame for AFH Gen 2 only when the SUE Ethertype is in bytes 12-13 (an FCS
+  // only shortens the frame). Without it the frame is plain Ethernet, known without
+  // dissecting it whole (its checksums included) for every frame of an ordinary capture.
+  if (!(frame[0] & wire::afh2_w_bit) &&
+      (frame.size() < 14 || wire::load_be16(frame.data() + 12) != o.sue_ethertype))
+    return FALSE;
   // The engine decides, exactly as for `scaleup dump`; commands are not needed to decide.
   dissect::options quick = o;
   quick.profile = nullptr;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <utility>
 
 #include "scaleup/dissect/registry.hpp"
@@ -268,6 +269,35 @@ const protocol* registry::protocol_of(std::string_view layer_name) const {
 const field_spec* registry::field(std::string_view filter) const {
   const auto it = fields_.find(filter);
   return it == fields_.end() ? nullptr : &it->second;
+}
+
+registry::known_field& registry::slot_for(const wire::field_info* info) {
+  const std::size_t mask = by_info_.size() - 1;
+  // Fibonacci hashing of the address (std::hash of a pointer is the address itself).
+  const std::size_t address = std::hash<const wire::field_info*>{}(info);
+  std::size_t i = address * 0x9E3779B97F4A7C15ull >> 24;
+  for (;; ++i)
+    if (by_info_[i & mask].info == info || !by_info_[i & mask].info) return by_info_[i & mask];
+}
+
+const field_spec* registry::field(const wire::field_info& info) {
+  if (by_info_.empty()) by_info_.resize(1024);
+  known_field* k = &slot_for(&info);
+  if (!k->info) {
+    if (2 * (known_ + 1) > by_info_.size()) {  // keep it at most half full
+      std::vector<known_field> old(by_info_.size() * 2);
+      old.swap(by_info_);
+      for (const auto& e : old)
+        if (e.info) slot_for(e.info) = e;
+      k = &slot_for(&info);
+    }
+    ++known_;
+    *k = known_field{&info, info.filter, field(info.filter)};
+  } else if (k->filter.data() != info.filter.data() || k->filter.size() != info.filter.size()) {
+    // An entry at an address once used by another (a table built at run time): looked up again.
+    *k = known_field{&info, info.filter, field(info.filter)};
+  }
+  return k->spec;
 }
 
 int registry::ett_for(std::string_view layer_name) {

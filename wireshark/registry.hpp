@@ -49,6 +49,9 @@ class registry {
 
   // The field registered for a filter name; nullptr when it belongs to Wireshark.
   const field_spec* field(std::string_view filter) const;
+  // The same for a table entry, remembered by its address: every field of every frame comes
+  // here, and the search by name costs more than the item it is for.
+  const field_spec* field(const wire::field_info& info);
 
   // A subtree index per layer name, handed out on first use from a pool.
   int ett_for(std::string_view layer_name);
@@ -76,6 +79,16 @@ class registry {
   std::map<std::string, pending, std::less<>> pending_;
   std::vector<std::string> pending_order_;
   std::map<std::string, field_spec, std::less<>> fields_;
+  // Open addressing on the entry's address, a power-of-two table at most half full: cheaper
+  // than a std::unordered_map, whose bucket index is a division.
+  struct known_field {
+    const wire::field_info* info = nullptr;
+    std::string_view filter;  // the entry's name when it was looked up
+    const field_spec* spec = nullptr;
+  };
+  std::vector<known_field> by_info_;
+  std::size_t known_ = 0;
+  known_field& slot_for(const wire::field_info* info);
   std::deque<int> ids_;
   std::deque<std::vector<hf_register_info>> hf_arrays_;  // Wireshark keeps pointers into them
   std::deque<std::vector<value_string>> vals_;

@@ -11,8 +11,11 @@
 #include <epan/packet.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "registry.hpp"
@@ -54,9 +57,8 @@ struct rendered {
 namespace detail {
 
 // The line `scaleup dump -v` prints for a field, without its filter name.
-inline std::string field_text(const dissect::field_node& f) {
-  std::string text;
-  string_sink out{text};
+template <class Sink>
+void put_field_text(Sink& out, const dissect::field_node& f) {
   const bool sub_byte = !f.generated && (f.bit % 8 || f.info->width % 8) && f.info->width <= 32;
   if (sub_byte) dissect::put_bit_pattern(out, f);
   out(f.info->name);
@@ -67,7 +69,50 @@ inline std::string field_text(const dissect::field_node& f) {
     out(f.value_name());
     out(")");
   }
+}
+
+inline std::string field_text(const dissect::field_node& f) {
+  std::string text;
+  string_sink out{text};
+  put_field_text(out, f);
   return text;
+}
+
+// Writes into a Wireshark label; `full` when the text does not fit (it is then incomplete).
+struct label_sink {
+  char* text;
+  std::size_t size = 0;
+  bool full = false;
+  void operator()(std::string_view v) {
+    // `size` stays below the label's length, so the difference cannot wrap.
+    if (v.size() < ITEM_LABEL_LENGTH - size) [[likely]] {
+      std::memcpy(text + size, v.data(), v.size());
+      size += v.size();
+    } else {
+      full = true;
+      size = ITEM_LABEL_LENGTH - 1;  // nothing more goes in
+    }
+  }
+};
+
+// What proto_tree_add_*_format() does with its text, without formatting "%s" through
+// printf, which cost more than adding the item (tshark's -T fields builds the visible tree):
+// the label of a real item (not the parent handed back for a faked one) that is not hidden.
+// The label is written in place when it is only the text, as in Wireshark 4.0; a label that
+// holds more (later versions keep where the value starts) is left to Wireshark.
+inline void set_label(proto_tree* tree, proto_item* item, const dissect::field_node& f) {
+  if (!item || item == tree || proto_item_is_hidden(item)) return;
+  if constexpr (sizeof(item_label_t) == ITEM_LABEL_LENGTH) {
+    auto* rep = wmem_new(PNODE_POOL(item), item_label_t);
+    label_sink out{rep->representation};
+    put_field_text(out, f);
+    if (!out.full) {
+      rep->representation[out.size] = '\0';
+      PITEM_FINFO(item)->rep = rep;
+      return;
+    }
+  }
+  proto_item_set_text(item, "%s", field_text(f).c_str());  // Wireshark's truncation mark
 }
 
 inline std::pair<int, int> field_range(const placement& at, const dissect::field_node& f,
@@ -85,56 +130,83 @@ inline void add_text(proto_tree* tree, const placement& at, int ett, const disse
   if (f.generated) proto_item_set_generated(item);
 }
 
-inline void add_field(registry& reg, proto_tree* tree, const placement& at, packet_info* pinfo,
-                      const dissect::field_node& f, std::uint32_t layer_offset) {
-  const field_spec* spec = reg.field(f.info->filter);
-  if (!spec || spec->hf < 0) return;
-  const std::string text = field_text(f);
-  const auto [start, length] = field_range(at, f, layer_offset);
-  proto_item* item = nullptr;
-  const int hf = spec->hf;
-  tvbuff_t* tvb = at.tvb;
-  switch (spec->type) {
+// The field's item with its value, unlabelled; nullptr when it cannot be shown.
+inline proto_item* add_value(const field_spec& spec, proto_tree* tree, tvbuff_t* tvb, int start,
+                             int length, packet_info* pinfo, const dissect::field_node& f) {
+  const int hf = spec.hf;
+  switch (spec.type) {
     case FT_STRING: {
       const std::string_view v = f.value_name();
-      item = proto_tree_add_string_format(tree, hf, tvb, start, length,
-                                          wmem_strndup(pinfo->pool, v.data(), v.size()), "%s",
-                                          text.c_str());
-      break;
+      return proto_tree_add_string(tree, hf, tvb, start, length,
+                                   wmem_strndup(pinfo->pool, v.data(), v.size()));
     }
     case FT_ETHER: {
       guint8 mac[6];
       for (int i = 0; i < 6; ++i) mac[i] = static_cast<guint8>(f.value >> (8 * (5 - i)));
-      item = proto_tree_add_ether_format(tree, hf, tvb, start, length, mac, "%s", text.c_str());
-      break;
+      return proto_tree_add_ether(tree, hf, tvb, start, length, mac);
     }
     case FT_IPv4:
-      item = proto_tree_add_ipv4_format(tree, hf, tvb, start, length,
-                                        g_htonl(static_cast<guint32>(f.value)), "%s", text.c_str());
-      break;
+      return proto_tree_add_ipv4(tree, hf, tvb, start, length,
+                                 g_htonl(static_cast<guint32>(f.value)));
     case FT_IPv6: {
-      if (!f.raw) return;
+      if (!f.raw) return nullptr;
       ws_in6_addr a;
       std::copy(f.raw, f.raw + 16, a.bytes);
-      item = proto_tree_add_ipv6_format(tree, hf, tvb, start, length, &a, "%s", text.c_str());
-      break;
+      return proto_tree_add_ipv6(tree, hf, tvb, start, length, &a);
     }
     case FT_BOOLEAN:
-      item = proto_tree_add_boolean_format(tree, hf, tvb, start, length,
-                                           static_cast<guint32>(f.value), "%s", text.c_str());
-      break;
+      return proto_tree_add_boolean(tree, hf, tvb, start, length, static_cast<guint32>(f.value));
     case FT_UINT8:
     case FT_UINT16:
     case FT_UINT24:
     case FT_UINT32:
-      item = proto_tree_add_uint_format(tree, hf, tvb, start, length, static_cast<guint32>(f.value),
-                                        "%s", text.c_str());
-      break;
+      return proto_tree_add_uint(tree, hf, tvb, start, length, static_cast<guint32>(f.value));
     default:
-      item =
-          proto_tree_add_uint64_format(tree, hf, tvb, start, length, f.value, "%s", text.c_str());
-      break;
+      return proto_tree_add_uint64(tree, hf, tvb, start, length, f.value);
   }
+}
+
+// A layer's heading as `scaleup dump -v` titles it: "#2: <title>, 12 bytes".
+template <class Sink>
+void put_layer_title(Sink& out, const dissect::layer_node& l, std::size_t list_index) {
+  char digits[24];
+  if (!l.list.empty()) {
+    out("#");
+    out(std::string_view(digits, std::to_chars(digits, digits + sizeof digits, list_index).ptr));
+    out(": ");
+  }
+  out(l.title);
+  out(", ");
+  out(std::string_view(digits, std::to_chars(digits, digits + sizeof digits, l.length).ptr));
+  out(l.length == 1 ? " byte" : " bytes");
+}
+
+// The subtree of a layer; the heading built on the stack, not in strings on the heap.
+inline proto_tree* add_layer_subtree(proto_tree* parent, tvbuff_t* tvb, int start, int length,
+                                     int ett, const dissect::layer_node& l,
+                                     std::size_t list_index) {
+  char text[ITEM_LABEL_LENGTH];
+  label_sink out{text};
+  put_layer_title(out, l, list_index);
+  if (out.full) {  // too long for a label: Wireshark truncates it
+    std::string s;
+    string_sink all{s};
+    put_layer_title(all, l, list_index);
+    return proto_tree_add_subtree_format(parent, tvb, start, length, ett, nullptr, "%s", s.c_str());
+  }
+  text[out.size] = '\0';
+  return proto_tree_add_subtree_format(parent, tvb, start, length, ett, nullptr, "%s", text);
+}
+
+inline void add_field(registry& reg, proto_tree* tree, const placement& at, packet_info* pinfo,
+                      const dissect::field_node& f, std::uint32_t layer_offset) {
+  if (!tree) return;  // no tree asked for: Wireshark would add nothing
+  const field_spec* spec = reg.field(*f.info);
+  if (!spec || spec->hf < 0) return;
+  const auto [start, length] = field_range(at, f, layer_offset);
+  proto_item* item = add_value(*spec, tree, at.tvb, start, length, pinfo, f);
+  if (!item) return;
+  set_label(tree, item, f);
   if (f.generated) proto_item_set_generated(item);
 }
 
@@ -174,9 +246,13 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
     for (const auto& f : fields)
       if (f.layer < layers.size()) by_layer[next[f.layer]++] = &f;
   }
+  // Each layer's protocol, once: a protocol item looks ahead over the run of its layers.
+  std::vector<const protocol*> protocol_at(layers.size());
+  for (std::size_t li = 0; li < layers.size(); ++li)
+    protocol_at[li] = reg.protocol_of(layers[li].name);
   for (std::size_t li = 0; li < layers.size(); ++li) {
     const auto& l = layers[li];
-    const protocol* p = reg.protocol_of(l.name);
+    const protocol* p = protocol_at[li];
     if (!p || p->id < 0) {
       current = nullptr;
       open.clear();
@@ -198,7 +274,7 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
     if (p != current && open.empty()) {
       // One protocol item over the run of consecutive layers that belong to p.
       std::uint32_t lo = l.offset, hi = l.offset + l.length;
-      for (std::size_t k = li + 1; k < layers.size() && reg.protocol_of(layers[k].name) == p; ++k) {
+      for (std::size_t k = li + 1; k < layers.size() && protocol_at[k] == p; ++k) {
         lo = std::min(lo, layers[k].offset);
         hi = std::max(hi, layers[k].offset + layers[k].length);
       }
@@ -219,16 +295,13 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
     if (l.name == p->prefix && open.empty()) {
       layer_tree[li] = current_tree;  // the protocol's own header: its fields go on top
     } else {
-      std::string title(l.title);
       if (!l.list.empty()) {
         list_index = l.list == list_name ? list_index + 1 : 1;
         list_name = l.list;
-        title = "#" + std::to_string(list_index) + ": " + title;
       }
-      title += ", " + std::to_string(l.length) + (l.length == 1 ? " byte" : " bytes");
       const auto [start, length] = at.range(l.offset, l.length);
-      layer_tree[li] = proto_tree_add_subtree_format(
-          parent, at.tvb, start, length, reg.ett_for(l.name), nullptr, "%s", title.c_str());
+      layer_tree[li] = detail::add_layer_subtree(parent, at.tvb, start, length, reg.ett_for(l.name),
+                                                 l, list_index);
     }
     for (std::size_t k = first[li]; k < first[li + 1]; ++k)
       detail::add_field(reg, layer_tree[li], at, pinfo, *by_layer[k], l.offset);

@@ -113,13 +113,20 @@ struct ones_sum {
       odd = false;
       i = 1;
     }
-    // Four bytes at a time into 64 bits: a ones'-complement sum of 32-bit words folds to the
-    // same 16 bits as one of 16-bit words (RFC 1071 2(B)), and 2^32 words cannot carry out.
+    // Eight bytes at a time, as two little-endian 32-bit words into 64 bits: a
+    // ones'-complement sum of 32-bit words folds to the same 16 bits as one of 16-bit words, and
+    // summing byte-swapped words gives the byte-swapped sum (RFC 1071 2(A), 2(B)); so no swap
+    // per word, one at the end. 2^31 steps cannot carry out of 64 bits.
     std::uint64_t wide = 0;
-    for (; i + 3 < data.size(); i += 4) wide += load_be32(data.data() + i);
+    for (; i + 7 < data.size(); i += 8) {
+      const std::uint64_t w = detail::load_le64(data.data() + i);
+      wide += (w & 0xFFFFFFFF) + (w >> 32);
+    }
     wide = (wide & 0xFFFFFFFF) + (wide >> 32);
     wide = (wide & 0xFFFF) + ((wide >> 16) & 0xFFFF) + (wide >> 32);
-    acc += static_cast<std::uint32_t>(wide);
+    wide = (wide & 0xFFFF) + (wide >> 16);
+    wide = (wide & 0xFFFF) + (wide >> 16);
+    acc += static_cast<std::uint32_t>((wide & 0xFF) << 8 | wide >> 8);
     for (; i + 1 < data.size(); i += 2) acc += load_be16(data.data() + i);
     if (i < data.size()) {
       acc += std::uint32_t{data[i]} << 8;
