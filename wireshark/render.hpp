@@ -11,7 +11,6 @@
 #include <epan/packet.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -56,25 +55,10 @@ struct rendered {
 
 namespace detail {
 
-// The line `scaleup dump -v` prints for a field, without its filter name.
-template <class Sink>
-void put_field_text(Sink& out, const dissect::field_node& f) {
-  const bool sub_byte = !f.generated && (f.bit % 8 || f.info->width % 8) && f.info->width <= 32;
-  if (sub_byte) dissect::put_bit_pattern(out, f);
-  out(f.info->name);
-  out(": ");
-  dissect::put_value(out, f);
-  if (f.info->type != wire::kind::label && !f.value_name().empty()) {
-    out(" (");
-    out(f.value_name());
-    out(")");
-  }
-}
-
 inline std::string field_text(const dissect::field_node& f) {
   std::string text;
   string_sink out{text};
-  put_field_text(out, f);
+  dissect::put_field_text(out, f);
   return text;
 }
 
@@ -105,7 +89,7 @@ inline void set_label(proto_tree* tree, proto_item* item, const dissect::field_n
   if constexpr (sizeof(item_label_t) == ITEM_LABEL_LENGTH) {
     auto* rep = wmem_new(PNODE_POOL(item), item_label_t);
     label_sink out{rep->representation};
-    put_field_text(out, f);
+    dissect::put_field_text(out, f);
     if (!out.full) {
       rep->representation[out.size] = '\0';
       PITEM_FINFO(item)->rep = rep;
@@ -166,18 +150,17 @@ inline proto_item* add_value(const field_spec& spec, proto_tree* tree, tvbuff_t*
   }
 }
 
-// A layer's heading as `scaleup dump -v` titles it: "#2: <title>, 12 bytes".
+// A layer's subtree heading: "#2: <title>, 12 bytes" (the number only in a list).
 template <class Sink>
 void put_layer_title(Sink& out, const dissect::layer_node& l, std::size_t list_index) {
-  char digits[24];
   if (!l.list.empty()) {
     out("#");
-    out(std::string_view(digits, std::to_chars(digits, digits + sizeof digits, list_index).ptr));
+    dissect::detail::put_uint(out, list_index);
     out(": ");
   }
   out(l.title);
   out(", ");
-  out(std::string_view(digits, std::to_chars(digits, digits + sizeof digits, l.length).ptr));
+  dissect::detail::put_uint(out, l.length);
   out(l.length == 1 ? " byte" : " bytes");
 }
 

@@ -737,6 +737,23 @@ void put_bit_pattern(Out& out, const field_node& f) {
   out(" = ");
 }
 
+// A field's line in the field tree, without its filter name (the Wireshark plugin's item
+// labels are these): bit pattern for a field that does not fill its bytes, name, value, and
+// the value's name. A generated field has no bit pattern (it is not on the wire).
+template <class Out>
+void put_field_text(Out& out, const field_node& f) {
+  const bool sub_byte = !f.generated && (f.bit % 8 || f.info->width % 8) && f.info->width <= 32;
+  if (sub_byte) put_bit_pattern(out, f);
+  out(f.info->name);
+  out(": ");
+  put_value(out, f);
+  if (f.info->type != wire::kind::label && !f.value_name().empty()) {
+    out(" (");
+    out(f.value_name());
+    out(")");
+  }
+}
+
 // A field tree like `tshark -V`: a heading per layer, an indented line per field.
 template <class Out, class Tree>
 void put_verbose(Out& sink, const Tree& t, std::uint64_t frame_number) {
@@ -763,17 +780,8 @@ void put_verbose(Out& sink, const Tree& t, std::uint64_t frame_number) {
     for (const auto& f : fields.subspan(spans.lo[li], spans.hi[li] - spans.lo[li])) {
       if (f.layer != li) continue;
       out("    ");
-      const bool sub_byte = !f.generated && (f.bit % 8 || f.info->width % 8) && f.info->width <= 32;
-      if (sub_byte) put_bit_pattern(out, f);
       if (f.generated) out("[");
-      out(f.info->name);
-      out(": ");
-      put_value(out, f);
-      if (f.info->type != wire::kind::label && !f.value_name().empty()) {
-        out(" (");
-        out(f.value_name());
-        out(")");
-      }
+      put_field_text(out, f);
       if (f.generated) out("]");
       out("  {");
       out(f.info->filter);

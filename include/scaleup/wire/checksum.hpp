@@ -122,10 +122,7 @@ struct ones_sum {
       const std::uint64_t w = detail::load_le64(data.data() + i);
       wide += (w & 0xFFFFFFFF) + (w >> 32);
     }
-    wide = (wide & 0xFFFFFFFF) + (wide >> 32);
-    wide = (wide & 0xFFFF) + ((wide >> 16) & 0xFFFF) + (wide >> 32);
-    wide = (wide & 0xFFFF) + (wide >> 16);
-    wide = (wide & 0xFFFF) + (wide >> 16);
+    wide = fold16(wide);
     acc += static_cast<std::uint32_t>((wide & 0xFF) << 8 | wide >> 8);
     for (; i + 1 < data.size(); i += 2) acc += load_be16(data.data() + i);
     if (i < data.size()) {
@@ -142,8 +139,11 @@ struct ones_sum {
   constexpr ones_sum& add32(std::uint32_t v) noexcept {
     return add16(static_cast<std::uint16_t>(v >> 16)).add16(static_cast<std::uint16_t>(v));
   }
-  constexpr void fold() noexcept {
-    while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
+  constexpr void fold() noexcept { acc = static_cast<std::uint32_t>(fold16(acc)); }
+  // End-around carries until 16 bits are left.
+  static constexpr std::uint64_t fold16(std::uint64_t x) noexcept {
+    while (x >> 16) x = (x & 0xFFFF) + (x >> 16);
+    return x;
   }
   // The value to put in a checksum field.
   constexpr std::uint16_t checksum() const noexcept {
