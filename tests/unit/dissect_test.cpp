@@ -1710,3 +1710,33 @@ TEST_CASE("dissect: fcs_mode::present checks the FCS it strips") {
   // The PDU itself is still found and good: the FCS was stripped.
   CHECK(t.find("sue.rcrc.status")->value_name() == "good");
 }
+
+// put_json indexes up to 256 fields of a layer on the stack and falls back to a general walk
+// beyond: both must write the same members. A name once is a value, a name repeated an array in
+// order of appearance, a reserved field nothing.
+TEST_CASE("dissect: JSON members are the same below and above the indexed 256 fields") {
+  static constexpr w::field_info a{.name = "a", .filter = "t.a", .width = 16};
+  static constexpr w::field_info b{.name = "b", .filter = "t.b", .width = 16};
+  static constexpr w::field_info one{.name = "one", .filter = "t.one", .width = 8};
+  static constexpr w::field_info rsv{
+      .name = "rsv", .filter = "t.rsv", .width = 8, .check = w::rule::reserved};
+  // 1 + 3 x 85 = 256 fields: the last count indexed; 86 pairs take the general walk.
+  for (const std::size_t pairs : {1u, 50u, 85u, 86u, 400u}) {
+    CAPTURE(pairs);
+    auto t = std::make_unique<d::large_tree>();
+    const auto l = t->add_layer("t", "Test", 0, 0);
+    t->add_field({&one, l, 0, false, 7, nullptr});
+    std::string as, bs;
+    for (std::size_t i = 0; i < pairs; ++i) {
+      t->add_field({&a, l, 0, false, i, nullptr});
+      t->add_field({&rsv, l, 0, false, 0, nullptr});
+      t->add_field({&b, l, 0, false, 1000 + i, nullptr});
+      as += (i ? "," : "") + std::to_string(i);
+      bs += (i ? "," : "") + std::to_string(1000 + i);
+    }
+    const std::string want = pairs == 1 ? "\"t.one\":7,\"t.a\":0,\"t.b\":1000"
+                                        : "\"t.one\":7,\"t.a\":[" + as + "],\"t.b\":[" + bs + "]";
+    const std::string got = scaleup::test::render([&](auto& out) { d::put_json(out, *t, 1); });
+    CHECK(got == "{\"frame\":1,\"encap\":\"\",\"len\":0," + want + ",\"errors\":[]}");
+  }
+}
