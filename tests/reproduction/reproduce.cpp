@@ -1,0 +1,76 @@
+// Computes every row of docs/reproduction.md whose model exists and prints it as `id value`, one
+// row a line. check.py compares these with the table: the model figure written there, and the seed
+// figure within the row's tolerance. A row the models cannot compute is not printed.
+#include <cstdio>
+
+#include "scaleup/rdma/params.hpp"
+#include "scaleup/tofu/efficiency.hpp"
+#include "scaleup/transport/deployment.hpp"
+#include "scaleup/transport/latency_budget.hpp"
+
+namespace {
+
+namespace t = scaleup::transport;
+namespace tf = scaleup::tofu;
+
+void row(const char* id, double value) { std::printf("%s %.6g\n", id, value); }
+
+double latency(t::cable_kind c, double metres) {
+  return t::one_way_latency({.cable = c, .metres = metres}).total();
+}
+
+// The rows of a stated table the configuration rule gives, in order, when it gives exactly those
+// rows and no others; 0 otherwise.
+template <class Table>
+double reproduced(const Table& table, const t::instance_shape& s) {
+  const auto all = t::all_port_configs(s);
+  if (all.n != table.size()) return 0;
+  for (std::size_t i = 0; i < all.n; ++i)
+    if (!(all.list[i] == table[i])) return 0;
+  return static_cast<double>(all.n);
+}
+
+void sue() {
+  using enum t::cable_kind;
+  row("sue.latency.smf10", latency(single_mode_fiber, 10));
+  row("sue.latency.hcf10", latency(hollow_core_fiber, 10));
+  row("sue.latency.smf5", latency(single_mode_fiber, 5));
+  row("sue.latency.hcf5", latency(hollow_core_fiber, 5));
+  row("sue.latency.twx5", latency(twinax_copper, 5));
+  row("sue.latency.twx3", latency(twinax_copper, 3));
+  row("sue.rtt.smf10", t::one_way_latency({.metres = 10}).round_trip());
+  row("sue.cable.max", t::max_cable_metres(single_mode_fiber));
+  row("sue.ports.table6", reproduced(t::table6, t::sue_800g));
+  row("sue.ports.table7", reproduced(t::table7, t::sue_1600g));
+  const t::switched_fabric fig1{};
+  row("sue.fig1.switches", fig1.switches());
+  row("sue.fig1.pair_tbps", fig1.pair_tbps());
+}
+
+void tofu() {
+  const auto c = tf::cost(63, 2, 2);  // the largest frame split over both lanes
+  row("tofu.link_bandwidth", tf::link_bandwidth(2));
+  row("tofu.put_throughput", c.throughput);
+  row("tofu.put_efficiency", c.efficiency * 100);
+  row("tofu.injection_rate", c.throughput * tf::paper::tnis);
+  row("tofu.injection_efficiency",
+      c.throughput * tf::paper::tnis / tf::paper::injection_bandwidth * 100);
+}
+
+// The send unit's line: a 512-bit datapath at the QoS engine's 150 MHz, and a packet of one header
+// word, one footer word and the payload's 512-bit words (Thesis 4.2.2).
+void rdma() {
+  constexpr double datapath_bits = 512, clock_mhz = 150;
+  const double line_gbps = datapath_bits * clock_mhz / 1000;
+  const double words = scaleup::rdma::thesis.packet_payload * 8 / datapath_bits;
+  row("rdma.line_gbps", line_gbps);
+  row("rdma.max_throughput", words / (words + 2) * line_gbps);
+}
+
+}  // namespace
+
+int main() {
+  sue();
+  tofu();
+  rdma();
+}
