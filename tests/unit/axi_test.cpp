@@ -197,7 +197,8 @@ TEST_CASE("axi: a one-word partial write, posted") {
   CHECK(back->aw == aw);
   CHECK(to_vec(back->beats()) == beats);
 
-  // Posted: the local SUE answers B at once (WR_RSP 7 << 10 = 0x1C00, xpuid 0).
+  // Posted: the B built locally (WR_RSP 7 << 10 = 0x1C00, xpuid 0); transport/posted_writes.hpp
+  // releases it once the receiver ACKs (posted_writes_test.cpp).
   const auto b = p::posted_write_response(aw);
   REQUIRE(b.ok());
   CHECK(*b == p::axi_b{.id = 0x0102, .resp = 0, .user = 0x1C00});

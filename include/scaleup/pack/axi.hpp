@@ -18,8 +18,10 @@
 //     whose enables leave no gap is a full write by another name and comes back as WR_FULL;
 //   - posted or not is the AWUSER type: WR_FULL_P / WR_PART_P are posted, WR_FULL / WR_PART
 //     are not (full or partial itself follows from WSTRB). AXI still wants a B for every write:
-//     for a posted write the local SUE gives it (posted_write_response), no WR_RSP crosses the
-//     fabric;
+//     for a posted write no WR_RSP crosses the fabric; posted_write_response builds its B, and
+//     transport/posted_writes.hpp releases it when the receiver's ACK covers the PDU that
+//     carried the write (R2 3.2.2: "The write response is either an ACK or NACK carried in the
+//     header of packets flowing in the reverse direction");
 //   - the USER length is exact where AXI counts only beats: a read asks for ARUSER length + 1
 //     bytes from ARADDR, so R beats need their AR to place the bytes on the lanes;
 //   - messages, barriers and atomics have no AXI4 channel (R2 3.2: messages "that do not map
@@ -650,7 +652,8 @@ constexpr wire::result<axi_b> to_axi_write_response(const command_value& cmd) no
   return axi_b{.id = rsp->tag, .resp = rsp->status, .user = *user};
 }
 
-// The B a posted write gets from its local SUE once accepted: OKAY, nothing from the remote.
+// The B a posted write gets: OKAY, built locally since no WR_RSP comes from the remote. When it
+// may be given is the transport's business (transport/posted_writes.hpp: once ACKed, by default).
 constexpr wire::result<axi_b> posted_write_response(const axi_aw& aw) noexcept {
   const auto u = decode_user(aw.user);
   if (!u) return u.err;
