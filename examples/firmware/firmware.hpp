@@ -35,4 +35,8 @@ bool gbn_pending_ack(std::uint8_t& op, std::uint16_t& apsn);
 // number of the step that failed.
 int selftest();
 
+// The bare-metal image's report of the self-test's result and its stack high-water mark
+// (report_debugger.cpp or report_semihosting.cpp).
+[[noreturn]] void report(int result, std::uint32_t stack_used);
+
 }  // namespace fw

@@ -1,0 +1,22 @@
+// How the bare-metal self-test reports on a board without a host connection: result words a
+// debugger reads (`selftest_result`: 0 when every check passed, else the failing step;
+// `selftest_stack_used`: the stack's high-water mark in bytes).
+#include <cstdint>
+
+#include "firmware.hpp"
+
+extern "C" {
+volatile std::int32_t selftest_result = -1;
+volatile std::uint32_t selftest_stack_used = 0;
+}
+
+namespace fw {
+
+[[noreturn]] void report(int result, std::uint32_t stack_used) {
+  selftest_result = result;
+  selftest_stack_used = stack_used;
+  for (;;) {
+  }
+}
+
+}  // namespace fw
