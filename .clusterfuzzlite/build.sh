@@ -1,0 +1,31 @@
+#!/bin/bash -eu
+# Builds every scaleup fuzz target for OSS-Fuzz / ClusterFuzzLite (their build contract: $CC,
+# $CXX, $CFLAGS, $CXXFLAGS, $LIB_FUZZING_ENGINE in, binaries and their seed corpora and
+# dictionaries out in $OUT). Each fuzz/<name>.cpp but the replay driver is one target,
+# fuzz_<name>, with fuzz/corpus/<name>/ zipped as fuzz_<name>_seed_corpus.zip and, where the
+# target reads wire formats, fuzz/scaleup.dict as fuzz_<name>.dict. The library is header-only:
+# nothing to build first. libpcap is linked for the capture targets (pcap/ may use it).
+src=${SRC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+cd "$src"
+
+# Targets whose input is bytes of the formats: they get the dictionary. The others read event
+# scripts for state machines, where the formats' constants mean nothing.
+format_targets=" dissect_frame headers unpacker tofu_reassembly rdma_packet capture_reader read_frame "
+
+built=0
+for f in fuzz/*.cpp; do
+  name=$(basename "$f" .cpp)
+  [[ $name == replay ]] && continue
+  # shellcheck disable=SC2086  # the flag variables are word lists by contract
+  $CXX $CXXFLAGS -std=c++20 -Iinclude -Ifuzz "$f" -o "$OUT/fuzz_$name" \
+    $LIB_FUZZING_ENGINE -lpcap
+  if [[ -d fuzz/corpus/$name ]] && compgen -G "fuzz/corpus/$name/*" >/dev/null; then
+    rm -f "$OUT/fuzz_${name}_seed_corpus.zip"
+    zip -q -j "$OUT/fuzz_${name}_seed_corpus.zip" fuzz/corpus/"$name"/*
+  fi
+  if [[ $format_targets == *" $name "* ]]; then
+    cp fuzz/scaleup.dict "$OUT/fuzz_$name.dict"
+  fi
+  built=$((built + 1))
+done
+echo "built $built fuzz targets into $OUT"
