@@ -1,7 +1,7 @@
 # Proves that an installed scaleup is usable (the ctest `install_consumer`):
 #   1. `cmake --install` the build tree into a scratch prefix;
 #   2. check the headers, the CMake package and scaleup.pc landed there;
-#   3. `pkg-config --cflags scaleup` points at <prefix>/include;
+#   3. `pkg-config --cflags scaleup` points at <prefix>/include and asks for C++20;
 #   4. configure, build and run tests/consumer/ against the prefix with find_package(scaleup).
 # Any failure ends the script with FATAL_ERROR, so `cmake -P` exits non-zero.
 #
@@ -85,6 +85,10 @@ message(STATUS "[install_consumer] pkg-config --cflags scaleup: ${cflags}")
 separate_arguments(cflag_list UNIX_COMMAND "${cflags}")
 if(NOT "-I${prefix}/include" IN_LIST cflag_list)
   message(FATAL_ERROR "[install_consumer] expected -I${prefix}/include in: ${cflags}")
+endif()
+# The headers need C++20: a consumer using only pkg-config's flags must get it.
+if(NOT "-std=c++20" IN_LIST cflag_list)
+  message(FATAL_ERROR "[install_consumer] expected -std=c++20 in: ${cflags}")
 endif()
 
 # 4. a consumer project

@@ -8,6 +8,8 @@
 // exceptions, and the whole model runs in constant expressions.
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <array>
 #include <cstddef>
 #include <cstdint>

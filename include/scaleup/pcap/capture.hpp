@@ -6,6 +6,8 @@
 // a message meant to be shown to a person as it is.
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>

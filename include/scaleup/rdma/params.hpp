@@ -8,6 +8,8 @@
 // `config`, like the transport machines' configs.
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstdint>
 
 namespace scaleup::rdma {

@@ -12,6 +12,8 @@
 // `last` of 0 means a full block (the transfer ends on a boundary).
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstdint>
 
 namespace scaleup::rdma {

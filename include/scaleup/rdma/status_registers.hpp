@@ -11,6 +11,8 @@
 // of a collective read in bits 2i+1..2i (channel 0 least significant).
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <array>
 #include <cstddef>
 #include <cstdint>

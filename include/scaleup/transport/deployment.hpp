@@ -4,6 +4,8 @@
 // recomputed (docs/reproduction.md) and a fabric's configuration checked before it is built.
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -11,6 +11,8 @@
 // appendix's totals) and is charged once per link (two links per one-way trip).
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstdint>
 
 namespace scaleup::transport {

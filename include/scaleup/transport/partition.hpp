@@ -3,6 +3,8 @@
 // accepts a PDU only if its partition is allowed for that source). A fixed bitmap, no heap.
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -4,6 +4,8 @@
 // explore every state.
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstdint>
 #include <type_traits>
 

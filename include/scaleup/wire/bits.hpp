@@ -6,6 +6,8 @@
 // loads and stores go through Boost.Endian (one unaligned access and a byte swap).
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

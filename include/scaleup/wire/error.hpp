@@ -1,6 +1,8 @@
 // Structured errors: what went wrong and where, never a bare bool (style.md, etherparse).
 #pragma once
 
+#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstdint>
 #include <string_view>
 

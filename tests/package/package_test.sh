@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The Debian packages as a user gets them (./run package builds the same with cpack):
+#   1. cpack builds libscaleup-dev, scaleup and (with the plugin) wireshark-scaleup;
+#   2. each declares its dependencies;
+#   3. unpacked into a scratch root, the headers build tests/consumer/ through find_package and
+#      pkg-config, the `scaleup` command runs from the root, and tshark loads the plugin from it;
+#   4. lintian's findings are each listed in docs/packaging.md (a new one fails the test).
+# usage: package_test.sh SOURCE_DIR BUILD_DIR WORK_DIR
+set -euo pipefail
+src=$1
+build=$2
+work=$3
+rm -rf "$work"
+mkdir -p "$work/root"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "cpack"
+cpack --config "$build/CPackConfig.cmake" -B "$work/packages" >"$work/cpack.log" 2>&1 ||
+  { cat "$work/cpack.log"; exit 1; }
+mapfile -t debs < <(find "$work/packages" -maxdepth 1 -name '*.deb' | sort)
+printf '%s\n' "${debs[@]##*/}"
+want=(libscaleup-dev scaleup)
+if compgen -G "$build/wireshark/plugins/*/epan/scaleup.so" >/dev/null; then
+  want+=(wireshark-scaleup)
+fi
+for p in "${want[@]}"; do
+  deb=$(printf '%s\n' "${debs[@]}" | grep "/${p}_" || true)
+  [[ -n $deb ]] || { echo "no package $p"; exit 1; }
+  depends=$(dpkg-deb -f "$deb" Depends)
+  echo "$p: Depends: $depends"
+  case $p in
+    libscaleup-dev) [[ $depends == *libboost-dev* && $depends == *libpcap-dev* ]] ;;
+    scaleup) [[ $depends == *libpcap0.8* && $depends == *libstdc++6* ]] ;;
+    wireshark-scaleup) [[ $depends == *wireshark-common* && $depends == *libwireshark* ]] ;;
+  esac || { echo "$p does not declare what it needs"; exit 1; }
+  dpkg-deb -x "$deb" "$work/root"
+done
+
+step "headers: find_package and pkg-config from the unpacked root"
+root=$work/root/usr
+cmake -S "$src/tests/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$root" \
+  -DEXPECTED_PREFIX="$root" >"$work/consumer.log" 2>&1 || { cat "$work/consumer.log"; exit 1; }
+cmake --build "$work/consumer" >>"$work/consumer.log" 2>&1 || { cat "$work/consumer.log"; exit 1; }
+"$work/consumer/scaleup_consumer"
+pc_dir=$(dirname "$(find "$root" -name scaleup.pc | head -n 1)")
+cflags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --define-prefix --cflags scaleup)
+echo "pkg-config --cflags scaleup: $cflags"
+printf '#include <scaleup/wire/frame.hpp>\nint main() { return scaleup::wire::header_size(scaleup::wire::encap::udp4) == 42 ? 0 : 1; }\n' \
+  >"$work/pc.cpp"
+[[ $cflags == *-std=c++20* ]] || { echo "pkg-config's Cflags lack -std=c++20"; exit 1; }
+# shellcheck disable=SC2086  # cflags is a word list
+g++ $cflags "$work/pc.cpp" -o "$work/pc"
+"$work/pc"
+
+step "the scaleup command from the root"
+"$root/bin/scaleup" gen basic -o "$work/basic.pcap" --count 2 --encap udp4
+"$root/bin/scaleup" dump "$work/basic.pcap" >"$work/dump.txt"
+head -n 3 "$work/dump.txt"
+(($(grep -c udp4 "$work/dump.txt") >= 2)) || { echo "dump from the package shows no udp4 frames"; exit 1; }
+
+if [[ " ${want[*]} " == *" wireshark-scaleup "* ]]; then
+  step "tshark loads the plugin from the root"
+  so=$(find "$root" -name scaleup.so | head -n 1)
+  [[ $so == */wireshark/plugins/*/epan/scaleup.so ]] ||
+    { echo "the plugin is not in Wireshark's plugin layout: $so"; exit 1; }
+  # tshark as root ignores WIRESHARK_PLUGIN_DIR: run it as nobody, from a copy nobody can reach.
+  plugins=$(mktemp -d)
+  cp -r "$(dirname "$(dirname "$(dirname "$so")")")"/. "$plugins"/
+  chmod -R a+rX "$plugins"
+  run_as=()
+  if ((EUID == 0)); then run_as=(setpriv --reuid=65534 --regid=65534 --clear-groups); fi
+  found=$(env WIRESHARK_PLUGIN_DIR="$plugins" HOME=/tmp "${run_as[@]}" tshark -G protocols \
+    2>/dev/null | awk -F'\t' '$3 == "sue"' || true)
+  rm -rf "$plugins"
+  [[ -n $found ]] || { echo "tshark did not load the plugin"; exit 1; }
+  echo "tshark: $found"
+fi
+
+if command -v lintian >/dev/null 2>&1; then
+  step "lintian"
+  lintian --no-tag-display-limit "${debs[@]}" >"$work/lintian.txt" 2>&1 || true
+  cat "$work/lintian.txt"
+  unlisted=()
+  while read -r tag; do
+    grep -q -- "\`$tag\`" "$src/docs/packaging.md" || unlisted+=("$tag")
+  done < <(sed -n 's/^[EWIPX]: [^ ]*: \([a-z0-9-]*\).*/\1/p' "$work/lintian.txt" | sort -u)
+  if ((${#unlisted[@]} > 0)); then
+    echo "lintian findings not listed in docs/packaging.md: ${unlisted[*]}"
+    exit 1
+  fi
+fi
+echo "packages: built, unpacked, used; every lintian finding is listed"
