@@ -4,9 +4,13 @@
 //   scaleup_docgen --print          the generated Markdown, on stdout
 //   scaleup_docgen --check FILE     exit 0 if FILE's generated region is current, 1 if not
 //   scaleup_docgen --update FILE    rewrite FILE's generated region in place
+//   scaleup_docgen --scapy          the scapy module (python/scaleup_scapy.py), on stdout
+//   scaleup_docgen --check-scapy FILE   exit 0 if FILE is the module as generated, 1 if not
+//   scaleup_docgen --update-scapy FILE  write the module to FILE
 //
-// The region is everything between the BEGIN and END marker lines below. Everything the tool
-// writes comes from the tables alone, so the output is the same on every machine and every run.
+// The region is everything between the BEGIN and END marker lines below; the scapy module is
+// generated whole (scapy_module.cpp). Everything the tool writes comes from the tables alone,
+// so the output is the same on every machine and every run.
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "scaleup/dissect/registry.hpp"
+#include "scapy_module.hpp"
 
 namespace {
 
@@ -327,16 +332,19 @@ bool find_region(const std::string& path, const std::vector<std::string>& lines,
   return true;
 }
 
-bool read_file(const std::string& path, std::string& text) {
+bool read_file_quiet(const std::string& path, std::string& text) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << "scaleup_docgen: cannot read " << path << "\n";
-    return false;
-  }
+  if (!in) return false;
   std::ostringstream os;
   os << in.rdbuf();
   text = os.str();
   return true;
+}
+
+bool read_file(const std::string& path, std::string& text) {
+  if (read_file_quiet(path, text)) return true;
+  std::cerr << "scaleup_docgen: cannot read " << path << "\n";
+  return false;
 }
 
 // A line as shown in a message.
@@ -346,29 +354,44 @@ std::string shown(bool exists, std::string_view line) {
   return std::string(line);
 }
 
+// The first line where `found` differs from `want`, reported with the command that repairs it;
+// 0 when none does. `first_line`: the file's line number of found[0].
+int compare(const std::string& path, const std::vector<std::string>& found, std::size_t first_line,
+            const std::vector<std::string>& want, std::string_view what, std::string_view fix) {
+  for (std::size_t i = 0; i < want.size() || i < found.size(); ++i) {
+    const bool has_found = i < found.size();
+    const bool has_want = i < want.size();
+    if (has_found && has_want && bare(found[i]) == want[i]) continue;
+    std::cerr << path << ":" << first_line + i << ": " << what
+              << " out of date (first difference here)\n"
+              << "  expected: " << shown(has_want, has_want ? want[i] : std::string_view()) << "\n"
+              << "  found:    " << shown(has_found, has_found ? bare(found[i]) : std::string_view())
+              << "\n"
+              << "run: scaleup_docgen " << fix << " " << path << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!(file << text) || !file.flush()) {
+    std::cerr << "scaleup_docgen: cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
+
 int check(const std::string& path) {
   std::string text;
   if (!read_file(path, text)) return 2;
   const auto lines = split_lines(text);
   region reg;
   if (!find_region(path, lines, reg)) return 2;
-
-  const auto want = split_lines(generated_markdown());
-  const std::size_t have = reg.end - reg.begin - 1;
-  for (std::size_t i = 0; i < want.size() || i < have; ++i) {
-    const bool has_found = i < have;
-    const bool has_want = i < want.size();
-    if (has_found && has_want && bare(lines[reg.begin + 1 + i]) == want[i]) continue;
-    std::cerr << path << ":" << reg.begin + 2 + i
-              << ": the generated field tables are out of date (first difference here)\n"
-              << "  expected: " << shown(has_want, has_want ? want[i] : std::string_view()) << "\n"
-              << "  found:    "
-              << shown(has_found, has_found ? bare(lines[reg.begin + 1 + i]) : std::string_view())
-              << "\n"
-              << "run: scaleup_docgen --update " << path << "\n";
-    return 1;
-  }
-  return 0;
+  const std::vector<std::string> found(lines.begin() + static_cast<std::ptrdiff_t>(reg.begin) + 1,
+                                       lines.begin() + static_cast<std::ptrdiff_t>(reg.end));
+  return compare(path, found, reg.begin + 2, split_lines(generated_markdown()),
+                 "the generated field tables are", "--update");
 }
 
 int update(const std::string& path) {
@@ -386,12 +409,31 @@ int update(const std::string& path) {
     std::cout << path << ": generated field tables already up to date\n";
     return 0;
   }
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!(file << out) || !file.flush()) {
-    std::cerr << "scaleup_docgen: cannot write " << path << "\n";
-    return 2;
-  }
+  if (!write_file(path, out)) return 2;
   std::cout << path << ": generated field tables updated\n";
+  return 0;
+}
+
+// The scapy module is generated whole: FILE must be exactly it (line ends aside).
+int check_scapy(const std::string& path) {
+  const std::string module = scaleup::docgen::scapy_module();
+  if (module.empty()) return 2;
+  std::string text;
+  if (!read_file(path, text)) return 2;
+  return compare(path, split_lines(text), 1, split_lines(module), "the scapy module is",
+                 "--update-scapy");
+}
+
+int update_scapy(const std::string& path) {
+  const std::string module = scaleup::docgen::scapy_module();
+  if (module.empty()) return 2;
+  std::string text;
+  if (read_file_quiet(path, text) && text == module) {
+    std::cout << path << ": scapy module already up to date\n";
+    return 0;
+  }
+  if (!write_file(path, module)) return 2;
+  std::cout << path << ": scapy module written\n";
   return 0;
 }
 
@@ -399,6 +441,9 @@ int usage() {
   std::cerr << "usage: scaleup_docgen --print\n"
                "       scaleup_docgen --check FILE\n"
                "       scaleup_docgen --update FILE\n"
+               "       scaleup_docgen --scapy\n"
+               "       scaleup_docgen --check-scapy FILE\n"
+               "       scaleup_docgen --update-scapy FILE\n"
                "The generated region of FILE lies between the lines\n  "
             << begin_marker << "\nand\n  " << end_marker << "\n";
   return 2;
@@ -414,5 +459,13 @@ int main(int argc, char** argv) {
   }
   if (args.size() == 2 && args[0] == "--check") return check(args[1]);
   if (args.size() == 2 && args[0] == "--update") return update(args[1]);
+  if (args.size() == 1 && args[0] == "--scapy") {
+    const std::string module = scaleup::docgen::scapy_module();
+    if (module.empty()) return 2;
+    std::cout << module;
+    return std::cout.flush() ? 0 : 2;
+  }
+  if (args.size() == 2 && args[0] == "--check-scapy") return check_scapy(args[1]);
+  if (args.size() == 2 && args[0] == "--update-scapy") return update_scapy(args[1]);
   return usage();
 }

@@ -439,21 +439,27 @@ def case_truncated_frames():
     check("error: frame" in p.stdout and "snapshot length" in p.stdout, p.stdout)
 
 
-def main():
-    global SCALEUP, TMP
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    SCALEUP = os.path.abspath(sys.argv[1])
-    case = globals().get("case_" + sys.argv[2])
+def run_case(cases, name):
+    """Runs case_NAME of `cases` (a test script's globals) with TMP a fresh directory."""
+    global TMP
+    case = cases.get("case_" + name)
     if not case:
-        print("unknown case", sys.argv[2])
+        print("unknown case", name)
         return 2
     with tempfile.TemporaryDirectory() as d:
         TMP = d
         case()
     print("1 passed, 0 failed")
     return 0
+
+
+def main():
+    global SCALEUP
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    SCALEUP = os.path.abspath(sys.argv[1])
+    return run_case(globals(), sys.argv[2])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,579 @@
+#!/usr/bin/env python3
+"""The scapy module python/scaleup_scapy.py, generated from the field tables, against
+`scaleup dump`.
+
+usage: scapy_test.py SCALEUP_BINARY SCALEUP_DOCGEN MODULE_DIR CASE
+
+  check_detects_drift  --check-scapy fails on a changed line of a copy, --update-scapy repairs it
+  built_frames         frames built with the module (every format and encapsulation, fields set
+                       to values other than the defaults) dissect in dump to the values built
+  gen_captures         every `scaleup gen` capture reads in scapy to dump's values, frame by frame
+  recognition          ports, heuristic, SLAP signature, tags and link types: scapy takes a frame
+                       for what dump takes it for
+
+Values are compared after these normalisations (scapy -> dump --json):
+  - fields of the generated classes: the integer on both sides (dump writes every integer kind,
+    hex included, as a number); reserved fields are not JSON keys and are skipped;
+  - MAC addresses: lower-case text; AFH1's da_prefix and dst_xpu (sa_prefix, src_xpu) as the
+    MAC text of eth.dst (eth.src); IPv4 addresses: dotted text; IPv6 addresses: both sides
+    through ipaddress (compressed form);
+  - IPv4 tos -> ip.dsfield.dscp (tos >> 2) and ip.dsfield.ecn (tos & 3); flags -> ip.flags.df,
+    ip.flags.mf; Dot1Q prio, id, vlan, type -> vlan.priority, vlan.dei, vlan.id, vlan.etype;
+  - a name two layers carry (two VLAN tags) is a list in layer order on both sides;
+  - fields dump computes (the module's COMPUTED: sue.rcrc.status, sue.payload.len, ...) are
+    skipped, except the trailers' CRC status, which scaleup_check() must give as dump does.
+Golden bytes of the headers are packed here by hand, in the field order of the seeds.
+"""
+import ipaddress
+import logging
+import os
+import random
+import struct
+import subprocess
+import sys
+import zlib
+
+import cli_test  # the scaleup command's runner and the RH packed by hand
+from cli_test import check, fail, jsonl, rh_bytes, run
+
+DOCGEN = MODULE_DIR = None
+
+
+def tmp(name):
+    """A path in the case's temporary directory."""
+    return os.path.join(cli_test.TMP, name)
+
+
+def dump(cap, *opts):
+    """dump --json of a capture, without the frames dump puts together from Tofu slices."""
+    out = jsonl(run("dump", "--json", *opts, cap).stdout)
+    return [f for f in out if f["encap"] != "tofu.frame"]
+
+
+def pack(*fields):
+    """(value, width) pairs, first on the wire first, packed big-endian; independent of the
+    module."""
+    word, bits = 0, 0
+    for value, width in fields:
+        check(0 <= value < (1 << width), f"{value} does not fit {width} bits")
+        word, bits = (word << width) | value, bits + width
+    check(bits % 8 == 0, "whole bytes")
+    return word.to_bytes(bits // 8, "big")
+
+
+def crc(data):
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+def load_module():
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")  # Debian's python3-scapy
+    sys.path.insert(0, MODULE_DIR)
+    try:
+        import scapy  # noqa: F401
+    except ImportError:
+        fail("scapy is not installed (Debian: python3-scapy)")
+    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+    import scaleup_scapy
+    return scaleup_scapy
+
+
+# ---- what a packet holds, as dump --json names it ------------------------------------------
+
+def mac(value):
+    return ":".join(f"{b:02x}" for b in value.to_bytes(6, "big"))
+
+
+def standard_fields(m, layer):
+    """Fields of scapy's own layers under dump's names (the normalisations of the docstring);
+    AFH1 gives dump's eth.dst and eth.src too, the MACs its prefixes and XPU ids make."""
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.layers.l2 import Dot1Q, Ether
+    if isinstance(layer, m.AFH1):
+        return {"eth.dst": mac(layer.da_prefix << 16 | layer.dst_xpu),
+                "eth.src": mac(layer.sa_prefix << 16 | layer.src_xpu)}
+    if isinstance(layer, Ether):
+        return {"eth.dst": layer.dst.lower(), "eth.src": layer.src.lower(), "eth.type": layer.type}
+    if isinstance(layer, Dot1Q):  # Dot1AD too
+        return {"vlan.priority": layer.prio, "vlan.dei": layer.id, "vlan.id": layer.vlan,
+                "vlan.etype": layer.type}
+    if isinstance(layer, IP):
+        return {"ip.version": layer.version, "ip.hdr_len": layer.ihl, "ip.dsfield.dscp":
+                layer.tos >> 2, "ip.dsfield.ecn": layer.tos & 3, "ip.len": layer.len,
+                "ip.id": layer.id, "ip.flags.df": (int(layer.flags) >> 1) & 1,
+                "ip.flags.mf": int(layer.flags) & 1, "ip.frag_offset": layer.frag,
+                "ip.ttl": layer.ttl, "ip.proto": layer.proto, "ip.checksum": layer.chksum,
+                "ip.src": layer.src, "ip.dst": layer.dst}
+    if isinstance(layer, IPv6):
+        return {"ipv6.version": layer.version, "ipv6.tclass": layer.tc, "ipv6.flow": layer.fl,
+                "ipv6.plen": layer.plen, "ipv6.nxt": layer.nh, "ipv6.hlim": layer.hlim,
+                "ipv6.src": ipaddress.ip_address(layer.src).compressed,
+                "ipv6.dst": ipaddress.ip_address(layer.dst).compressed}
+    if isinstance(layer, UDP):
+        return {"udp.srcport": layer.sport, "udp.dstport": layer.dport, "udp.length": layer.len,
+                "udp.checksum": layer.chksum}
+    return {}
+
+
+STANDARD_KEYS = ("eth.", "vlan.", "ip.", "ipv6.", "udp.")
+
+
+def layers_of(pkt):
+    from scapy.packet import NoPayload
+    layer = pkt
+    while not isinstance(layer, NoPayload):
+        yield layer
+        layer = layer.payload
+
+
+def scapy_values(m, pkt):
+    """{dump name: value} of pkt: its generated layers as the module's dump_fields gives them,
+    scapy's own layers through standard_fields."""
+    return m.dump_fields(pkt, lambda layer: standard_fields(m, layer))
+
+
+def normal(key, value):
+    if key.startswith("ipv6.") and isinstance(value, str):
+        return ipaddress.ip_address(value).compressed
+    return value
+
+
+def compare(m, where, want, got):
+    """Every key of `got` (dump's JSON) that is a table field of a generated layer or a field of
+    scapy's own layers is in `want` with the same value, and every key of `want` is in `got`.
+    Returns how many values were compared."""
+    n = 0
+    for k, v in got.items():
+        if k in ("frame", "encap", "len", "errors") or k in m.COMPUTED or isinstance(v, dict):
+            continue
+        if k == "sue.cmds" or not (k in m.FILTERS or k.startswith(STANDARD_KEYS)):
+            continue
+        check(k in want, f"{where}: dump has {k} = {v!r}, scapy has no such field")
+        check(normal(k, want[k]) == normal(k, v), f"{where}: {k}: scapy {want[k]!r}, dump {v!r}")
+        n += 1
+    for k in want:
+        check(k in got, f"{where}: scapy has {k} = {want[k]!r}, dump has no such key")
+    return n
+
+
+def closed_layers(m, pkt):
+    return [layer for layer in layers_of(pkt) if getattr(layer, "scaleup_trailer", None)]
+
+
+# The headers dump's encapsulation names, in order; a PDU follows when dump read an RH.
+def expected_classes(m, encap):
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.layers.l2 import Dot1Q, Ether
+    table = {
+        "udp4": [Ether, IP, UDP], "udp6": [Ether, IPv6, UDP], "ipv4/udp": [Ether, IP, UDP],
+        "ipv6/udp": [Ether, IPv6, UDP], "ipv4": [Ether, IP], "ipv6": [Ether, IPv6],
+        "eth": [Ether], "afh1": [m.AFH1], "afh1-vlan": [m.AFH1, Dot1Q],
+        "afh1-shim": [m.AFH1, m.AFH1Shim], "afh1-vlan-shim": [m.AFH1, Dot1Q, m.AFH1Shim],
+        "afh2": [m.AFH2, m.AFH2Type], "afh2c": [m.AFH2C, m.AFH2Type], "lite": [m.AFH2C],
+        "tofu": [m.TofuSlice, m.TofuRH],
+    }
+    return table.get(encap)
+
+
+def check_classes(m, where, pkt, d):
+    """scapy reads pkt as the headers dump's encapsulation names, then a SUE PDU when dump read
+    an RH, SUE Lite's payload when dump says lite."""
+    from scapy.packet import Padding, Raw
+    from scapy.layers.l2 import Dot1AD, Dot1Q
+    aside = (Raw, Padding, m.SUERCRC, m.TofuFCS, m.ExaJetFooter, m.ExaJetControlPayload)
+    got = []
+    for c in pkt.layers():
+        c = Dot1Q if c is Dot1AD else c
+        if (c not in aside or c is m.SUELite) and not (got and got[-1] is Dot1Q and c is Dot1Q):
+            got.append(c)
+    encap = d["encap"]
+    if encap == "rdma":
+        check(len(got) == 1 and got[0] in (m.ExaJetData, m.ExaJetAck, m.ExaJetControl),
+              f"{where}: rdma read as {got}")
+        return
+    want = expected_classes(m, encap)
+    check(want is not None, f"{where}: no expectation for encap {encap}")
+    if any(k.startswith("sue.rh.") for k in d):
+        want = want + [m.SUE]
+    if encap == "lite":
+        want = want + [m.SUELite]
+    # Past what dump reads (ARP, ...) scapy may read on; no PDU where dump has none.
+    same = got[:len(want)] == want and all((c in got) == (c in want) for c in (m.SUE, m.SUELite))
+    check(same, f"{where}: dump says {encap}, scapy reads {[c.__name__ for c in got]}")
+
+
+def check_status(m, where, pkt, d):
+    """Each header a trailer closes: scaleup_check() says what dump computed."""
+    for layer in closed_layers(m, pkt):
+        key = layer.scaleup_status
+        check(key in d, f"{where}: dump has no {key}")
+        check(layer.scaleup_check() == d[key],
+              f"{where}: {key}: scapy {layer.scaleup_check()}, dump {d[key]}")
+
+
+# ---- cases -------------------------------------------------------------------------------
+
+def case_check_detects_drift():
+    module = os.path.join(MODULE_DIR, "scaleup_scapy.py")
+    p = subprocess.run([DOCGEN, "--check-scapy", module], capture_output=True, text=True)
+    check(p.returncode == 0, f"the committed module is current: {p.stderr}")
+    text = open(module).read()
+    copy = tmp("scaleup_scapy.py")
+    drifted = text.replace('BitField("xpuid", 0, 10)', 'BitField("xpuid", 0, 11)', 1)
+    check(drifted != text, "the module declares xpuid as a 10-bit field")
+    open(copy, "w").write(drifted)
+    p = subprocess.run([DOCGEN, "--check-scapy", copy], capture_output=True, text=True)
+    check(p.returncode == 1, f"--check-scapy on a changed copy: exit {p.returncode}")
+    check("run: scaleup_docgen --update-scapy" in p.stderr and 'BitField("xpuid", 0, 11)' in
+          p.stderr, f"the message shows the line and the fix: {p.stderr}")
+    open(copy, "w").write(text + "# one more line\n")
+    p = subprocess.run([DOCGEN, "--check-scapy", copy], capture_output=True, text=True)
+    check(p.returncode == 1 and "# one more line" in p.stderr, f"a line added: {p.stderr}")
+    p = subprocess.run([DOCGEN, "--update-scapy", copy], capture_output=True, text=True)
+    check(p.returncode == 0 and open(copy).read() == text, "--update-scapy repairs it")
+    p = subprocess.run([DOCGEN, "--check-scapy", tmp("none.py")],
+                       capture_output=True, text=True)
+    check(p.returncode == 2, f"a missing file: exit {p.returncode}")
+    p = subprocess.run([DOCGEN, "--scapy"], capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout == text, "--scapy prints the module")
+
+
+def randomise(m, cls, rng, **given):
+    """Values for every field of cls that is not reserved, fixed or computed: random within the
+    field's width, or as given."""
+    out = {}
+    for f in cls.fields_desc:
+        if f.name in given or f.name in cls.scaleup_reserved or f.name in cls.scaleup_fixed:
+            continue
+        if f.default is None:
+            continue
+        width = getattr(f, "size", None) or 8 * f.sz
+        out[f.name] = rng.randrange(1 << width)
+    out.update(given)
+    return out
+
+
+def rh_values(rng, heuristic=False):
+    v = dict(ver=0 if heuristic else rng.randrange(4), op=rng.randrange(4),
+             xpuid=rng.randrange(1024), npsn=rng.randrange(1 << 16), vc=rng.randrange(4),
+             partition=rng.randrange(1024), apsn=rng.randrange(1 << 16))
+    return v
+
+
+def case_built_frames():
+    m = load_module()
+    from scapy.all import IP, UDP, Dot1AD, Dot1Q, Ether, IPv6, Padding, Raw, rdpcap, wrpcap
+    rng = random.Random(22)
+
+    # Golden bytes, packed by hand from the seeds' field order.
+    rh = dict(op=1, xpuid=0x2A5, npsn=0xBEEF, vc=2, partition=0x155, apsn=0xBEEE)
+    check(bytes(m.SUE(**rh))[:8] == bytes.fromhex("12a5beef8155beee"), "RH golden bytes")
+    pdu = bytes(m.SUE(**rh) / Raw(b"\x01\x02"))
+    check(pdu == rh_bytes(**rh) + b"\x01\x02" + struct.pack(">I", crc(pdu[:10])),
+          "RH, payload, R-CRC over both, big-endian")
+    check(bytes(m.AFH2C(m=1, tc=5, src_xpu=0x1234, dst_xpu=0xABCD)) ==
+          bytes.fromhex("23281234abcd"), "AFH Gen 2 compressed: W, X and M in the first octet")
+    check(bytes(m.AFH2(hop_count=7, dst_xpu=0x01020304, tc=3, entropy=0x5A, src_xpu=0x0A0B0C0D))
+          == bytes.fromhex("0207010203041a5a0a0b0c0d"), "AFH Gen 2 normal: SA U/L set")
+    shim = bytes(m.AFH1Shim(tc=0xAB, hop_limit=0x40, entropy=0x56789, src_xpu=1, dst_xpu=2) /
+                 Raw(b"x" * 5))
+    check(shim[:16] == pack((0, 4), (0xAB, 8), (0x40, 8), (253, 8), (5, 16), (0x56789, 20),
+                            (1, 32), (2, 32)), "shim: length computed, next header 253")
+    trh = dict(len=5, dabc1_a=1, dabc1_b=2, dabc1_c=1, dx=200, dy=3, dz=77, dabc2_a=0,
+               dabc2_b=1, dabc2_c=1, di=5, b=1, s=0, vc=3, pat=1, stat=0xA, seq=0x2C3)
+    check(bytes(m.TofuRH(**trh))[:8] == pack(
+        (1, 1), (5, 6), (1, 1), (2, 2), (1, 1), (200, 8), (3, 8), (77, 8), (0, 1), (1, 2),
+        (1, 1), (5, 3), (1, 1), (0, 1), (0, 1), (3, 2), (1, 3), (0xA, 4), (0x2C3, 10)),
+        "Tofu routing header in the order of 003 Figs. 4-6")
+    check(len(bytes(m.TofuRH(**trh))) == 12, "a trailer left out is added")
+    check(m.SUE(bytes(m.SUE(**rh) / Raw(b"abc"))).scaleup_check() == "good", "CRC computed")
+    check(m.SUE(bytes(m.SUE(**rh) / Raw(b"abc") / m.SUERCRC(rcrc=1))).scaleup_check() == "bad",
+          "a CRC given is kept")
+
+    def sue(heuristic=False, payload=None):
+        body = payload if payload is not None else bytes(rng.randrange(256) for _ in range(
+            rng.choice([0, 1, 5, 64, 300])))
+        return m.SUE(**rh_values(rng, heuristic)) / Raw(body) if body else \
+            m.SUE(**rh_values(rng, heuristic))
+
+    def afh1(**kw):
+        v = randomise(m, m.AFH1, rng, **kw)
+        # A first octet with the AFH Gen 2 signature would make it an AFH Gen 2 frame (as dump
+        # reads it): keep bit 6 set, as the default prefix does.
+        v["da_prefix"] |= 0x40000000
+        v.pop("type", None)
+        return m.AFH1(**v)
+
+    def lite_payload():
+        while True:
+            b = bytes(rng.randrange(256) for _ in range(rng.randrange(8, 120)))
+            if struct.unpack(">H", b[0:2])[0] != m.SUE_ETHERTYPE and \
+                    struct.unpack(">H", b[6:8])[0] not in m.COMMON_ETHERTYPES:
+                return b
+
+    mac = dict(src="02:00:00:00:01:02", dst="02:00:00:00:03:04")
+    eth = []  # (packet, encap)
+    for _ in range(3):
+        eth.append((Ether(**mac) / IP(src="10.1.2.3", dst="10.4.5.6", tos=rng.randrange(256)) /
+                    UDP() / sue(), "udp4"))
+        eth.append((Ether(**mac) / IPv6(src="fd00::1", dst="fd00::2:3", fl=rng.randrange(1 << 20))
+                    / UDP() / sue(), "udp6"))
+        eth.append((Ether(**mac) / IP() / UDP(sport=40000, dport=50000) / sue(heuristic=True),
+                    "udp4"))
+        eth.append((afh1() / sue(), "afh1"))
+        eth.append((afh1() / Dot1Q(prio=rng.randrange(8), id=1, vlan=rng.randrange(4096)) / sue(),
+                    "afh1-vlan"))
+        eth.append((afh1() / m.AFH1Shim(**randomise(m, m.AFH1Shim, rng, next_header=253)) / sue(),
+                    "afh1-shim"))
+        eth.append((afh1() / Dot1Q(vlan=rng.randrange(4096)) /
+                    m.AFH1Shim(**randomise(m, m.AFH1Shim, rng, next_header=253)) / sue(),
+                    "afh1-vlan-shim"))
+        eth.append((m.AFH2(**randomise(m, m.AFH2, rng)) / m.AFH2Type() / sue(), "afh2"))
+        eth.append((m.AFH2C(**randomise(m, m.AFH2C, rng)) / m.AFH2Type() / sue(), "afh2c"))
+        eth.append((m.AFH2C(**randomise(m, m.AFH2C, rng)) / m.SUELite(lite_payload()), "lite"))
+    # Two tags, and minimum-size frames padded after the R-CRC (the payload ending in zeros
+    # makes the R-CRC hard to find), and a bad R-CRC given on purpose.
+    eth.append((afh1() / Dot1AD(vlan=5) / Dot1Q(vlan=6) / sue(), "afh1-vlan"))
+    for payload in (b"\x07", b"\x05\x00\x00", b""):
+        for head, encap in ((afh1(), "afh1"), (afh1() / Dot1Q(vlan=9), "afh1-vlan"),
+                            (m.AFH2C() / m.AFH2Type(), "afh2c"), (m.AFH2() / m.AFH2Type(), "afh2")):
+            p = head / sue(payload=payload)
+            eth.append((p / Padding(b"\0" * (60 - len(p))), encap))
+    bad = afh1() / sue(payload=b"\x01\x02\x03" * 20) / m.SUERCRC(rcrc=0x12345678)
+    eth.append((bad, "afh1"))
+    bare = [(m.AFH2(**randomise(m, m.AFH2, rng)) / m.AFH2Type() / sue(), "afh2"),
+            (m.AFH2C(**randomise(m, m.AFH2C, rng)) / m.AFH2Type() / sue(), "afh2c"),
+            (m.AFH2C(**randomise(m, m.AFH2C, rng)) / m.SUELite(lite_payload()), "lite")]
+
+    # Tofu slices: lengths as LEN, PAT and the lane make them (slice.hpp, decisions.md).
+    def tofu_slice(lanes, pat, lane):
+        ways = {0: 1, 1: 2, 2: 4}[pat]
+        length = rng.randrange(8)
+        body = (32 * (length + 1) + 16 + 8) // 8
+        words = (body - lane % ways + ways - 1) // ways
+        pad = (16 - (8 + 8 + 8 * words + 4) % 16) % 16
+        v = randomise(m, m.TofuRH, rng, len=length, pat=pat, dabc1_b=rng.randrange(3),
+                      dabc2_b=rng.randrange(3))
+        head = m.TofuSlice(lane=lane, lanes=lanes, replay=rng.randrange(2),
+                           injected=rng.randrange(2))
+        return head / m.TofuRH(**v) / Raw(bytes(rng.randrange(256) for _ in range(8 * words)) +
+                                          b"\0" * pad)
+    tofu = [(tofu_slice(lanes, pat, lane), "tofu") for lanes, pat in ((2, 0), (2, 1), (4, 2),
+                                                                       (4, 1)) for lane in
+            range(lanes)]
+
+    def footer():
+        return m.ExaJetFooter(**randomise(m, m.ExaJetFooter, rng))
+
+    rdma = []
+    for t in (0, 1):
+        payload = bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 100, 1024])))
+        head = m.ExaJetData(**randomise(m, m.ExaJetData, rng, type=t))
+        rdma.append(((head / Raw(payload) if payload else head) / footer(), "rdma"))
+    for t in (2, 3):
+        rdma.append((m.ExaJetAck(**randomise(m, m.ExaJetAck, rng, type=t,
+                                             cause=rng.randrange(3))) / footer(), "rdma"))
+    rdma.append((m.ExaJetAck(), "rdma"))  # the footer added, its CRC computed
+    rdma.append((m.ExaJetControl(**randomise(m, m.ExaJetControl, rng)) /
+                 m.ExaJetControlPayload(value=rng.randrange(1 << 64)) / footer(), "rdma"))
+
+    checked = 0
+    for name, frames, link in (("eth", eth, None), ("bare", bare, 147), ("tofu", tofu, 148),
+                               ("rdma", rdma, 149)):
+        cap = tmp(f"built-{name}.pcap")
+        wrpcap(cap, [p for p, _ in frames], linktype=link)
+        got = dump(cap, "--profile", "none")
+        check(len(got) == len(frames), f"{name}: {len(frames)} frames written, {len(got)} dumped")
+        back = rdpcap(cap)
+        for i, ((p, encap), d, read) in enumerate(zip(frames, got, back)):
+            where = f"{name} frame {i + 1} ({p.summary()})"
+            check(d["encap"] == encap, f"{where}: dump says {d['encap']}, built as {encap}")
+            wire = bytes(p)
+            want = m.dump_fields(p)
+            # A header's trailer left out: added with its defaults.
+            for layer in closed_layers(m, p):
+                if layer.payload.getlayer(layer.scaleup_trailer) is None:
+                    want.update(m.dump_fields(layer.scaleup_trailer()))
+            # scapy's own layers: as scapy built them (lengths and checksums filled in).
+            for k, v in scapy_values(m, type(p)(wire)).items():
+                want.setdefault(k, v)
+            # What the module computes (None when built): against what it must be.
+            for k, v in list(want.items()):
+                if v is not None:
+                    continue
+                if k == "afh1.shim.length":
+                    want[k] = len(p[m.AFH1Shim].payload.do_build())
+                elif k == "rdma.pkt.len":
+                    want[k] = d.get("rdma.payload.len", 0)
+                elif k in ("sue.rcrc", "tofu.slice.fcs", "rdma.ftr.crc"):
+                    want[k] = d.get(k)  # checked below through the status
+                else:
+                    fail(f"{where}: {k} left None")
+            checked += compare(m, where, want, d)
+            expect_bad = p is bad
+            errors = [e for e in d["errors"] if not (expect_bad and e["code"] == "bad_checksum")]
+            check(errors == [], f"{where}: errors {d['errors']}")
+            for key in ("sue.rcrc.status", "tofu.slice.fcs.status", "rdma.ftr.crc.status"):
+                if key in d:
+                    check(d[key] == ("bad" if expect_bad else "good"), f"{where}: {key} {d[key]}")
+            if "sue.rcrc" in d and not expect_bad:
+                sue_bytes = bytes(p[m.SUE])
+                end = len(sue_bytes) - (len(p[m.SUE][Padding].load) if Padding in p else 0)
+                check(d["sue.rcrc"] == crc(sue_bytes[:end - 4]), f"{where}: R-CRC value")
+            if m.SUE in p:
+                s = p[m.SUE]
+                check(wire.find(rh_bytes(**{k: s.getfieldval(k) for k in
+                                            ("ver", "op", "xpuid", "npsn", "vc", "partition",
+                                             "apsn")})) >= 0, f"{where}: the RH packed by hand")
+            # And scapy reads the capture back as dump does.
+            check_classes(m, where, read, d)
+            check_status(m, where, read, d)
+            checked += compare(m, where + " read back", scapy_values(m, read), d)
+    check(checked > 2000, f"only {checked} values compared")
+    print(f"{len(eth) + len(bare) + len(tofu) + len(rdma)} frames built, {checked} values compared")
+
+
+def gen_captures():
+    """Every scenario of `scaleup gen`, with its link."""
+    caps = []
+    for name, args in (
+            ("basic", ["basic", "--encap", "all", "--count", "6", "--seed", "11"]),
+            ("basic-afh2", ["basic", "--link", "afh2", "--count", "6", "--seed", "12"]),
+            ("traffic", ["traffic", "--encap", "all", "--count", "150", "--seed", "13"]),
+            ("traffic-fig21", ["traffic", "--pattern", "fig21", "--encap", "afh2c,lite"]),
+            ("session", ["session", "--xpus", "4", "--loss", "0.05", "--corrupt", "0.05",
+                         "--commands", "1500", "--seed", "14"]),
+            ("session-afh1", ["session", "--encap", "afh1-vlan-shim", "--commands", "300"]),
+            ("tofu", ["tofu", "--frames", "200", "--error-rate", "2e-5", "--seed", "15"]),
+            ("rdma", ["rdma", "--transfers", "8", "--loss", "0.01", "--seed", "16"])):
+        cap = tmp(f"{name}.pcap")
+        run("gen", *args, "-o", cap)
+        caps.append((name, cap))
+    return caps
+
+
+def case_gen_captures():
+    m = load_module()
+    from scapy.all import rdpcap
+    statuses = set()
+    for name, cap in gen_captures():
+        pkts = rdpcap(cap)
+        got = dump(cap)
+        check(len(pkts) == len(got) > 0, f"{name}: scapy reads {len(pkts)}, dump {len(got)}")
+        compared = 0
+        for i, (p, d) in enumerate(zip(pkts, got)):
+            where = f"{name} frame {d['frame']} ({d['encap']})"
+            check(d["frame"] == i + 1, f"{where}: frame number")
+            n = compare(m, where, scapy_values(m, p), d)
+            check(n > 0, f"{where}: nothing compared")
+            compared += n
+            check_classes(m, where, p, d)
+            check_status(m, where, p, d)
+            statuses.update(layer.scaleup_check() for layer in closed_layers(m, p))
+        print(f"{name}: {len(pkts)} frames, {compared} values")
+    check({"good", "bad"} <= statuses, f"good and bad CRCs both met: {statuses}")
+
+
+def case_recognition():
+    m = load_module()
+    from scapy.all import ARP, IP, UDP, Dot1Q, Ether, Raw, rdpcap, wrpcap
+
+    rh_good = rh_bytes(op=0, xpuid=9, npsn=10, apsn=8) + b"\x01\x02\x03"
+    good = rh_good + struct.pack(">I", crc(rh_good))
+
+    def udp(sport, dport, payload):
+        return Ether() / IP() / UDP(sport=sport, dport=dport) / Raw(payload)
+
+    def with_crc(rh):
+        return rh + struct.pack(">I", crc(rh))
+
+    frames = [
+        udp(1234, 5678, good),                                         # heuristic
+        udp(1234, 5678, good[:-1] + bytes([good[-1] ^ 1])),            # bad R-CRC: not SUE
+        udp(1234, 5678, with_crc(rh_bytes(ver=1, xpuid=3))),           # version 1
+        udp(1234, 5678, with_crc(rh_bytes(rsv=1, xpuid=3))),           # reserved bits
+        udp(1234, 5678, with_crc(rh_bytes(rsvd=8, xpuid=3))),
+        udp(1234, 5678, good[:11]),                                    # too short
+        udp(1234, 4793, rh_bytes(op=1, xpuid=7)),                      # RH only: no R-CRC
+        udp(4793, 1234, rh_bytes(op=0, xpuid=8)),                      # source port
+        udp(4793, 4793, good[:-1] + bytes([good[-1] ^ 1])),            # SUE's port, bad R-CRC
+        Ether(dst="22:00:00:00:00:01") / IP() / UDP(sport=1, dport=2) / Raw(b"x" * 20),
+        Ether(dst="02:00:00:00:00:01") / IP() / UDP(sport=1, dport=2) / Raw(b"x" * 20),
+        Ether(dst="02:00:00:00:00:01", type=m.SUE_ETHERTYPE) / Raw(good),  # read as AFH Gen 2
+        m.AFH2C() / m.SUELite(b"\x00" * 6 + b"\x08\x00" + b"\x00" * 40),  # IPv4 at 12-13
+        m.AFH2C() / m.AFH2Type() / m.SUE(xpuid=4) / Raw(b"\x08\x00" * 30),
+        Ether() / ARP(),
+        m.AFH1(type=m.SHIM_ETHERTYPE) / m.AFH1Shim(next_header=17) / Raw(good),
+        m.AFH1() / Dot1Q() / Dot1Q() / Dot1Q(type=m.SUE_ETHERTYPE) / Raw(good),  # three tags
+        Ether(type=0x88A8) / Dot1Q(type=0x8100) / Dot1Q(type=m.SUE_ETHERTYPE) / Raw(good),
+    ]
+    three_tags = 16
+    cap = tmp("recognition.pcap")
+    wrpcap(cap, frames)
+
+    def agree(tag, opts, pkts):
+        got = dump(cap, *opts)
+        check(len(got) == len(pkts), f"{tag}: {len(got)} frames dumped")
+        for i, (p, d) in enumerate(zip(pkts, got)):
+            where = f"{tag} frame {i + 1} ({p.summary()})"
+            check_classes(m, where, p, d)
+            check_status(m, where, p, d)
+            if i != three_tags:  # scapy reads a third tag dump leaves alone
+                compare(m, where, scapy_values(m, p), d)
+        return got
+
+    got = agree("default", [], rdpcap(cap))
+    check([d["encap"] for d in got[:9]] == ["udp4", "ipv4/udp", "ipv4/udp", "ipv4/udp",
+                                            "ipv4/udp", "ipv4/udp", "udp4", "udp4", "udp4"],
+          f"the port policy exercised: {[d['encap'] for d in got]}")
+    check(got[6]["sue.rcrc.status"] == "missing" and got[8]["sue.rcrc.status"] == "bad",
+          "an RH without R-CRC, a bad R-CRC")
+    check([d["encap"] for d in got[9:]] == ["ipv4/udp", "ipv4/udp", "afh2", "ipv4", "afh2c", "eth",
+                                            "afh1-shim", "eth", "afh1-vlan"],
+          f"the SLAP signature and the tags exercised: {[d['encap'] for d in got[9:]]}")
+    m.SUE_UDP_HEURISTIC = False
+    got = agree("--no-heuristics", ["--no-heuristics"], rdpcap(cap))
+    check(got[0]["encap"] == "ipv4/udp", "no heuristic")
+    m.SUE_UDP_HEURISTIC = True
+    m.SUE_UDP_PORTS.add(5678)
+    got = agree("--udp-port 5678", ["--udp-port", "5678"], rdpcap(cap))
+    check(got[1]["encap"] == "udp4" and got[1]["sue.rcrc.status"] == "bad", "a port added")
+    m.SUE_UDP_PORTS.discard(5678)
+
+    # Link type 147: the format by W; no signature, no AFH Gen 2 (dump reports it).
+    bare = [m.AFH2C(tc=3) / m.SUELite(b"\x88\xb6" + b"\x01" * 20),
+            m.AFH2(hop_count=3) / m.AFH2Type() / m.SUE(xpuid=1) / Raw(b"\x00" * 3),
+            m.AFH2(hop_count=3) / m.AFH2Type(type=0x0800) / Raw(b"\x00" * 20),
+            Raw(b"\x00" * 20)]
+    cap147 = tmp("bare.pcap")
+    wrpcap(cap147, bare, linktype=147)
+    pkts = rdpcap(cap147)
+    got = dump(cap147)
+    check([d["encap"] for d in got] == ["lite", "afh2", "afh2", "afh2"], f"{got}")
+    for i, (p, d) in enumerate(zip(pkts[:3], got)):
+        check_classes(m, f"147 frame {i + 1}", p, d)
+        compare(m, f"147 frame {i + 1}", scapy_values(m, p), d)
+    check(type(pkts[3]) is Raw and got[3]["errors"], "no signature: Raw, and dump's error")
+
+    # Link type 149: too short or of an unknown type, not an ExaJet header class.
+    odd = [Raw(b"\x00" * 20), Raw(b"\x70" + b"\x00" * 40)]
+    cap149 = tmp("odd.pcap")
+    wrpcap(cap149, odd, linktype=149)
+    pkts = rdpcap(cap149)
+    got = dump(cap149)
+    check(all(type(p) is Raw for p in pkts) and all(d["errors"] for d in got),
+          "short and unknown ExaJet packets")
+
+
+def main():
+    global DOCGEN, MODULE_DIR
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    cli_test.SCALEUP, DOCGEN, MODULE_DIR = (os.path.abspath(a) for a in sys.argv[1:4])
+    return cli_test.run_case(globals(), sys.argv[4])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
