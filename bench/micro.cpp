@@ -306,8 +306,8 @@ void bench_packer() {
       for (std::size_t p = 0; p < pdus; ++p) {
         for (std::size_t c = 0; c < per_pdu; ++c) {
           const std::uint8_t* src = store.data() + (p * per_pdu + c) * size;
-          const pk::queued_command q{0,     0, w::bytes(src, ctrl), w::bytes(src + ctrl, data_len),
-                                     false, c};
+          const pk::queued_command q{
+              0, 0, w::bytes(src, ctrl), pk::borrow(w::bytes(src + ctrl, data_len)), false, c};
           if (pack->push(q)) std::abort();
         }
         const auto r =

@@ -39,7 +39,7 @@ constexpr std::array<std::size_t, 8> limits{
 constexpr std::size_t out_size = pk::sue_pack_limit + 64;
 constexpr std::uint8_t sentinel = 0xEE;
 
-// A command the fuzzer made; its bytes must stay put while the packer may read them.
+// A command the fuzzer made; its data must stay put while the packer may read it.
 struct owned {
   std::array<std::uint8_t, pk::max_control_bytes> control_bytes;
   std::array<std::uint8_t, pk::max_data_bytes + 1> data_bytes;
@@ -133,8 +133,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
       want = wire::errc::no_space;
 
     const std::uint64_t cookie = store.size() - 1;
-    const wire::error e =
-        p.push(pk::queued_command{c.destination, c.vc, c.control(), c.data(), c.send_now, cookie});
+    // The packer copies the control: push it from a copy that is overwritten right after.
+    std::array<std::uint8_t, pk::max_control_bytes> passing = c.control_bytes;
+    const wire::error e = p.push(pk::queued_command{c.destination, c.vc,
+                                                    wire::bytes(passing.data(), c.control_len),
+                                                    pk::borrow(c.data()), c.send_now, cookie});
+    passing.fill(sentinel);
     fuzz::check(e.code == want, "packer: push said other than the model");
     if (e) {
       fuzz::check(p.queued() == queued, "packer: a refused push changed the count");

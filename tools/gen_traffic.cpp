@@ -83,12 +83,13 @@ int run(const traffic& tr, wire::encap e, std::mt19937_64& rng, capture_out& cap
     if (!pk) pk = std::make_unique<Packer>(*tr.prof, cfg);
     const pack::command_type* t = tr.prof->find(c.bytes[0]);
     const std::size_t ctrl = t->control_bytes();
-    const auto err = pk->push({.destination = static_cast<std::uint16_t>(
-                                   std::is_same_v<Packer, narrow_packer> ? 0 : c.dst),
-                               .vc = c.vc,
-                               .control = wire::bytes(c.bytes.data(), ctrl),
-                               .data = wire::bytes(c.bytes.data() + ctrl, c.size - ctrl),
-                               .cookie = i});
+    const auto err =
+        pk->push({.destination =
+                      static_cast<std::uint16_t>(std::is_same_v<Packer, narrow_packer> ? 0 : c.dst),
+                  .vc = c.vc,
+                  .control = wire::bytes(c.bytes.data(), ctrl),
+                  .data = pack::borrow(wire::bytes(c.bytes.data() + ctrl, c.size - ctrl)),
+                  .cookie = i});
     if (err)
       std::fprintf(stderr, "scaleup: command %zu: %.*s\n", i + 1, static_cast<int>(err.what.size()),
                    err.what.data());

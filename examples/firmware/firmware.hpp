@@ -19,8 +19,8 @@ std::size_t pdu_emit(const std::uint8_t rh[8], const std::uint8_t* payload, std:
 bool pdu_check(const std::uint8_t* pdu, std::size_t n, std::size_t& payload_end);
 std::uint32_t crc32_of(const std::uint8_t* data, std::size_t n);  // the R-CRC's CRC-32
 
-// Packer: queue a 64-byte write for a destination; take the next packed payload; count the
-// commands in a payload.
+// Packer: queue a 64-byte write for a destination (the data stays the caller's until packed);
+// take the next packed payload; count the commands in a payload.
 bool pack_write(std::uint16_t dst, std::uint8_t vc, std::uint64_t addr, const std::uint8_t* data);
 std::size_t pack_next(std::uint8_t* out, std::size_t cap, std::uint16_t& dst, std::uint8_t& vc);
 int unpack_count(const std::uint8_t* payload, std::size_t n);

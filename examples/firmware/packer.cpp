@@ -10,17 +10,16 @@ namespace {
 // Payloads of up to 128 bytes: a firmware's PDU buffers are small.
 scaleup::pack::packer<16, 2, 16> the_packer(scaleup::pack::default_profile,
                                             scaleup::pack::packer_config<2>{.limit = 128});
-std::array<std::array<std::uint8_t, 12>, 16> controls{};
-std::size_t next_control = 0;
 }  // namespace
 
+// The control is encoded into the packer's pool; the 64 data bytes are borrowed: the caller
+// keeps them until pack_next() has packed the command.
 bool pack_write(std::uint16_t dst, std::uint8_t vc, std::uint64_t addr, const std::uint8_t* data) {
-  auto& ctrl = controls[next_control++ % controls.size()];  // the packer keeps views
-  const auto c = scaleup::wire::to_bytes(scaleup::pack::cmd_write{.tag = 1, .addr = addr});
-  if (!c.ok()) return false;
-  ctrl = c.value;
-  return !the_packer.push(
-      {.destination = dst, .vc = vc, .control = ctrl, .data = scaleup::wire::bytes(data, 64)});
+  return !the_packer.push(scaleup::pack::queued<scaleup::pack::cmd_write>{
+      .destination = dst,
+      .vc = vc,
+      .control = {.tag = 1, .addr = addr},
+      .data = scaleup::pack::borrow(scaleup::wire::bytes(data, 64))});
 }
 
 std::size_t pack_next(std::uint8_t* out, std::size_t cap, std::uint16_t& dst, std::uint8_t& vc) {

@@ -145,7 +145,7 @@ class xpu {
       const sw::error e = packer_.push({.destination = static_cast<std::uint16_t>(c.dst),
                                         .vc = 0,
                                         .control = slot,
-                                        .data = data_,
+                                        .data = sp::borrow(data_),
                                         .cookie = cookie});
       if (e) {
         std::fprintf(stderr, "xpu %u: push refused: %.*s\n", id_, int(e.what.size()),

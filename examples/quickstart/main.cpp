@@ -45,11 +45,17 @@ static int rh_batch() {
 static int pack_and_unpack() {
   std::array<std::uint8_t, 64> my_64_bytes{};
   static pack::packer<1024> packer(pack::default_profile);  // 1024 destinations, 4 VCs
-  std::array<std::uint8_t, 12> ctrl =
-      wire::to_bytes(pack::cmd_write{.tag = 1, .addr = 0x1000}).value;
-  if (packer.push({.destination = 7, .vc = 0, .control = ctrl, .data = my_64_bytes})) return 1;
+  // A typed command: encoded into the packer's pool. The data is borrowed until packed.
+  if (packer.push(pack::queued<pack::cmd_write>{.destination = 7,
+                                                .control = {.tag = 1, .addr = 0x1000},
+                                                .data = pack::borrow(my_64_bytes)}))
+    return 1;
+  // Control bytes are copied at push: a temporary is fine.
+  if (packer.push({.destination = 7,
+                   .control = wire::to_bytes(pack::cmd_read{.dlen = 63, .tag = 2}).value}))
+    return 1;
   std::array<std::uint8_t, 4096> payload;
-  auto pdu = packer.next(payload);  // {destination 7, VC 0, 76 bytes, 1 command}: never waits
+  auto pdu = packer.next(payload);  // {destination 7, VC 0, 88 bytes, 2 commands}: never waits
   std::printf("PDU to %u on VC %u: %zu bytes, %zu command(s)\n", pdu->destination, pdu->vc,
               pdu->bytes, pdu->commands);
   pack::unpacker u(pack::default_profile, std::span(payload).first(pdu->bytes));
@@ -58,7 +64,7 @@ static int pack_and_unpack() {
     std::printf("  %.*s: control %zu bytes, data %zu bytes\n",
                 static_cast<int>(c.type->name.size()), c.type->name.data(), c.control.size(),
                 c.data.size());
-  return pdu->bytes == 76 && n == 1 && !u.error_found() ? 0 : 1;
+  return pdu->bytes == 88 && n == 2 && !u.error_found() ? 0 : 1;
 }
 
 int main() { return rh_round_trip() | rh_batch() | pack_and_unpack(); }

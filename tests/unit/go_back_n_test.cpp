@@ -50,6 +50,15 @@ TEST_CASE("psn: serial-number order across wraparound") {
   static_assert(before(S(7), S(1)) && !before(S(1), S(5)) && before(S(1), S(4)));
 }
 
+TEST_CASE("psn: distance, before and within are reachable qualified") {
+  static_assert(t::distance(P(0xFFFE), P(1)) == 3);
+  static_assert(t::before(P(0xFFFF), P(0)) && !t::before(P(0), P(0xFFFF)));
+  static_assert(t::within(P(0), P(0xFFFE), 3) && !t::within(P(1), P(0xFFFE), 3));
+  // Ordinary function templates: their addresses can be taken, unlike hidden friends'.
+  constexpr auto* d = &t::distance<16>;
+  static_assert(d(P(1), P(4)) == 3);
+}
+
 TEST_CASE("gbn sender: window, cumulative ACK, release") {
   sender s;
   s.c.window = 3;

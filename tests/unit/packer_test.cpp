@@ -42,7 +42,8 @@ struct owned {
   std::uint64_t cookie = 0;
 
   pk::queued_command queued() const {
-    return pk::queued_command{destination, vc, w::bytes(control), w::bytes(data), send_now, cookie};
+    return pk::queued_command{destination,      vc,       w::bytes(control),
+                              pk::borrow(data), send_now, cookie};
   }
   std::size_t size() const { return control.size() + data.size(); }
   // What the packer writes: the control with byte 1 = data length - 1 (types with data), then
@@ -956,4 +957,274 @@ TEST_CASE("packer: a packed PDU cut or corrupted is caught by the unpacker") {
     CHECK_FALSE(walk_err(b, n));
     CHECK(n == 3);
   }
+}
+
+// ---- what the packer keeps: the control copied, the data borrowed ----------------------------
+
+namespace {
+
+// A vendor's command: a field narrower than its member, so encode can refuse a value.
+struct vendor_cmd {
+  std::uint8_t type = 0x40;
+  std::uint8_t dlen = 0;
+  std::uint8_t prio = 0;    // 4 bits
+  std::uint16_t flags = 0;  // 12 bits
+};
+
+}  // namespace
+
+template <>
+struct scaleup::wire::layout<vendor_cmd> {
+  using T = vendor_cmd;
+  static constexpr std::string_view name = "sue.cmd";
+  static constexpr std::string_view title = "Command: a vendor's";
+  static constexpr std::string_view seed = "test";
+  static constexpr std::size_t size = 4;
+  static constexpr auto fields = std::tuple{
+      member(&T::type, {.name = "type", .filter = "sue.cmd.type", .bit = 0, .width = 8}),
+      member(&T::dlen, {.name = "data length - 1", .filter = "sue.cmd.dlen", .bit = 8, .width = 8}),
+      member(&T::prio, {.name = "priority", .filter = "vendor.prio", .bit = 16, .width = 4}),
+      member(&T::flags, {.name = "flags", .filter = "vendor.flags", .bit = 20, .width = 12}),
+  };
+};
+static_assert(scaleup::wire::tiles<vendor_cmd>());
+
+namespace {
+
+constexpr std::array<pk::command_type, 1> vendor_types{
+    {{0x40, "VENDOR", 2, true, scaleup::wire::field_infos<vendor_cmd>, "a vendor's write"}}};
+constexpr pk::profile vendor_profile{"vendor", vendor_types};
+static_assert(vendor_profile.check().empty());
+
+// Which data can be borrowed: lvalues and views, never a temporary container.
+template <class V>
+concept borrowable = requires {
+  pk::borrow(std::declval<V>());
+};
+static_assert(!borrowable<std::vector<std::uint8_t>>);  // borrow(std::vector<uint8_t>{...})
+static_assert(!borrowable<std::array<std::uint8_t, 4>>);
+static_assert(!borrowable<const std::vector<std::uint8_t>>);
+static_assert(borrowable<std::vector<std::uint8_t>&>);
+static_assert(borrowable<const std::array<std::uint8_t, 4>&>);
+static_assert(borrowable<w::bytes>);  // a span is a view: the caller has said whose bytes
+static_assert(!std::is_constructible_v<pk::borrowed, std::vector<std::uint8_t>>);
+static_assert(std::is_constructible_v<pk::borrowed, const std::vector<std::uint8_t>&>);
+static_assert(!std::is_convertible_v<w::bytes, pk::borrowed>);  // never borrowed unawares
+static_assert(!std::is_convertible_v<std::vector<std::uint8_t>&, pk::borrowed>);
+
+// Which controls the packer encodes itself.
+static_assert(pk::typed_control<pk::cmd_write> && pk::typed_control<pk::cmd_barrier>);
+static_assert(pk::typed_control<vendor_cmd>);
+static_assert(!pk::typed_control<w::bytes> && !pk::typed_control<int>);
+
+// The whole path in a constant expression: a typed push, byte 1 set from the data, next().
+static_assert([] {
+  pk::packer<1, 1, 4> p(pk::default_profile);
+  const std::array<std::uint8_t, 2> d{0xD0, 0xD1};
+  if (p.push(pk::queued<pk::cmd_write>{.control = {.tag = 0x0102, .addr = 0x0304},
+                                       .data = pk::borrow(d)}))
+    return false;
+  std::array<std::uint8_t, pk::sue_pack_limit> out{};
+  const auto r = p.next(out);
+  const std::array<std::uint8_t, 14> want{0x02, 0x01, 0x01, 0x02, 0,    0,    0,
+                                          0,    0,    0,    0x03, 0x04, 0xD0, 0xD1};
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (out[i] != want[i]) return false;
+  return r.ok() && r->bytes == 14 && r->commands == 1;
+}());
+
+// One command's control decoded back, with the data that followed it.
+template <class T>
+std::pair<T, byte_vector> read_back(const pk::command_view& v) {
+  const auto c = w::decode<T>(v.control);
+  REQUIRE(c.ok());
+  return {c.value, scaleup::test::bytes_of(v.data)};
+}
+
+}  // namespace
+
+TEST_CASE("packer: controls pushed from temporaries come out intact") {
+  // Each control is a temporary that ends with its push: a packer that kept a pointer to it
+  // would send every command with whatever the stack holds last (ASan: stack-use-after-scope).
+  auto p = make_packer<2>();
+  std::array<byte_vector, 24> data;  // borrowed: each stays put until packed
+  for (std::uint16_t i = 0; i < data.size(); ++i) {
+    data[i] = scaleup::test::ramp(1 + 5 * i, static_cast<std::uint8_t>(0x10 * i));
+    REQUIRE_FALSE(
+        p->push({.destination = static_cast<std::uint16_t>(i % 2),
+                 .control = w::to_bytes(pk::cmd_write{.tag = static_cast<std::uint16_t>(0x100 + i),
+                                                      .addr = 0xA000u + i})
+                                .value,
+                 .data = pk::borrow(data[i]),
+                 .cookie = i}));
+  }
+  std::size_t seen = 0;
+  for (int k = 0; k < 2; ++k) {
+    const pdu got = take(*p);
+    REQUIRE(got.info.commands == data.size() / 2);
+    pk::unpacker u(pk::default_profile, got.payload);
+    for (pk::command_view v; u.next(v); ++seen) {
+      const std::uint64_t i = got.cookies[v.index - 1];
+      CAPTURE(i);
+      CHECK(i % 2 == got.info.destination);
+      const auto [c, d] = read_back<pk::cmd_write>(v);
+      CHECK(c == pk::cmd_write{.dlen = static_cast<std::uint8_t>(data[i].size() - 1),
+                               .tag = static_cast<std::uint16_t>(0x100 + i),
+                               .addr = 0xA000u + i});
+      CHECK(d == data[i]);
+    }
+    CHECK_FALSE(u.error_found());
+  }
+  CHECK(seen == data.size());
+}
+
+TEST_CASE("packer: a control's bytes may change after push; data may not, and is read at next") {
+  auto p = make_packer<1>();
+  std::array<std::uint8_t, 12> ctrl = w::to_bytes(pk::cmd_write{.tag = 0x0A0B}).value;
+  std::array<std::uint8_t, 3> data{1, 2, 3};
+  REQUIRE_FALSE(p->push({.control = ctrl, .data = pk::borrow(data)}));
+  ctrl.fill(0xEE);  // the packer has its copy
+  data[2] = 9;      // borrowed: the packer reads it when it packs
+  const pdu got = take(*p);
+  // Written by hand: WR_FULL, data length - 1 = 2, tag 0A0B, address 0, then the data.
+  CHECK(got.payload == byte_vector{0x02, 0x02, 0x0A, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 9});
+}
+
+TEST_CASE("packer: typed commands of every shape are encoded into the pool") {
+  auto p = make_packer<1>();
+  const byte_vector d4{0xD0, 0xD1, 0xD2, 0xD3};
+  const byte_vector d8 = scaleup::test::ramp(8, 0x80);
+  REQUIRE_FALSE(p->push(pk::queued<pk::cmd_write>{
+      .control = {.tag = 0x1234, .addr = 0x1000}, .data = pk::borrow(d4), .cookie = 1}));
+  REQUIRE_FALSE(p->push(
+      pk::queued<pk::cmd_read>{.control = {.dlen = 63, .tag = 2, .addr = 0x40}, .cookie = 2}));
+  REQUIRE_FALSE(p->push(pk::queued<pk::cmd_write_partial>{
+      .control = {.tag = 3, .addr = 0x2000, .be_first = 0x0F, .be_last = 0xF0},
+      .data = pk::borrow(d8),
+      .cookie = 3}));
+  REQUIRE_FALSE(
+      p->push(pk::queued<pk::cmd_response>{.control = {.tag = 4, .status = 2}, .cookie = 4}));
+  REQUIRE_FALSE(p->push(pk::queued<pk::cmd_message>{
+      .control = {.tag = 5, .queue = 0x77}, .data = pk::borrow(d4), .cookie = 5}));
+  REQUIRE_FALSE(p->push(pk::queued<pk::cmd_barrier>{.control = {.tag = 6}, .cookie = 6}));
+  REQUIRE_FALSE(p->push(pk::queued<pk::cmd_atomic>{
+      .control = {.tag = 7, .op = 2, .addr = 0x3000}, .data = pk::borrow(d8), .cookie = 7}));
+  CHECK(p->queued() == 7);
+
+  const pdu got = take(*p);
+  CHECK(got.cookies == cookies_of({1, 2, 3, 4, 5, 6, 7}));
+  // The first command by hand: type 02, data length - 1 = 3 (from the data, not the struct),
+  // tag 12 34, address 00 00 00 00 00 00 10 00, then the data.
+  REQUIRE(got.payload.size() > 16);
+  CHECK(byte_vector(got.payload.begin(), got.payload.begin() + 16) ==
+        byte_vector{0x02, 0x03, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0, 0xD0, 0xD1, 0xD2, 0xD3});
+  pk::unpacker u(pk::default_profile, got.payload);
+  pk::command_view v;
+  REQUIRE(u.next(v));
+  CHECK(read_back<pk::cmd_write>(v) ==
+        std::pair{pk::cmd_write{.dlen = 3, .tag = 0x1234, .addr = 0x1000}, d4});
+  REQUIRE(u.next(v));
+  CHECK(read_back<pk::cmd_read>(v) ==
+        std::pair{pk::cmd_read{.dlen = 63, .tag = 2, .addr = 0x40}, byte_vector{}});
+  REQUIRE(u.next(v));
+  CHECK(read_back<pk::cmd_write_partial>(v) ==
+        std::pair{pk::cmd_write_partial{
+                      .dlen = 7, .tag = 3, .addr = 0x2000, .be_first = 0x0F, .be_last = 0xF0},
+                  d8});
+  REQUIRE(u.next(v));
+  CHECK(read_back<pk::cmd_response>(v) ==
+        std::pair{pk::cmd_response{.tag = 4, .status = 2}, byte_vector{}});
+  REQUIRE(u.next(v));
+  CHECK(read_back<pk::cmd_message>(v) ==
+        std::pair{pk::cmd_message{.dlen = 3, .tag = 5, .queue = 0x77}, d4});
+  REQUIRE(u.next(v));
+  CHECK(read_back<pk::cmd_barrier>(v) == std::pair{pk::cmd_barrier{.tag = 6}, byte_vector{}});
+  REQUIRE(u.next(v));
+  CHECK(read_back<pk::cmd_atomic>(v) ==
+        std::pair{pk::cmd_atomic{.dlen = 7, .tag = 7, .op = 2, .addr = 0x3000}, d8});
+  CHECK_FALSE(u.next(v));
+  CHECK_FALSE(u.error_found());
+}
+
+TEST_CASE("packer: a typed push and a push of its bytes pack the same") {
+  auto typed = make_packer<1>();
+  auto raw = make_packer<1>();
+  const byte_vector d = scaleup::test::ramp(200, 3);
+  for (std::uint16_t i = 0; i < 30; ++i) {
+    const pk::cmd_atomic c{.tag = i, .op = static_cast<std::uint8_t>(i % 8), .addr = i * 8u};
+    const pk::borrowed data = pk::borrow(w::bytes(d).first(1 + i));
+    REQUIRE_FALSE(typed->push(pk::queued<pk::cmd_atomic>{.control = c, .data = data}));
+    REQUIRE_FALSE(raw->push({.control = w::to_bytes(c).value, .data = data}));
+  }
+  for (;;) {
+    const pdu a = take(*typed);
+    const pdu b = take(*raw);
+    CHECK(a.payload == b.payload);
+    CHECK(a.info.commands == b.info.commands);
+    if (a.info.commands == 0) break;
+  }
+}
+
+TEST_CASE("packer: typed push errors, in the order of a push of bytes") {
+  auto p = std::make_unique<pk::packer<2, 2, 3>>(vendor_profile);
+  const byte_vector d{1, 2};
+  const auto q = [&](vendor_cmd c) {
+    return pk::queued<vendor_cmd>{.control = c, .data = pk::borrow(d)};
+  };
+
+  // A value too big for its 4-bit field: encode's error, naming the field.
+  w::error e = p->push(q({.prio = 16}));
+  CHECK(e.code == errc::value_too_big);
+  CHECK(e.field == "vendor.prio");
+  CHECK(e.value == 16);
+  CHECK(p->queued() == 0);
+  // Not in the profile.
+  e = p->push(q({.type = 0x41}));
+  CHECK(e.code == errc::bad_value);
+  CHECK(e.field == "sue.cmd.type");
+  // The type carries data: none is refused.
+  e = p->push(pk::queued<vendor_cmd>{});
+  CHECK(e.code == errc::bad_length);
+  CHECK(e.field == "sue.cmd.data_len");
+  // No such destination or VC.
+  auto bad_queue = q({});
+  bad_queue.destination = 2;
+  CHECK(p->push(bad_queue).code == errc::value_too_big);
+  bad_queue.destination = 0;
+  bad_queue.vc = 2;
+  CHECK(p->push(bad_queue).field == "sue.rh.vc");
+  CHECK(p->queued() == 0);
+
+  // The pool (3 entries) fills: then a good command is refused for room, a bad one for what is
+  // wrong with it, as if there were room.
+  for (std::uint8_t i = 0; i < 3; ++i) REQUIRE_FALSE(p->push(q({.prio = i})));
+  e = p->push(q({.prio = 3}));
+  CHECK(e.code == errc::no_space);
+  CHECK(e.layer == "pack");
+  e = p->push(q({.prio = 16}));
+  CHECK(e.code == errc::value_too_big);
+  CHECK(e.field == "vendor.prio");
+  CHECK(p->push(q({.type = 0x41})).code == errc::bad_value);
+  CHECK(p->push(bad_queue).field == "sue.rh.vc");
+  CHECK(p->queued() == 3);
+
+  // What went in comes out: the vendor's layout, priorities 0, 1, 2.
+  const pdu got = take(*p);
+  CHECK(got.payload == byte_vector{0x40, 0x01, 0x00, 0x00, 1, 2, 0x40, 0x01, 0x10, 0x00, 1, 2, 0x40,
+                                   0x01, 0x20, 0x00, 1, 2});
+}
+
+TEST_CASE("packer: a control longer than a tx_control is refused, even from a broken profile") {
+  // 10 units break the framing rules (check() says so); the packer's copy holds 18 bytes.
+  static constexpr std::array<pk::command_type, 1> wide{{{0x41, "WIDE", 10, false}}};
+  static constexpr pk::profile broken{"broken", wide};
+  static_assert(!broken.check().empty());
+  auto p = std::make_unique<pk::packer<1, 1, 4>>(broken);
+  byte_vector ctrl(20, 0);
+  ctrl[0] = 0x41;
+  const w::error e = p->push({.control = ctrl});
+  CHECK(e.code == errc::bad_length);
+  CHECK(e.needed == pk::max_control_bytes);
+  CHECK(e.available == 20);
+  CHECK(p->queued() == 0);
 }

@@ -6,14 +6,26 @@
 // round robin; it packs that queue's commands back to back up to the limit and sends. It never
 // waits for more commands (R2 4.5: "SUE does not delay transactions for reasons of packing").
 // No heap: queues are linked lists in a fixed pool, like the thesis's shared linked-list queues.
+//
+// What the packer keeps of a command, and for how long (style.md 15):
+//   - the control (at most 18 bytes, R2 Table 3's 144-bit tx_control) is copied into the pool
+//     at push: it may be a temporary (`.control = wire::to_bytes(cmd).value`), or a typed
+//     command (`push(queued<cmd_write>{...})`) encoded straight into the pool;
+//   - the data (up to 256 bytes) is not copied: it is a `borrowed` span, made with borrow()
+//     from an lvalue or a view, never from a temporary container. The bytes must stay where
+//     they are, unchanged, until next() has packed the command (its cookie comes back then).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <ranges>
 #include <span>
+#include <type_traits>
 
 #include "scaleup/pack/command.hpp"
+#include "scaleup/wire/field.hpp"
 
 namespace scaleup::pack {
 
@@ -36,15 +48,54 @@ struct packer_config {
   std::size_t limit = sue_pack_limit;  // payload bytes per PDU: at least one largest command
 };
 
-// A command handed to the packer. The bytes stay the caller's until the command is packed.
-struct queued_command {
+// What borrowing refuses: a container passed as a temporary (an rvalue that does not merely view
+// bytes owned elsewhere, as a span does), gone before the bytes would be read.
+template <class R>
+concept temporary_container = !std::ranges::borrowed_range<R> && std::is_convertible_v<R, bytes>;
+
+// A non-owning view of bytes that the caller keeps alive and unchanged until whoever holds it
+// is done (the packer: until next() has packed the command). Made from an lvalue (an array, a
+// vector) or from a view (a span): borrowing a temporary container does not compile, so
+// `borrow(std::vector<std::uint8_t>{...})` or `borrow(wire::to_bytes(x).value)` is refused
+// where it is written rather than read after its end.
+class borrowed {
+ public:
+  constexpr borrowed() noexcept = default;
+  constexpr explicit borrowed(bytes b) noexcept : bytes_(b) {}
+  template <temporary_container R>
+  borrowed(R&&) = delete;
+
+  constexpr bytes span() const noexcept { return bytes_; }
+  constexpr std::size_t size() const noexcept { return bytes_.size(); }
+  constexpr bool empty() const noexcept { return bytes_.empty(); }
+
+ private:
+  bytes bytes_{};
+};
+
+// The one way to hand data by reference: `.data = pack::borrow(my_64_bytes)`.
+constexpr borrowed borrow(bytes b) noexcept { return borrowed(b); }
+template <temporary_container R>
+borrowed borrow(R&&) = delete;
+
+// A control the packer can encode itself: a struct with a field table (wire::layout), such as
+// the default profile's cmd_write or a vendor profile's, no longer than a tx_control.
+// (Without a layout, `layout<C>::size` does not substitute: the concept is false, not an error.)
+template <class C>
+concept typed_control = wire::layout<C>::size >= 2 && wire::layout<C>::size <= max_control_bytes;
+
+// A command handed to the packer: its control as bytes (queued_command) or as a typed value
+// (queued<cmd_write>, ...). The control is copied at push; the data is borrowed (see above).
+template <class Control = bytes>
+struct queued {
   std::uint16_t destination = 0;
   std::uint8_t vc = 0;
-  bytes control{};
-  bytes data{};
+  Control control{};         // copied at push: a temporary is fine
+  borrowed data{};           // kept by reference until packed; byte 1 of the control is set from it
   bool send_now = false;     // close the PDU after this command (R1 4.x; R2 4.3 step 2)
   std::uint64_t cookie = 0;  // the caller's handle, returned when the command is packed
 };
+using queued_command = queued<bytes>;
 
 // What one call to next() packed: a payload for one {destination, VC}.
 struct packed_pdu {
@@ -77,48 +128,34 @@ class packer {
   constexpr const config& settings() const noexcept { return cfg_; }
 
   // Queues a command after checking it against the profile's framing, so that every command
-  // the packer writes can be unpacked.
-  constexpr error push(const queued_command& c) noexcept {
-    if (c.destination >= Destinations || c.vc >= VCs)
-      return error{errc::value_too_big,
-                   "pack",
-                   0,
-                   0,
-                   0,
-                   c.vc >= VCs ? "VC out of range" : "destination out of range",
-                   c.vc >= VCs ? "sue.rh.vc" : "",
-                   static_cast<std::uint64_t>(c.vc >= VCs ? c.vc : c.destination)};
-    if (const error e = check_command(*prof_, c.control, c.data)) return e;
-    if (c.control.size() + c.data.size() > cfg_.limit)
-      return error{errc::value_too_big,
-                   "pack",
-                   0,
-                   static_cast<std::uint32_t>(cfg_.limit),
-                   static_cast<std::uint32_t>(c.control.size() + c.data.size()),
-                   "command larger than the packing limit"};
-    if (free_count_ == 0) return error{errc::no_space, "pack", 0, 0, 0, "command pool full"};
-    // Free entries are a stack of indices, not a list threaded through the entries: taking one
-    // does not wait for a load from the entry taken before.
+  // the packer writes can be unpacked. The control is copied; the data stays borrowed.
+  SCALEUP_ALWAYS_INLINE constexpr error push(const queued_command& c) noexcept {
+    if (!admissible(c.destination, c.vc, c.control, c.data.span()) || free_count_ == 0) [[unlikely]]
+      return refusal(c.destination, c.vc, c.control, c.data.span());
     const std::uint16_t e = free_list_[--free_count_];
-    entry& en = pool_[e];
-    // Field by field: the caller has usually just built `c`, and a block copy of it would read
-    // its narrow fields back with wide loads (a store-forwarding stall per command).
-    en.control = c.control.data();
-    en.data = c.data.data();
-    en.cookie = c.cookie;
-    en.seq = seq_++;
-    en.data_len = static_cast<std::uint16_t>(c.data.size());
-    en.control_len = static_cast<std::uint16_t>(c.control.size());
-    en.send_now = c.send_now;
-    en.next = nil;
-    queue& q = queues_[index(c.destination, c.vc)];
-    if (q.tail == nil)
-      q.head = e;
-    else
-      pool_[q.tail].next = e;
-    q.tail = e;
-    ++q.count;
-    ++vc_count_[c.vc];
+    copy_control(pool_[e].control.data(), c.control.data(), c.control.size());
+    enqueue(e, c.destination, c.vc, c.control.size(), c.data.span(), c.send_now, c.cookie);
+    return {};
+  }
+
+  // Queues a typed command (pack::queued<cmd_write>{...}; the qualification is only needed
+  // here, where the name is also the member queued()): its control is encoded straight into the
+  // pool (an encode error, such as a value too big for its field, is returned), then checked as
+  // above. Byte 1, the data length, is written from the data's size when the command is packed.
+  template <typed_control Control>
+  constexpr error push(const pack::queued<Control>& c) noexcept {
+    constexpr std::size_t n = wire::layout<Control>::size;
+    if (free_count_ == 0) [[unlikely]]
+      return refuse_when_full(c);
+    // Encoded into the entry on top of the free stack, which is taken only if all is well.
+    const std::uint16_t e = free_list_[free_count_ - 1];
+    std::uint8_t* const control = pool_[e].control.data();
+    if (const auto r = wire::encode(c.control, mutable_bytes(control, n)); !r) [[unlikely]]
+      return r.err;
+    if (!admissible(c.destination, c.vc, bytes(control, n), c.data.span())) [[unlikely]]
+      return refusal(c.destination, c.vc, bytes(control, n), c.data.span());
+    --free_count_;
+    enqueue(e, c.destination, c.vc, n, c.data.span(), c.send_now, c.cookie);
     return {};
   }
 
@@ -175,20 +212,23 @@ class packer {
  private:
   static constexpr std::uint16_t nil = 0xFFFF;
 
-  // A queued command: where its bytes are (checked at push: control 2..18 bytes, data up to
-  // 256), its cookie, and its place in its queue. Destination and VC are the queue's.
-  struct entry {
-    const std::uint8_t* control = nullptr;
+  // A queued command: its control (copied at push, 2..18 bytes), where its data is (borrowed,
+  // up to 256 bytes), its cookie, and its place in its queue. Destination and VC are the
+  // queue's. 48 bytes (cheaper to index than 56), 16-byte aligned with the control first, so
+  // that its copies in and out never split a cache line.
+  struct alignas(16) entry {
+    std::array<std::uint8_t, max_control_bytes> control{};
+    std::uint16_t data_len = 0;
+    // 8 bits: a memcpy of an 8-bit length was once inlined by GCC 12 as `rep movsq`, several
+    // times slower for a few bytes; the copies are copy_short now, whatever the width.
+    std::uint8_t control_len = 0;
+    bool send_now = false;
+    std::uint16_t next = nil;
     const std::uint8_t* data = nullptr;
     std::uint64_t cookie = 0;
     std::uint64_t seq = 0;
-    std::uint16_t data_len = 0;
-    // 16 bits though 18 is the most: when the copy was a memcpy of this length, GCC 12 inlined
-    // it for an 8-bit one as `rep movsq`, several times slower for a few bytes.
-    std::uint16_t control_len = 0;
-    bool send_now = false;
-    std::uint16_t next = nil;
   };
+  static_assert(sizeof(entry) == 48 || sizeof(void*) != 8, "a pool entry is 48 bytes");
   struct queue {
     std::uint16_t head = nil;
     std::uint16_t tail = nil;
@@ -197,6 +237,117 @@ class packer {
 
   static constexpr std::size_t index(std::uint16_t d, std::uint8_t vc) noexcept {
     return std::size_t{d} * VCs + vc;
+  }
+
+  // Whether push takes a command: what check() checks, as tests only, for the hot path; the
+  // error that explains a refusal is built out of line, by refusal() (encode does the same).
+  SCALEUP_ALWAYS_INLINE constexpr bool admissible(std::uint16_t destination, std::uint8_t vc,
+                                                  bytes control, bytes data) const noexcept {
+    // 1 to 18 control bytes (one test): a byte to read the type from, and room in the pool.
+    if (destination >= Destinations || vc >= VCs || control.size() - 1 >= max_control_bytes)
+      return false;
+    // One load says whether the type is known (0: no), its control length and whether it
+    // carries data.
+    const std::uint16_t framing = prof_->framing(control[0]);
+    if (control.size() != (framing & profile::control_mask)) return false;
+    if ((framing & profile::carries_data) != 0 ? data.size() - 1 >= max_data_bytes : !data.empty())
+      return false;
+    return control.size() + data.size() <= cfg_.limit;
+  }
+
+  // Why push refused: check()'s error, else the pool is full.
+  SCALEUP_COLD constexpr error refusal(std::uint16_t destination, std::uint8_t vc, bytes control,
+                                       bytes data) const noexcept {
+    if (const error e = check(destination, vc, control, data)) return e;
+    return pool_full();
+  }
+
+  // Everything push checks but the pool's room, with the error that says what is wrong: the
+  // queue exists, the command keeps the profile's framing, and it fits a PDU.
+  constexpr error check(std::uint16_t destination, std::uint8_t vc, bytes control,
+                        bytes data) const noexcept {
+    if (destination >= Destinations || vc >= VCs)
+      return error{errc::value_too_big,
+                   "pack",
+                   0,
+                   0,
+                   0,
+                   vc >= VCs ? "VC out of range" : "destination out of range",
+                   vc >= VCs ? "sue.rh.vc" : "",
+                   static_cast<std::uint64_t>(vc >= VCs ? vc : destination)};
+    if (const error e = check_command(*prof_, control, data)) return e;
+    // Only a profile that fails check() (a control over 9 units) gets here: the pool's copy
+    // holds a tx_control's 18 bytes.
+    if (control.size() > max_control_bytes)
+      return error{errc::bad_length,
+                   "sue.cmd",
+                   0,
+                   static_cast<std::uint32_t>(max_control_bytes),
+                   static_cast<std::uint32_t>(control.size()),
+                   "control longer than 18 bytes",
+                   "sue.cmd.control_len",
+                   control.size()};
+    if (control.size() + data.size() > cfg_.limit)
+      return error{errc::value_too_big,
+                   "pack",
+                   0,
+                   static_cast<std::uint32_t>(cfg_.limit),
+                   static_cast<std::uint32_t>(control.size() + data.size()),
+                   "command larger than the packing limit"};
+    return {};
+  }
+
+  // A control into the pool: 1 to 18 bytes (admissible), most often 8 to 16 (the default
+  // profile's 12), which take one test and two 8-byte moves.
+  SCALEUP_ALWAYS_INLINE static constexpr void copy_control(std::uint8_t* out,
+                                                           const std::uint8_t* in,
+                                                           std::size_t n) noexcept {
+    if (!std::is_constant_evaluated() && n - 8 <= 8) {
+      std::memcpy(out, in, 8);
+      std::memcpy(out + n - 8, in + n - 8, 8);
+    } else {
+      wire::copy_short(out, in, n);
+    }
+  }
+
+  static constexpr error pool_full() noexcept {
+    return error{errc::no_space, "pack", 0, 0, 0, "command pool full"};
+  }
+
+  // A typed push with no free entry to encode into: encoded aside, so that the error is the
+  // one the command would get with room (a bad value or framing first, then the full pool).
+  template <class Control>
+  SCALEUP_COLD constexpr error refuse_when_full(const pack::queued<Control>& c) const noexcept {
+    std::array<std::uint8_t, wire::layout<Control>::size> aside{};
+    if (const auto r = wire::encode(c.control, aside); !r) return r.err;
+    if (const error e = check(c.destination, c.vc, aside, c.data.span())) return e;
+    return pool_full();
+  }
+
+  // Fills entry e, just taken from the free stack with its control written, and appends it to
+  // its queue. (Free entries are a stack of indices, not a list threaded through the entries:
+  // taking one does not wait for a load from the entry taken before.)
+  SCALEUP_ALWAYS_INLINE constexpr void enqueue(std::uint16_t e, std::uint16_t destination,
+                                               std::uint8_t vc, std::size_t control_len, bytes data,
+                                               bool send_now, std::uint64_t cookie) noexcept {
+    entry& en = pool_[e];
+    // Field by field: the caller has usually just built its command, and a block copy of it
+    // would read its narrow fields back with wide loads (a store-forwarding stall per command).
+    en.data = data.data();
+    en.cookie = cookie;
+    en.seq = seq_++;
+    en.data_len = static_cast<std::uint16_t>(data.size());
+    en.control_len = static_cast<std::uint8_t>(control_len);
+    en.send_now = send_now;
+    en.next = nil;
+    queue& q = queues_[index(destination, vc)];
+    if (q.tail == nil)
+      q.head = e;
+    else
+      pool_[q.tail].next = e;
+    q.tail = e;
+    ++q.count;
+    ++vc_count_[vc];
   }
 
   template <class Eligible>
@@ -260,7 +411,8 @@ class packer {
       if (used + n > limit) break;  // it starts the next PDU
       if constexpr (Cookies) cookie_out[commands] = e.cookie;
       // Framing was checked at push and the room just above: copy, with byte 1 made to agree.
-      write_checked_command(bytes(e.control, control_len), bytes(e.data, data_len), dst + used);
+      write_checked_command(bytes(e.control.data(), control_len), bytes(e.data, data_len),
+                            dst + used);
       used += n;
       ++commands;
       free_list_[freed++] = at;

@@ -266,10 +266,11 @@ class fabric {
     // Storage must not move while the packer holds views: offered never shrinks mid-run, and
     // reserve keeps the elements' buffers where they are (vectors of vectors move the headers,
     // not the heap buffers the views point into).
-    (void)x.packer->push({.destination = o.dst,
-                          .vc = o.vc,
-                          .control = std::span<const std::uint8_t>(c.data(), 12),
-                          .data = std::span<const std::uint8_t>(c.data() + 12, c.size() - 12)});
+    (void)x.packer->push(
+        {.destination = o.dst,
+         .vc = o.vc,
+         .control = std::span<const std::uint8_t>(c.data(), 12),
+         .data = pack::borrow(std::span<const std::uint8_t>(c.data() + 12, c.size() - 12))});
     for (std::uint8_t p = 0; p < cfg_.ports; ++p) pump(o.src, p);
   }
 
@@ -703,7 +704,7 @@ class fabric {
           {.destination = peer,
            .vc = vc,
            .control = std::span<const std::uint8_t>(c.data(), ctrl),
-           .data = std::span<const std::uint8_t>(c.data() + ctrl, c.size() - ctrl)});
+           .data = pack::borrow(std::span<const std::uint8_t>(c.data() + ctrl, c.size() - ctrl))});
       ++stats_.moved;
     }
   }

@@ -27,20 +27,28 @@ struct psn {
   constexpr psn operator-(std::uint32_t n) const noexcept { return psn(value - n); }
   constexpr psn& operator++() noexcept { return *this = *this + 1; }
   friend constexpr bool operator==(psn, psn) = default;
-
-  // Steps forward from `from` to `to`, modulo the space.
-  friend constexpr std::uint32_t distance(psn from, psn to) noexcept {
-    return (std::uint32_t{to.value} - from.value) & mask;
-  }
-  // a comes before b: b is less than half the space ahead. No raw `<` on PSNs (style.md 7).
-  friend constexpr bool before(psn a, psn b) noexcept {
-    const std::uint32_t d = distance(a, b);
-    return d != 0 && d < half;
-  }
-  // x lies in [lo, lo + n).
-  friend constexpr bool within(psn x, psn lo, std::uint32_t n) noexcept {
-    return distance(lo, x) < n;
-  }
 };
+
+// Ordinary functions, not hidden friends: callable qualified (transport::distance) as well as
+// by argument-dependent lookup.
+
+// Steps forward from `from` to `to`, modulo the space.
+template <unsigned Bits>
+constexpr std::uint32_t distance(psn<Bits> from, psn<Bits> to) noexcept {
+  return (std::uint32_t{to.value} - from.value) & psn<Bits>::mask;
+}
+
+// a comes before b: b is less than half the space ahead. No raw `<` on PSNs (style.md 7).
+template <unsigned Bits>
+constexpr bool before(psn<Bits> a, psn<Bits> b) noexcept {
+  const std::uint32_t d = distance(a, b);
+  return d != 0 && d < psn<Bits>::half;
+}
+
+// x lies in [lo, lo + n).
+template <unsigned Bits>
+constexpr bool within(psn<Bits> x, psn<Bits> lo, std::uint32_t n) noexcept {
+  return distance(lo, x) < n;
+}
 
 }  // namespace scaleup::transport
