@@ -7,14 +7,14 @@
 #include <string>
 
 #include "cli.hpp"
-#include "scaleup/transport/fabric.hpp"
+#include "scaleup/sim/fabric.hpp"
 
 namespace scaleup::cli {
 
 namespace {
 
 // XPU:PORT:DOWN[:UP] in ns.
-std::optional<std::pair<transport::link_event, std::optional<transport::link_event>>> link_failure(
+std::optional<std::pair<sim::link_event, std::optional<sim::link_event>>> link_failure(
     std::string_view s) {
   std::array<std::uint64_t, 4> v{};
   std::size_t n = 0;
@@ -28,16 +28,16 @@ std::optional<std::pair<transport::link_event, std::optional<transport::link_eve
   if (n < 3 || v[0] > 0xFFFF || v[1] > 3) return std::nullopt;
   const auto xpu = static_cast<std::uint16_t>(v[0]);
   const auto port = static_cast<std::uint8_t>(v[1]);
-  std::optional<transport::link_event> up;
-  if (n == 4) up = transport::link_event{v[3], xpu, port, true};
-  return std::pair{transport::link_event{v[2], xpu, port, false}, up};
+  std::optional<sim::link_event> up;
+  if (n == 4) up = sim::link_event{v[3], xpu, port, true};
+  return std::pair{sim::link_event{v[2], xpu, port, false}, up};
 }
 
 }  // namespace
 
 int gen_session(std::span<const std::string_view> argv) {
   std::string out;
-  transport::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 8;
   std::uint32_t commands = 10'000;
   double load = 0.5;
@@ -49,7 +49,7 @@ int gen_session(std::span<const std::string_view> argv) {
       if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--xpus") {
       const auto n = a.number<unsigned>();
-      if (!n || *n < 2 || *n > transport::fabric::max_xpus)
+      if (!n || *n < 2 || *n > sim::fabric::max_xpus)
         return fail_usage("gen: --xpus needs a number from 2 to 64");
       cfg.xpus = static_cast<std::uint16_t>(*n);
     } else if (f == "--ports") {
@@ -99,7 +99,7 @@ int gen_session(std::span<const std::string_view> argv) {
     std::fprintf(stderr, "scaleup: %s\n", err.c_str());
     return 1;
   }
-  transport::fabric fab(cfg);
+  sim::fabric fab(cfg);
   bool write_failed = false;
   fab.on_wire([&](std::uint64_t ns, std::span<const std::uint8_t> frame) {
     if (!write_failed &&

@@ -2,7 +2,7 @@
 // lossy links and failing ports, and back through the dissection engine. The harness counts
 // every command delivered to an XPU; the invariants are the issue's: nothing lost, nothing
 // delivered twice, order kept per {source, destination, VC} in strict mode.
-#include <scaleup/transport/fabric.hpp>
+#include <scaleup/sim/fabric.hpp>
 
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 
 namespace {
 
-namespace t = scaleup::transport;
+namespace t = scaleup::sim;
 namespace w = scaleup::wire;
 
 struct run_result {
@@ -148,7 +148,7 @@ TEST_CASE("fabric: every encapsulation and both keyings carry the session") {
   t::fabric_config cfg;
   cfg.xpus = 3;
   cfg.vcs = 2;
-  cfg.keys = t::keying::port_peer;
+  cfg.keys = scaleup::transport::keying::port_peer;
   cfg.loss = 0.05;
   check_invariants(run(cfg, 2000), 2000);
 }

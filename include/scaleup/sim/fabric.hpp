@@ -27,7 +27,7 @@
 #include "scaleup/transport/go_back_n.hpp"
 #include "scaleup/wire/frame.hpp"
 
-namespace scaleup::transport {
+namespace scaleup::sim {
 
 struct link_event {
   std::uint64_t at = 0;  // ns
@@ -52,8 +52,8 @@ struct fabric_config {
   std::vector<link_event> link_events;
   std::uint64_t seed = 1;
   wire::encap encap = wire::encap::udp4;
-  gbn_config gbn{};
-  keying keys = keying::port_peer_vc;
+  transport::gbn_config gbn{};
+  transport::keying keys = transport::keying::port_peer_vc;
 };
 
 struct fabric_stats {
@@ -93,7 +93,7 @@ class fabric {
   static constexpr std::size_t max_xpus = 64;
   static constexpr std::size_t max_ports = 4;
   static constexpr std::size_t max_vcs = 4;
-  using conn = connection<16>;
+  using conn = transport::connection<16>;
   using frame_sink = std::function<void(std::uint64_t ns, std::span<const std::uint8_t>)>;
   using delivery_sink = std::function<void(const delivery&)>;
 
@@ -105,7 +105,8 @@ class fabric {
     xpus_.resize(cfg_.xpus);
     for (auto& x : xpus_) {
       x.packer = std::make_unique<pack::packer<max_xpus, max_vcs, 4096>>(pack::default_profile);
-      x.conns = std::make_unique<connection_table<max_ports, max_xpus, max_vcs>>(cfg_.keys);
+      x.conns =
+          std::make_unique<transport::connection_table<max_ports, max_xpus, max_vcs>>(cfg_.keys);
       x.pin.fill(0xFF);
     }
     for (const auto& l : cfg_.link_events) schedule(l.at, ev_link{l});
@@ -201,7 +202,7 @@ class fabric {
   };
   struct xpu_state {
     std::unique_ptr<pack::packer<max_xpus, max_vcs, 4096>> packer;
-    std::unique_ptr<connection_table<max_ports, max_xpus, max_vcs>> conns;
+    std::unique_ptr<transport::connection_table<max_ports, max_xpus, max_vcs>> conns;
     std::array<port_state, max_ports> ports{};
     // Retransmission buffers per connection, by PSN (the caller's, R2 4.2 step 4).
     std::map<std::uint32_t, std::map<std::uint16_t, stored_pdu>> kept;
@@ -214,7 +215,9 @@ class fabric {
   static std::uint32_t key(std::uint8_t port, std::uint16_t peer, std::uint8_t vc) {
     return (std::uint32_t{port} << 24) | (std::uint32_t{peer} << 8) | vc;
   }
-  std::uint8_t vc_key(std::uint8_t vc) const { return cfg_.keys == keying::port_peer ? 0 : vc; }
+  std::uint8_t vc_key(std::uint8_t vc) const {
+    return cfg_.keys == transport::keying::port_peer ? 0 : vc;
+  }
   conn& connection_of(std::uint16_t x, std::uint8_t port, std::uint16_t peer, std::uint8_t vc) {
     return xpus_[x].conns->at(port, peer, vc);
   }
@@ -322,7 +325,8 @@ class fabric {
       const auto r = xs.packer->next(buf, eligible);
       if (!r || r->commands == 0) return;
       conn& c = connection_of(x, p, r->destination, r->vc);
-      auto [tx, act] = step(c.tx, sender_event<16>{sender_input::send, {}}, now_, cfg_.gbn);
+      auto [tx, act] = step(c.tx, transport::sender_event<16>{transport::sender_input::send, {}},
+                            now_, cfg_.gbn);
       c.tx = tx;
       if (!act.assigned) return;  // cannot happen: eligibility checked the window
       xs.kept[key(p, r->destination, vc_key(r->vc))][act.psn_assigned.value] =
@@ -353,13 +357,15 @@ class fabric {
       rh.xpuid = x;
       rh.vc = t.vc;
       rh.npsn = t.ack_only ? c.tx.next.value : t.psn;
-      const auto [op, apsn] = pending_ack(c.rx);
+      const auto [op, apsn] = transport::pending_ack(c.rx);
       if (t.ack_only && op == wire::rh_op::none) continue;  // already carried by a data PDU
       rh.op = static_cast<std::uint8_t>(op);
       rh.apsn = apsn.value;
       if (op != wire::rh_op::none) {
-        c.rx = step(c.rx, receiver_event<16>{receiver_input::ack_sent, {}, true}, now_, cfg_.gbn)
-                   .first;
+        c.rx =
+            step(c.rx, transport::receiver_event<16>{transport::receiver_input::ack_sent, {}, true},
+                 now_, cfg_.gbn)
+                .first;
         if (op == wire::rh_op::nack) ++stats_.nacks;
         if (op == wire::rh_op::ack) ++stats_.acks;
       }
@@ -489,13 +495,16 @@ class fabric {
     conn& c = connection_of(e.to, e.port, peer, vc);
     // The reverse direction's acknowledgement, carried in this RH.
     if (rh->op == 0 || rh->op == 1) {
-      const auto in = rh->op == 0 ? sender_input::ack : sender_input::nack;
-      auto [tx, act] = step(c.tx, sender_event<16>{in, psn<16>(rh->apsn)}, now_, cfg_.gbn);
+      const auto in = rh->op == 0 ? transport::sender_input::ack : transport::sender_input::nack;
+      auto [tx, act] =
+          step(c.tx, transport::sender_event<16>{in, transport::psn<16>(rh->apsn)}, now_, cfg_.gbn);
       c.tx = tx;
       apply_sender(e.to, e.port, peer, vc, act);
     }
     if (payload_len == 0) return;  // an RH-only ACK/NACK: no PDU of its own
-    auto [rx, ract] = step(c.rx, receiver_event<16>{receiver_input::pdu, psn<16>(rh->npsn), true},
+    auto [rx, ract] = step(c.rx,
+                           transport::receiver_event<16>{transport::receiver_input::pdu,
+                                                         transport::psn<16>(rh->npsn), true},
                            now_, cfg_.gbn);
     c.rx = rx;
     if (ract.deliver)
@@ -535,7 +544,7 @@ class fabric {
   }
 
   void apply_sender(std::uint16_t x, std::uint8_t p, std::uint16_t peer, std::uint8_t vc,
-                    const sender_actions<16>& a) {
+                    const transport::sender_actions<16>& a) {
     xpu_state& xs = xpus_[x];
     auto& kept = xs.kept[key(p, peer, vc_key(vc))];
     for (std::uint32_t i = 0; i < a.released; ++i) kept.erase((a.released_from + i).value);
@@ -566,7 +575,7 @@ class fabric {
       for (std::uint16_t peer = 0; peer < cfg_.xpus; ++peer)
         for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc) {
           const conn& c = connection_of(x, p, peer, vc);
-          const std::uint64_t d = next_deadline(c.tx, c.rx);
+          const std::uint64_t d = transport::next_deadline(c.tx, c.rx);
           if (d && (t == 0 || d < t)) t = d;
         }
     if (t && (xs.tick_at == 0 || t < xs.tick_at || xs.tick_at <= now_)) {
@@ -583,13 +592,17 @@ class fabric {
     for (std::uint8_t p = 0; p < cfg_.ports; ++p)
       for (std::uint16_t peer = 0; peer < cfg_.xpus; ++peer)
         for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc) {
-          if (cfg_.keys == keying::port_peer && vc) continue;
+          if (cfg_.keys == transport::keying::port_peer && vc) continue;
           conn& c = connection_of(e.xpu, p, peer, vc);
-          if (next_deadline(c.tx, c.rx) == 0 || next_deadline(c.tx, c.rx) > now_) continue;
-          auto [tx, act] = step(c.tx, sender_event<16>{sender_input::tick, {}}, now_, cfg_.gbn);
+          if (transport::next_deadline(c.tx, c.rx) == 0 ||
+              transport::next_deadline(c.tx, c.rx) > now_)
+            continue;
+          auto [tx, act] = step(
+              c.tx, transport::sender_event<16>{transport::sender_input::tick, {}}, now_, cfg_.gbn);
           c.tx = tx;
           auto [rx, ract] =
-              step(c.rx, receiver_event<16>{receiver_input::tick, {}, true}, now_, cfg_.gbn);
+              step(c.rx, transport::receiver_event<16>{transport::receiver_input::tick, {}, true},
+                   now_, cfg_.gbn);
           c.rx = rx;
           if (ract.ack_now) queue_ack(e.xpu, p, peer, vc);
           apply_sender(e.xpu, p, peer, vc, act);
@@ -655,20 +668,20 @@ class fabric {
     // What the peer delivered on the failed connection is done; the rest moves. Reading the
     // peer's expected PSN and restarting both ends happen at one instant, so nothing that
     // arrives late on the old connection can be delivered as well as moved.
-    const psn<16> expected = far.rx.expected;
+    const transport::psn<16> expected = far.rx.expected;
     auto& kept = xs.kept[key(e.from, e.peer, vc_key(e.vc))];
     std::vector<stored_pdu> moving;
-    for (psn<16> p = c.tx.una; p != c.tx.next; ++p) {
+    for (transport::psn<16> p = c.tx.una; p != c.tx.next; ++p) {
       const auto it = kept.find(p.value);
       if (it == kept.end()) continue;
       if (!before(p, expected)) moving.push_back(std::move(it->second));
       kept.erase(it);
     }
     // Restart both ends far ahead of anything still in flight: late arrivals are duplicates.
-    const psn<16> base = c.tx.next + 2 * cfg_.gbn.window;
-    c.tx = gbn_sender<16>{};
+    const transport::psn<16> base = c.tx.next + 2 * cfg_.gbn.window;
+    c.tx = transport::gbn_sender<16>{};
     c.tx.next = c.tx.una = base;
-    far.rx = gbn_receiver<16>{};
+    far.rx = transport::gbn_receiver<16>{};
     far.rx.expected = base;
     ++stats_.failovers;
     xs.failing.erase(key(e.from, e.peer, vc_key(e.vc)));
@@ -676,7 +689,8 @@ class fabric {
     conn& to = connection_of(e.xpu, e.to, e.peer, e.vc);
     if (!cfg_.unordered) xs.pin[e.peer * max_vcs + e.vc] = e.to;
     for (auto& m : moving) {
-      auto [tx, act] = step(to.tx, sender_event<16>{sender_input::send, {}}, now_, cfg_.gbn);
+      auto [tx, act] = step(to.tx, transport::sender_event<16>{transport::sender_input::send, {}},
+                            now_, cfg_.gbn);
       to.tx = tx;
       if (!act.assigned) {
         // The new connection's window is full: hand the commands back to the packer instead.
@@ -727,4 +741,4 @@ class fabric {
   std::map<std::uint32_t, std::uint64_t> next_delivery_;
 };
 
-}  // namespace scaleup::transport
+}  // namespace scaleup::sim
