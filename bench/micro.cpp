@@ -568,9 +568,10 @@ void bench_rdma() {
 // loss), next to emitting and reading the same PDUs' bytes alone (wire::emit_sue_frame and
 // sim::read_pdu in a loop: what the fabric does to each PDU's bytes at the least). Each XPU
 // sends to the 4 XPUs after it, alternating VC 0 and 1 every 4 commands, one command per PDU
-// (send_now), at half of its ports' capacity; offers go in as their time comes, 16 rounds at a
-// time, as an outside event loop would add them. The PDUs (docs/performance.md, "The fabric at
-// scale"):
+// (send_now), one every 25 ns (a few percent of its ports' capacity: enough that the 1024-XPU
+// run lasts 10 us, many round trips, and reaches a steady state within its 400 000 PDUs);
+// offers go in as their time comes, 16 rounds at a time, as an outside event loop would add
+// them. The PDUs (docs/performance.md, "The fabric at scale"):
 //   - "RH-only": the smallest PDU that carries a command, one BARRIER (a 4-byte control, no
 //     data). A PDU with no command is a stand-alone ACK/NACK: it takes no PSN, is not a PDU
 //     of the count, but is a frame the fabric carries (the figures include them).
@@ -596,11 +597,7 @@ std::uint64_t fabric_run(std::uint16_t xpus, const fabric_pdu& k, std::uint64_t 
   cfg.xpus = xpus;
   cfg.ports = fabric_ports;
   sm::fabric f(cfg);
-  // Half of an XPU's capacity: a frame's time on one of its ports, over the ports, doubled.
-  const std::size_t frame =
-      std::max(w::header_size(cfg.encap) + w::pdu_size(k.command.size()), w::ethernet_min_frame);
-  const double gap =
-      2.0 * static_cast<double>(frame + 24) * 8.0 / cfg.instance_gbps;  // ns between rounds
+  constexpr double gap = 25;  // ns between an XPU's commands
   std::uint64_t i = 0;
   for (std::uint64_t round = 0; i < pdus; round += 16) {
     const auto until = static_cast<std::uint64_t>(static_cast<double>(round + 16) * gap);

@@ -121,14 +121,24 @@ class event_queue {
 
   // Takes the earliest event (the first added among equal times). Not on an empty queue.
   E pop() {
-    if (near_ == 0) {  // only far events: jump to the first of them
+    E e{};
+    (void)take_until(never, e);
+    return e;
+  }
+
+  // Takes the earliest event into `out` if its time is `limit` or earlier.
+  bool take_until(std::uint64_t limit, E& out) {
+    if (size_ == 0) return false;
+    if (near_ == 0) {  // only far events: the calendar jumps to the first of them
+      if (far_.next_time() > limit) return false;
       cur_ = far_.next_time();
       pull();
     }
     const std::size_t s = first_slot();
+    if (cur_ + ((s - (cur_ & mask)) & mask) > limit) return false;
     slot& sl = slots_[s];
     const std::uint32_t n = sl.head;
-    const E e = nodes_[n].e;
+    out = nodes_[n].e;
     sl.head = nodes_[n].next;
     if (sl.head == nil) {
       words_[s >> 6] &= ~(std::uint64_t{1} << (s & 63));
@@ -137,11 +147,11 @@ class event_queue {
     free_.push_back(n);
     --near_;
     --size_;
-    if (e.at != cur_) {
-      cur_ = e.at;
+    if (out.at != cur_) {
+      cur_ = out.at;
       pull();  // the calendar moved: what was far may now be near
     }
-    return e;
+    return true;
   }
 
  private:

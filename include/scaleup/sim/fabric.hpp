@@ -183,6 +183,8 @@ class fabric {
       own_links_ = std::make_unique<probabilistic_links>(
           cfg_.loss, cfg_.corrupt, cfg_.duplicate, cfg_.reorder, cfg_.reorder_delay, cfg_.seed);
       links = own_links_.get();
+      perfect_links_ =
+          !(cfg_.loss > 0) && !(cfg_.corrupt > 0) && !(cfg_.duplicate > 0) && !(cfg_.reorder > 0);
     }
     links_ = links;
     xpus_.resize(cfg_.xpus);
@@ -226,11 +228,11 @@ class fabric {
       const wire::bytes data = o.command.subspan(control.size());
       if (const wire::error e = pack::check_command(*cfg_.profile, control, data)) return e;
       p.size = static_cast<std::uint16_t>(o.command.size());
-      p.slot = bufs_.take(p.size);
-      pack::write_checked_command(control, data, bufs_.data(p.slot));
+      p.slot = bytes_.take(p.size);
+      pack::write_checked_command(control, data, bytes_.data(p.slot));
     }
     if (p.size > cfg_.pack_limit) {
-      if (p.slot != none) bufs_.give(p.slot);
+      if (p.slot != none) bytes_.give(p.slot);
       return wire::error{.code = wire::errc::value_too_big,
                          .layer = "sim",
                          .needed = static_cast<std::uint32_t>(cfg_.pack_limit),
@@ -255,8 +257,8 @@ class fabric {
   void receive_frame(std::uint16_t xpu, std::uint8_t port, wire::bytes frame, const pdu_tag& tag,
                      std::uint64_t at) {
     if (xpu >= cfg_.xpus || port >= cfg_.ports) return;
-    const std::uint32_t f = bufs_.take(frame.size());
-    std::copy(frame.begin(), frame.end(), bufs_.data(f));
+    const std::uint32_t f = frames_.take(frame.size());
+    std::copy(frame.begin(), frame.end(), frames_.data(f));
     tag_of(f) = frame_tag{};
     tag_of(f).pdu = tag;
     tag_of(f).to = xpu;
@@ -287,7 +289,7 @@ class fabric {
   // What the run holds: connections and streams created, buffers in use.
   std::size_t connections() const { return conns_.size(); }
   std::size_t streams() const { return streams_.size(); }
-  std::size_t buffers_in_use() const { return bufs_.in_use(); }
+  std::size_t buffers_in_use() const { return frames_.in_use() + bytes_.in_use(); }
 
  private:
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
@@ -313,10 +315,13 @@ class fabric {
   // is then the same whether the caller adds its offers upfront or as their time comes.
   void process(std::uint64_t until) {
     for (;;) {
-      const std::uint64_t t_offer = offer_queue_.next_time();
-      const std::uint64_t t_event = events_.next_time();
-      if (std::min(t_offer, t_event) > until || (t_offer == never && t_event == never)) break;
-      const event e = t_offer <= t_event ? offer_queue_.pop() : events_.pop();
+      event e{};
+      const std::uint64_t t_offer = offer_queue_.empty() ? never : offer_queue_.next_time();
+      // Events before the next offer first; then the offer, if it is due.
+      if (t_offer == 0 || !events_.take_until(std::min(until, t_offer - 1), e)) {
+        if (t_offer > until || t_offer == never) break;
+        e = offer_queue_.pop();
+      }
       now_ = e.at;
       switch (e.kind) {
         case ev::offer:
@@ -346,14 +351,19 @@ class fabric {
   }
 
   // ---- state -----------------------------------------------------------------------------
-  // A frame in flight (buffer of the same index): where it goes and what it carries.
+  // A frame in flight, beside its bytes: where it goes, what it carries, and what the switch
+  // read of it (kept for the receiver, unless the way down changes the bytes).
   struct frame_tag {
+    pdu_tag pdu{};
+    std::uint64_t epoch = 0;       // of the link it is on
+    std::uint32_t rx_conn = none;  // the receiving end's connection, as the sender knows it
     std::uint16_t from = 0, to = 0;
     std::uint8_t port = 0;
-    bool read_valid = false;  // `read` is of the bytes as they are now
-    std::uint64_t epoch = 0;  // of the link it is on
-    pdu_tag pdu{};
-    pdu_read read{};
+    bool read_valid = false;  // the fields below are a reading of the bytes as they are now
+    bool good = false;        // an RH and a good R-CRC
+    std::uint16_t payload_at = 0, payload_len = 0;
+    std::uint32_t dst = none;  // the destination the frame carries (none: none found)
+    wire::reliability_header rh{};
   };
   struct pending_offer {
     std::uint16_t src, dst;
@@ -384,18 +394,30 @@ class fabric {
   };
   static constexpr std::uint8_t idle = 0, ready = 1, parked = 2, stranded = 3;
 
-  struct kept_pdu {  // what the sender keeps for go-back-N: the packed commands (R2 4.2 step 4)
-    std::uint32_t buf = none;
+  // What the sender keeps for go-back-N: the packed commands (R2 4.2 step 4); a few bytes
+  // (a read, a response, a barrier) in place, more in a buffer.
+  struct kept_pdu {
+    static constexpr std::size_t in_place = 16;
+    pdu_tag tag{};
+    std::uint32_t buf = none;  // none: the payload is in `small`
+    std::uint16_t size = 0;
     std::uint8_t vc = 0;
     bool sent = false;  // on this connection
-    pdu_tag tag{};
+    std::array<std::uint8_t, in_place> small{};
   };
+  wire::bytes payload_of(const kept_pdu& k) const {
+    return k.buf == none ? wire::bytes(k.small.data(), k.size) : bytes_.bytes(k.buf);
+  }
+  void release(const kept_pdu& k) {
+    if (k.buf != none) bytes_.give(k.buf);
+  }
   struct connection_state {
     transport::connection<16> m{};
     std::uint16_t xpu = 0, peer = 0;
     std::uint8_t port = 0, vc = 0;  // vc: the VC key (0 for every VC when keyed per peer)
     bool ack_queued = false;
     bool failing = false;
+    std::uint32_t far = none;            // the peer's end of this connection, once looked up
     std::uint64_t tick_at = 0;           // the pending timer event (0: none)
     ring<kept_pdu> kept;                 // PSNs una .. next - 1, in order
     ring<kept_pdu> backlog;              // moved here by a failover, waiting for window
@@ -429,7 +451,7 @@ class fabric {
     std::uint8_t to;
   };
 
-  frame_tag& tag_of(std::uint32_t f) { return bufs_.meta(f); }
+  frame_tag& tag_of(std::uint32_t f) { return frames_.meta(f); }
   std::uint8_t vc_key(std::uint8_t vc) const {
     return cfg_.keys == transport::keying::port_peer ? 0 : vc;
   }
@@ -487,10 +509,23 @@ class fabric {
                         .port = port,
                         .reason = why,
                         .where = where,
-                        .frame = bufs_.bytes(f)});
+                        .frame = frames_.bytes(f)});
     release_frame(f);
   }
-  void release_frame(std::uint32_t f) { bufs_.give(f); }
+  void release_frame(std::uint32_t f) { frames_.give(f); }
+
+  // Reads frame f (read_pdu) into its tag: the destination, the RH, where the payload is, and
+  // whether a receiver would accept it.
+  void read_into(std::uint32_t f, frame_tag& t) {
+    const wire::bytes b = frames_.bytes(f);
+    const pdu_read r = read_pdu(b);
+    t.read_valid = true;
+    t.good = r.good();
+    t.dst = r.dst_xpu ? *r.dst_xpu : none;
+    t.rh = r.rh ? *r.rh : wire::reliability_header{};
+    t.payload_at = static_cast<std::uint16_t>(r.payload.data() ? r.payload.data() - b.data() : 0);
+    t.payload_len = static_cast<std::uint16_t>(r.payload.size());
+  }
 
   // ---- offering commands -----------------------------------------------------------------
   void on_offer(std::uint32_t ref) {
@@ -661,8 +696,11 @@ class fabric {
         if (st.where != ready || st.ready_on != lane(p)) continue;  // re-homed meanwhile
         st.where = idle;
         if (st.packed == st.next) continue;
-        if (!cfg_.unordered && port_for(s) != p) {
-          make_ready(s);  // its pin moved (failover, link down, unreachable): to the new port
+        // Strict: still pinned here? Its pin moves on a failover, a link down, unreachable.
+        if (!cfg_.unordered &&
+            !(st.pin == p && ps.up && !conns_[stream_conn(s, p)].m.tx.unreachable) &&
+            port_for(s) != p) {
+          make_ready(s);
           continue;
         }
         const std::uint32_t c = stream_conn(s, p);
@@ -710,29 +748,32 @@ class fabric {
       ++n;
       if (e.send_now) break;
     }
-    const std::uint32_t buf = bufs_.take(bytes);
-    std::uint8_t* out = bufs_.data(buf);
+    connection_state& cs = conns_[c];
+    cs.kept.push_back(kept_pdu{});  // cannot be refused: the window was checked
+    kept_pdu& k = cs.kept.back();
+    k.tag = pdu_tag{s, n, st.packed};
+    k.size = static_cast<std::uint16_t>(bytes);
+    k.vc = st.vc;
+    if (bytes > kept_pdu::in_place) k.buf = bytes_.take(bytes);
+    std::uint8_t* out = k.buf == none ? k.small.data() : bytes_.data(k.buf);
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t seq = st.packed + i;
       command_entry& e = st.entries[seq - st.base];
       if (e.slot == none) {
         write_own_command(st, seq, e.size, out);
       } else {
-        std::copy_n(bufs_.data(e.slot), e.size, out);
-        bufs_.give(e.slot);
+        wire::copy_short(out, bytes_.data(e.slot), e.size);
+        bytes_.give(e.slot);
         e.slot = none;
       }
       out += e.size;
     }
-    kept_pdu k{buf, st.vc, false, pdu_tag{s, n, st.packed}};
     st.packed += n;
-    connection_state& cs = conns_[c];
     auto [tx, act] = step(cs.m.tx, transport::sender_event<16>{transport::sender_input::send, {}},
                           now_, cfg_.gbn);
     cs.m.tx = tx;
     ++stats_.pdus;
-    cs.kept.push_back(k);  // cannot be refused: the window was checked
-    send(c, &cs.kept.back(), act.psn_assigned);
+    send(c, &k, act.psn_assigned);
     arm(c);
   }
 
@@ -753,6 +794,11 @@ class fabric {
   // Sends a frame on connection c: the kept PDU `k` with PSN `psn`, or (k null) an RH-only PDU
   // carrying the pending ACK/NACK. Every RH carries what the receiver has to say.
   void send(std::uint32_t c, kept_pdu* k, transport::psn<16> psn) {
+    if (conns_[c].far == none) {  // before references: it may add a connection
+      const connection_state& near = conns_[c];
+      const std::uint32_t far = conn_of(near.peer, near.port, near.xpu, near.vc);
+      conns_[c].far = far;
+    }
     connection_state& cs = conns_[c];
     const std::uint16_t x = cs.xpu;
     const std::uint8_t p = cs.port;
@@ -771,23 +817,25 @@ class fabric {
                      transport::receiver_event<16>{transport::receiver_input::ack_sent, {}, true},
                      now_, cfg_.gbn)
                     .first;
-    const wire::bytes payload = k ? bufs_.bytes(k->buf) : wire::bytes{};
+    const wire::bytes payload = k ? payload_of(*k) : wire::bytes{};
     const std::size_t need = std::max(
         wire::header_size(cfg_.encap) + wire::pdu_size(payload.size()), wire::ethernet_min_frame);
-    const std::uint32_t f = bufs_.take(need);
+    const std::uint32_t f = frames_.take(need);
     wire::frame_params fp;
     fp.kind = cfg_.encap;
     fp.src_xpu = x;
     fp.dst_xpu = cs.peer;
     fp.tc = cfg_.encap == wire::encap::afh1 ? 0 : rh.vc;
-    const auto r = wire::emit_sue_frame(fp, rh, payload, wire::mutable_bytes(bufs_.data(f), need));
+    const auto r =
+        wire::emit_sue_frame(fp, rh, payload, wire::mutable_bytes(frames_.data(f), need));
     if (!r) {  // cannot happen for the fabric's own parameters: nothing to send
-      bufs_.give(f);
+      frames_.give(f);
       return;
     }
-    bufs_.resize(f, r.value);
+    frames_.resize(f, r.value);
     frame_tag& t = tag_of(f);
     t = frame_tag{};
+    t.rx_conn = cs.far;
     t.from = x;
     t.to = cs.peer;
     t.port = p;
@@ -812,7 +860,7 @@ class fabric {
                      .peer = cs.peer,
                      .vc = rh.vc,
                      .psn = rh.npsn,
-                     .frame = bufs_.bytes(f)};
+                     .frame = frames_.bytes(f)};
       if (k) trace(te);
       if (op == wire::rh_op::ack || op == wire::rh_op::nack) {
         te.kind = op == wire::rh_op::ack ? trace_kind::ack : trace_kind::nack;
@@ -829,9 +877,14 @@ class fabric {
   // A frame enters a link: the link model decides what arrives where and when.
   void cross(std::uint32_t f, hop h, std::uint16_t xpu, std::uint8_t port, std::uint64_t sent,
              std::uint64_t arrival) {
+    const ev kind = h == hop::up ? ev::at_switch : ev::at_xpu;
+    if (perfect_links_) {  // the default model with nothing to draw: every frame arrives
+      schedule(std::max(arrival, now_), kind, xpu, port, f);
+      return;
+    }
     frame_tag& t = tag_of(f);
     const link_verdict v =
-        links_->on_frame(link_frame{sent, arrival, xpu, port, h, bufs_.bytes(f), t.pdu});
+        links_->on_frame(link_frame{sent, arrival, xpu, port, h, frames_.bytes(f), t.pdu});
     if (v.what == link_verdict::fate::drop) {
       ++stats_.lost;
       drop(f, drop_reason::link_model, h, xpu, port);
@@ -842,8 +895,8 @@ class fabric {
       return;
     }
     if (v.flips > 0) {
-      std::uint8_t* b = bufs_.data(f);
-      const std::size_t bits = bufs_.size(f) * 8;
+      std::uint8_t* b = frames_.data(f);
+      const std::size_t bits = frames_.size(f) * 8;
       for (std::uint8_t i = 0; i < v.flips && i < link_verdict::max_flips; ++i)
         if (v.flip[i] < bits)
           b[v.flip[i] / 8] ^= static_cast<std::uint8_t>(0x80u >> (v.flip[i] % 8));
@@ -852,12 +905,11 @@ class fabric {
     }
     const std::uint64_t at = std::max(v.at ? v.at : arrival, now_);
     if (at > arrival) ++stats_.reordered;
-    const ev kind = h == hop::up ? ev::at_switch : ev::at_xpu;
     schedule(at, kind, xpu, port, f);
     if (v.duplicate) {  // a copy of its own: the two may meet different fates
       ++stats_.duplicated;
-      const std::uint32_t d = bufs_.take(bufs_.size(f));
-      std::copy_n(bufs_.data(f), bufs_.size(f), bufs_.data(d));
+      const std::uint32_t d = frames_.take(frames_.size(f));
+      std::copy_n(frames_.data(f), frames_.size(f), frames_.data(d));
       tag_of(d) = t;
       tag_of(d).read_valid = false;
       schedule(std::max(v.duplicate_at ? v.duplicate_at : at + 1, now_), kind, xpu, port, d);
@@ -872,17 +924,16 @@ class fabric {
       drop(f, drop_reason::link_down, hop::up, t.from, t.port);
       return;
     }
-    if (wire_sink_) wire_sink_(now_, bufs_.bytes(f));
+    if (wire_sink_) wire_sink_(now_, frames_.bytes(f));
     // A switch forwards on the destination the frame carries; the receiver's reading of the
     // same bytes is kept, unless the way down changes them.
-    t.read = read_pdu(bufs_.bytes(f));
-    t.read_valid = true;
-    if (!t.read.dst_xpu || *t.read.dst_xpu >= cfg_.xpus) {
+    read_into(f, t);
+    if (t.dst >= cfg_.xpus) {
       ++stats_.misaddressed;
       drop(f, drop_reason::unroutable, hop::up, t.from, t.port);
       return;
     }
-    t.to = static_cast<std::uint16_t>(*t.read.dst_xpu);
+    t.to = static_cast<std::uint16_t>(t.dst);
     const port_state& out = xpus_[t.to].ports[t.port];  // same plane
     if (!out.up) {
       ++stats_.dropped_link_down;
@@ -892,7 +943,7 @@ class fabric {
     // The egress port serialises frames in the order they leave the switch: FIFO per plane
     // and destination, and frames converging on one XPU queue behind each other (incast).
     std::uint64_t& egress = egress_busy_[std::size_t{t.to} * max_ports + t.port];
-    egress = std::max(now_ + cfg_.switch_delay, egress) + serialise(bufs_.size(f));
+    egress = std::max(now_ + cfg_.switch_delay, egress) + serialise(frames_.size(f));
     t.epoch = out.epoch;
     cross(f, hop::down, t.to, t.port, egress, egress + delay_of(t.to, t.port));
   }
@@ -908,24 +959,27 @@ class fabric {
       drop(f, drop_reason::link_down, hop::down, to, p);
       return;
     }
-    if (!t.read_valid) {
-      t.read = read_pdu(bufs_.bytes(f));
-      t.read_valid = true;
-    }
-    const pdu_read& rd = t.read;
-    if (!rd.good()) {
+    if (!t.read_valid) read_into(f, t);
+    if (!t.good) {
       ++stats_.bad_rcrc;
       drop(f, drop_reason::bad_rcrc, hop::down, to, p);
       return;
     }
-    const wire::reliability_header& rh = *rd.rh;
-    if (rd.dst_xpu != to || rh.xpuid >= cfg_.xpus || rh.xpuid == to || rh.vc >= cfg_.vcs) {
+    const wire::reliability_header rh = t.rh;
+    if (t.dst != to || rh.xpuid >= cfg_.xpus || rh.xpuid == to || rh.vc >= cfg_.vcs) {
       ++stats_.misaddressed;
       drop(f, drop_reason::misaddressed, hop::down, to, p);
       return;
     }
     const std::uint16_t peer = rh.xpuid;
-    const std::uint32_t c = conn_of(to, p, peer, rh.vc);
+    // The sender named this end of the connection; a frame from elsewhere is looked up.
+    const std::uint32_t c = t.rx_conn != none && conns_[t.rx_conn].xpu == to &&
+                                    conns_[t.rx_conn].port == p && conns_[t.rx_conn].peer == peer &&
+                                    conns_[t.rx_conn].vc == vc_key(rh.vc)
+                                ? t.rx_conn
+                                : conn_of(to, p, peer, rh.vc);
+    const pdu_tag tag = t.pdu;
+    const wire::bytes payload(frames_.data(f) + t.payload_at, t.payload_len);
     // The reverse direction's acknowledgement, carried in this RH.
     if (rh.op == 0 || rh.op == 1) {
       const auto in = rh.op == 0 ? transport::sender_input::ack : transport::sender_input::nack;
@@ -935,7 +989,7 @@ class fabric {
       conns_[c].m.tx = tx;
       apply_sender(c, act);
     }
-    if (rd.payload.empty()) {  // an RH-only ACK/NACK: no PDU of its own
+    if (payload.empty()) {  // an RH-only ACK/NACK: no PDU of its own
       release_frame(f);
       return;
     }
@@ -946,7 +1000,7 @@ class fabric {
                            now_, cfg_.gbn);
     cs.m.rx = rx;
     if (ract.deliver) {
-      deliver(to, rh.vc, t.pdu, rd.payload);
+      deliver(to, rh.vc, tag, payload);
     } else if (trace_sink_) {
       trace(trace_event{.kind = trace_kind::drop,
                         .at = now_,
@@ -959,7 +1013,7 @@ class fabric {
                                       ? drop_reason::duplicate
                                       : drop_reason::gap,
                         .where = hop::down,
-                        .frame = bufs_.bytes(f)});
+                        .frame = frames_.bytes(f)});
     }
     if (ract.ack_now) queue_ack(c);
     arm(c);
@@ -1013,7 +1067,7 @@ class fabric {
     const std::uint8_t p = conns_[c].port, vc = conns_[c].vc;
     ring<kept_pdu>& kept = conns_[c].kept;
     for (std::uint32_t i = 0; i < a.released && !kept.empty(); ++i) {
-      bufs_.give(kept.front().buf);
+      release(kept.front());
       kept.pop_front();
     }
     if (a.resend > 0)
@@ -1164,7 +1218,7 @@ class fabric {
     for (std::size_t i = 0; i < cs.kept.size(); ++i, ++p) {
       kept_pdu k = cs.kept[i];
       if (before(p, expected)) {
-        bufs_.give(k.buf);
+        release(k);
         continue;
       }
       k.sent = false;  // transmitted anew on its new connection
@@ -1237,7 +1291,9 @@ class fabric {
   std::vector<pending_offer> offers_;
   std::vector<std::uint32_t> free_offers_;
   std::vector<failover_move> failovers_;
-  buffer_pool<frame_tag> bufs_;  // frames (with their tags), kept PDUs, queued commands
+  buffer_pool<frame_tag> frames_;  // frames in flight, each with its tag
+  buffer_pool<> bytes_;            // kept PDUs' payloads, commands waiting to be packed
+  bool perfect_links_ = false;     // the default model, all its probabilities 0
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;
