@@ -1,17 +1,21 @@
-// Micro-benchmarks of issue 10, items 1-5: each figure is a median over several runs and comes
-// with a baseline measured in the same process on the same data (mostly a plain memcpy of the
-// same bytes). Prints a table and, with --json PATH, writes the same rows as JSON.
+// Micro-benchmarks of issue 10, items 1-5, and the fabric at scale (issue 16, item 5): each
+// figure is a median over several runs and comes with a baseline measured in the same process
+// on the same data (mostly a plain memcpy of the same bytes; for the fabric, emitting and
+// reading the same PDUs' bytes alone). Prints a table and, with --json PATH, writes the same
+// rows as JSON.
 //
 //   micro [--quick] [--runs N] [--json PATH] [--only GROUPS]
 //
 // --quick shrinks every workload (a smoke run: the numbers mean nothing). --only runs some of
-// the groups rh, frames, packer, gbn, tofu, rdma (comma-separated), e.g. under callgrind.
+// the groups rh, frames, packer, gbn, tofu, rdma, fabric (comma-separated), e.g. under
+// callgrind.
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/dissect/tree.hpp>
 #include <scaleup/pack/command.hpp>
 #include <scaleup/pack/default_profile.hpp>
 #include <scaleup/pack/packer.hpp>
 #include <scaleup/rdma/segmenter.hpp>
+#include <scaleup/sim/fabric.hpp>
 #include <scaleup/tofu/frame.hpp>
 #include <scaleup/tofu/slicer.hpp>
 #include <scaleup/transport/go_back_n.hpp>
@@ -27,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -42,6 +47,7 @@ namespace pk = scaleup::pack;
 namespace t = scaleup::transport;
 namespace tf = scaleup::tofu;
 namespace rd = scaleup::rdma;
+namespace sm = scaleup::sim;
 
 // ---- measuring ---------------------------------------------------------------------------
 
@@ -76,6 +82,24 @@ double median_seconds(const std::function<void()>& f) {
     f();
     const auto b = std::chrono::steady_clock::now();
     s.push_back(std::chrono::duration<double>(b - a).count());
+  }
+  std::sort(s.begin(), s.end());
+  return s[s.size() / 2];
+}
+
+// The same over CPU time (the process's): for figures per second of CPU.
+double median_cpu_seconds(const std::function<void()>& f) {
+  const auto cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  };
+  f();
+  std::vector<double> s;
+  for (int i = 0; i < g_runs; ++i) {
+    const double a = cpu();
+    f();
+    s.push_back(cpu() - a);
   }
   std::sort(s.begin(), s.end());
   return s[s.size() / 2];
@@ -538,6 +562,114 @@ void bench_rdma() {
       "Mblocks/s", base_blocks, "memcpy 4 KB blocks");
 }
 
+// ---- the fabric at scale (issue 16, item 5) ---------------------------------------------
+
+// Simulated PDUs per second of CPU for 8, 64 and 1024 XPUs (4 ports each, strict, udp4, no
+// loss), next to emitting and reading the same PDUs' bytes alone (wire::emit_sue_frame and
+// sim::read_pdu in a loop: what the fabric does to each PDU's bytes at the least). Each XPU
+// sends to the 4 XPUs after it, alternating VC 0 and 1 every 4 commands, one command per PDU
+// (send_now), one every 25 ns (a few percent of its ports' capacity: enough that the 1024-XPU
+// run lasts 10 us, many round trips, and reaches a steady state within its 400 000 PDUs);
+// offers go in as their time comes, 16 rounds at a time, as an outside event loop would add
+// them. The PDUs (docs/performance.md, "The fabric at scale"):
+//   - "RH-only": the smallest PDU that carries a command, one BARRIER (a 4-byte control, no
+//     data). A PDU with no command is a stand-alone ACK/NACK: it takes no PSN, is not a PDU
+//     of the count, but is a frame the fabric carries (the figures include them).
+//   - "64 B cmd": one posted full write of 64 bytes (12 of control, 52 of data).
+constexpr std::uint8_t fabric_ports = 4;
+constexpr std::uint16_t fabric_fan_out = 4;
+
+struct fabric_pdu {
+  const char* name;
+  std::vector<std::uint8_t> command;  // control then data
+};
+
+std::uint16_t fabric_dst(std::uint64_t i, std::uint16_t xpus) {
+  return static_cast<std::uint16_t>((i % xpus + 1 + (i / xpus) % fabric_fan_out) % xpus);
+}
+std::uint8_t fabric_vc(std::uint64_t i, std::uint16_t xpus) {
+  return static_cast<std::uint8_t>((i / xpus / fabric_fan_out) % 2);
+}
+
+// Runs `pdus` commands through a fabric of `xpus` XPUs; returns its frame count.
+std::uint64_t fabric_run(std::uint16_t xpus, const fabric_pdu& k, std::uint64_t pdus) {
+  sm::fabric_config cfg;
+  cfg.xpus = xpus;
+  cfg.ports = fabric_ports;
+  sm::fabric f(cfg);
+  constexpr double gap = 25;  // ns between an XPU's commands
+  std::uint64_t i = 0;
+  for (std::uint64_t round = 0; i < pdus; round += 16) {
+    const auto until = static_cast<std::uint64_t>(static_cast<double>(round + 16) * gap);
+    for (; i < pdus && i / xpus < round + 16; ++i)
+      if (f.add({.at = static_cast<std::uint64_t>(static_cast<double>(i / xpus) * gap),
+                 .src = static_cast<std::uint16_t>(i % xpus),
+                 .dst = fabric_dst(i, xpus),
+                 .vc = fabric_vc(i, xpus),
+                 .command = k.command,
+                 .send_now = true}))
+        std::abort();
+    f.advance(until);
+  }
+  const auto& st = f.run();
+  if (st.delivered != pdus || st.pdus != pdus || st.duplicates || st.out_of_order) std::abort();
+  return st.frames;
+}
+
+// The same PDUs' bytes alone: emit each frame, read it back.
+void fabric_bare(std::uint16_t xpus, const fabric_pdu& k, std::uint64_t pdus) {
+  std::array<std::uint8_t, 256> buf{};
+  std::uint64_t good = 0;
+  for (std::uint64_t i = 0; i < pdus; ++i) {
+    w::frame_params fp;
+    fp.src_xpu = static_cast<std::uint32_t>(i % xpus);
+    fp.dst_xpu = fabric_dst(i, xpus);
+    w::reliability_header rh{};
+    rh.xpuid = static_cast<std::uint16_t>(fp.src_xpu);
+    rh.npsn = static_cast<std::uint16_t>(i);
+    rh.vc = fabric_vc(i, xpus);
+    fp.tc = rh.vc;
+    const auto n = w::emit_sue_frame(fp, rh, k.command, buf);
+    if (!n) std::abort();
+    const auto r = sm::read_pdu(w::bytes(buf.data(), n.value));
+    good += r.good() && r.dst_xpu == fp.dst_xpu;
+    keep(r);
+  }
+  if (good != pdus) std::abort();
+}
+
+void bench_fabric() {
+  std::array<std::uint8_t, 4> barrier{};
+  if (!w::encode(pk::cmd_barrier{}, barrier)) std::abort();
+  std::vector<std::uint8_t> write(64);
+  if (!w::encode(pk::cmd_write{.type = pk::code::write_full_posted, .dlen = 51, .addr = 0x1000},
+                 w::mutable_bytes(write.data(), 12)))
+    std::abort();
+  for (std::size_t i = 12; i < write.size(); ++i) write[i] = static_cast<std::uint8_t>(i);
+  const fabric_pdu kinds[] = {{"RH-only", {barrier.begin(), barrier.end()}}, {"64 B cmd", write}};
+  const std::uint64_t pdus = g_quick ? 4'096 : 400'000;
+  for (const auto& k : kinds) {
+    double rate_8 = 0;
+    for (const std::uint16_t xpus : {std::uint16_t{8}, std::uint16_t{64}, std::uint16_t{1024}}) {
+      std::uint64_t frames = 0;
+      const double s = median_cpu_seconds([&] { frames = fabric_run(xpus, k, pdus); });
+      const double b = median_cpu_seconds([&] { fabric_bare(xpus, k, pdus); });
+      const double sim_rate = static_cast<double>(pdus) / s / 1e6;
+      const double bare_rate = static_cast<double>(pdus) / b / 1e6;
+      const std::string name = "6. fabric " + std::to_string(xpus) + " XPUs, " + k.name;
+      std::fprintf(stderr, "  (%s: %.0f ns per PDU, %.2f frames per PDU)\n", name.c_str(),
+                   1e3 / sim_rate, static_cast<double>(frames) / static_cast<double>(pdus));
+      add(name, sim_rate, "MPDU/s cpu", bare_rate, "emit+read alone", 0.5, ">= 0.5 (<= 2x cost)");
+      if (k.command.size() == 4)
+        add(name + " (rate)", sim_rate, "MPDU/s cpu", 2.0, "goal 2 M/s", 1.0, ">= 2 M PDUs/s");
+      if (xpus == 8) rate_8 = sim_rate;
+      if (xpus == 1024)  // flat: a PDU costs about the same in the largest fabric
+        add(std::string("6. fabric 1024 vs 8 XPUs, ") + k.name, sim_rate, "MPDU/s cpu", rate_8,
+            "8 XPUs", 0.67, ">= 0.67 (flat)");
+    }
+  }
+}
+
 // ---- output ------------------------------------------------------------------------------
 
 std::string json_escape(std::string_view s) {
@@ -600,7 +732,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: micro [--quick] [--runs N] [--json PATH] "
-                   "[--only rh,frames,packer,gbn,tofu,rdma]\n");
+                   "[--only rh,frames,packer,gbn,tofu,rdma,fabric]\n");
       return 2;
     }
   }
@@ -614,6 +746,7 @@ int main(int argc, char** argv) {
     bench_tofu_lanes<4>(2);
   }
   if (wanted("rdma")) bench_rdma();
+  if (wanted("fabric")) bench_fabric();
   print_table();
   if (!json.empty() && !write_json(json)) {
     std::fprintf(stderr, "cannot write %s\n", json.c_str());

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "scaleup/rdma/run.hpp"
+#include "scaleup/sim/rdma_run.hpp"
 
 namespace scaleup::cli {
 
 namespace {
-using testbed = rdma::testbed<>;  // the thesis's sizes
+using testbed = sim::rdma_testbed<>;  // the thesis's sizes
 using engine = rdma::qos_engine<>;
 constexpr std::size_t max_transfers = 64;
 constexpr std::uint64_t coord_shift = 48;  // destination coordinates: an address's top 16 bits
@@ -52,11 +52,11 @@ int gen_rdma(std::span<const std::string_view> argv) {
   // Transfers of every class (TID only, inline, unipath, multipath) at random priorities, on
   // write channels of different pages, with unaligned destinations.
   std::mt19937_64 rng(seed);
-  std::vector<rdma::request> reqs;
+  std::vector<sim::rdma_request> reqs;
   for (std::uint32_t i = 0; i < transfers; ++i) {
     const auto page = i % 16, ch = 2 * (i / 16);
     const auto kind = rng() % 4;
-    rdma::request q;
+    sim::rdma_request q;
     q.channel = engine::channel_of(page, ch);
     q.at_ns = rng() % 20'000;
     q.xfer.src = std::uint64_t{page} << 32 | std::uint64_t{ch} << 24;
@@ -73,14 +73,14 @@ int gen_rdma(std::span<const std::string_view> argv) {
     q.xfer.notify_value = q.channel;
     reqs.push_back(q);
   }
-  rdma::run_config rc;
+  sim::rdma_run_config rc;
   rc.seed = seed;
   rc.loss_data = rc.loss_ack = rc.loss_nack = rc.loss_control = loss;
   auto tb = std::make_unique<testbed>();
   std::vector<std::uint8_t> bytes(4096);
   bool write_failed = false;
   // Every packet as it leaves its sender, those the link then loses included.
-  const auto rep = rdma::run<max_transfers>(*tb, reqs, rc, [&](const rdma::wire_record& r) {
+  const auto rep = sim::run_rdma<max_transfers>(*tb, reqs, rc, [&](const sim::rdma_wire_record& r) {
     const auto n = rdma::encode_packet(*r.pkt, r.payload, bytes);
     if (!n || write_failed) return;
     if (!w->write(std::span<const std::uint8_t>(bytes.data(), n.value),

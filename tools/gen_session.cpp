@@ -1,5 +1,7 @@
-// `scaleup gen session`: runs the fabric harness (packer, go-back-N, switch, lossy links) and
-// writes the wire as the switch sees it, every transmission and retransmission included.
+// `scaleup gen session`: runs the fabric harness (packing, go-back-N, switch, lossy links) and
+// writes the wire as the switch sees it, every transmission and retransmission included. The
+// command drives the fabric as an outside event loop would: it adds each command when its time
+// comes and advances the fabric from one event to the next.
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,14 +9,14 @@
 #include <string>
 
 #include "cli.hpp"
-#include "scaleup/transport/fabric.hpp"
+#include "scaleup/sim/fabric.hpp"
 
 namespace scaleup::cli {
 
 namespace {
 
 // XPU:PORT:DOWN[:UP] in ns.
-std::optional<std::pair<transport::link_event, std::optional<transport::link_event>>> link_failure(
+std::optional<std::pair<sim::link_event, std::optional<sim::link_event>>> link_failure(
     std::string_view s) {
   std::array<std::uint64_t, 4> v{};
   std::size_t n = 0;
@@ -28,16 +30,16 @@ std::optional<std::pair<transport::link_event, std::optional<transport::link_eve
   if (n < 3 || v[0] > 0xFFFF || v[1] > 3) return std::nullopt;
   const auto xpu = static_cast<std::uint16_t>(v[0]);
   const auto port = static_cast<std::uint8_t>(v[1]);
-  std::optional<transport::link_event> up;
-  if (n == 4) up = transport::link_event{v[3], xpu, port, true};
-  return std::pair{transport::link_event{v[2], xpu, port, false}, up};
+  std::optional<sim::link_event> up;
+  if (n == 4) up = sim::link_event{v[3], xpu, port, true};
+  return std::pair{sim::link_event{v[2], xpu, port, false}, up};
 }
 
 }  // namespace
 
 int gen_session(std::span<const std::string_view> argv) {
   std::string out;
-  transport::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 8;
   std::uint32_t commands = 10'000;
   double load = 0.5;
@@ -49,8 +51,8 @@ int gen_session(std::span<const std::string_view> argv) {
       if (!taken->empty()) return fail_usage(*taken);
     } else if (f == "--xpus") {
       const auto n = a.number<unsigned>();
-      if (!n || *n < 2 || *n > transport::fabric::max_xpus)
-        return fail_usage("gen: --xpus needs a number from 2 to 64");
+      if (!n || *n < 2 || *n > sim::fabric::max_xpus)
+        return fail_usage("gen: --xpus needs a number from 2 to 1024");
       cfg.xpus = static_cast<std::uint16_t>(*n);
     } else if (f == "--ports") {
       const auto n = a.number<unsigned>();
@@ -99,7 +101,7 @@ int gen_session(std::span<const std::string_view> argv) {
     std::fprintf(stderr, "scaleup: %s\n", err.c_str());
     return 1;
   }
-  transport::fabric fab(cfg);
+  sim::fabric fab(cfg);
   bool write_failed = false;
   fab.on_wire([&](std::uint64_t ns, std::span<const std::uint8_t> frame) {
     if (!write_failed &&
@@ -108,31 +110,41 @@ int gen_session(std::span<const std::string_view> argv) {
       write_failed = true;
   });
   // Commands between random pairs, on VC0 (requests) or VC1 (responses), 1 to 256 bytes of
-  // data, arriving evenly at `load` of the fabric's capacity.
+  // data, arriving evenly at `load` of the fabric's capacity. Each is added when its time comes.
   std::mt19937_64 rng(cfg.seed);
   const double mean_bits = 8.0 * (12 + 128.5);
   const double gap = mean_bits / (load * cfg.instance_gbps * cfg.xpus);
-  for (std::uint32_t i = 0; i < commands; ++i) {
-    const auto src = static_cast<std::uint16_t>(rng() % cfg.xpus);
-    const auto dst = static_cast<std::uint16_t>((src + 1 + rng() % (cfg.xpus - 1u)) % cfg.xpus);
-    fab.add({.at = static_cast<std::uint64_t>(i * gap),
-             .src = src,
-             .dst = dst,
-             .vc = static_cast<std::uint8_t>(rng() % 2),
-             .data = static_cast<std::uint16_t>(1 + rng() % 256)});
-  }
-  // A long run shows how far it got, on a terminal only.
+  std::uint32_t added = 0;
+  const auto offer_until = [&](std::uint64_t t) {
+    for (; added < commands && static_cast<std::uint64_t>(added * gap) <= t; ++added) {
+      const auto src = static_cast<std::uint16_t>(rng() % cfg.xpus);
+      const auto dst = static_cast<std::uint16_t>((src + 1 + rng() % (cfg.xpus - 1u)) % cfg.xpus);
+      (void)fab.add({.at = static_cast<std::uint64_t>(added * gap),
+                     .src = src,
+                     .dst = dst,
+                     .vc = static_cast<std::uint8_t>(rng() % 2),
+                     .data = static_cast<std::uint16_t>(1 + rng() % 256)});
+    }
+  };
+  // A long run shows how far it got, on a terminal only. A fabric that cannot deliver the rest
+  // (a single port that never comes back) is given up on after a generous time.
   const bool progress = isatty(2);
   const std::uint64_t end = static_cast<std::uint64_t>(commands * gap);
-  const std::uint64_t slice = end / 100 + 1000;
-  for (std::uint64_t t = slice;
-       !fab.run(t).offered || fab.stats().delivered < fab.stats().offered || t < end; t += slice) {
-    if (progress)
+  const std::uint64_t give_up = end * 1000 + 100'000'000;
+  std::uint64_t shown = 0;
+  for (;;) {
+    const std::uint64_t next_offer =
+        added < commands ? static_cast<std::uint64_t>(added * gap) : sim::fabric::never;
+    const std::uint64_t t = std::min(fab.next_event_time(), next_offer);
+    if (t == sim::fabric::never || t > give_up) break;
+    offer_until(t);
+    fab.advance(t);
+    if (progress && fab.stats().delivered >= shown + commands / 100 + 1) {
+      shown = fab.stats().delivered;
       std::fprintf(stderr, "\rscaleup: %llu of %u commands delivered",
-                   static_cast<unsigned long long>(fab.stats().delivered), commands);
-    if (t > end * 1000 + 100'000'000) break;  // nothing moves any more
+                   static_cast<unsigned long long>(shown), commands);
+    }
   }
-  fab.run();
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
   if (write_failed || !w->close()) {
     std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());

@@ -5,13 +5,13 @@
 #include <string>
 
 #include "cli.hpp"
-#include "scaleup/tofu/link.hpp"
+#include "scaleup/sim/tofu_link.hpp"
 
 namespace scaleup::cli {
 
 int gen_tofu(std::span<const std::string_view> argv) {
   std::string out;
-  tofu::link_config cfg;
+  sim::tofu_link_config cfg;
   cfg.frames = 1000;
   double error_rate = 0;
   bool json = false;
@@ -23,11 +23,11 @@ int gen_tofu(std::span<const std::string_view> argv) {
     } else if (f == "--mode") {
       const std::string_view v = a.value().value_or("");
       if (v == "split")
-        cfg.policy = tofu::mode_policy::split;
+        cfg.policy = sim::tofu_mode_policy::split;
       else if (v == "duplicate")
-        cfg.policy = tofu::mode_policy::duplicate;
+        cfg.policy = sim::tofu_mode_policy::duplicate;
       else if (v == "adaptive")
-        cfg.policy = tofu::mode_policy::adaptive;
+        cfg.policy = sim::tofu_mode_policy::adaptive;
       else
         return fail_usage("gen: --mode takes split, duplicate or adaptive");
     } else if (f == "--error-rate") {
@@ -53,9 +53,9 @@ int gen_tofu(std::span<const std::string_view> argv) {
   std::mt19937_64 rng(cfg.seed);
   bool write_failed = false;
   // Both lanes see the same bit error rate.
-  const auto st = tofu::simulate<2>(
+  const auto st = sim::simulate_tofu_link<2>(
       cfg, rng, std::array<double, 2>{error_rate, error_rate},
-      [&](const tofu::slice_info& s, wire::bytes record) {
+      [&](const sim::tofu_slice_info& s, wire::bytes record) {
         if (!write_failed &&
             !w->write(record, static_cast<std::int64_t>(1'700'000'000 + s.time_ns / 1'000'000'000),
                       static_cast<std::uint32_t>((s.time_ns / 1000) % 1'000'000)))

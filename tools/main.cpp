@@ -34,8 +34,8 @@ commands:
   gen session -o FILE [--xpus N] [--ports 1|2|4] [--unordered] [--loss P] [--corrupt P]
               [--duplicate P] [--reorder P] [--fail-link XPU:PORT:DOWN_NS[:UP_NS]]...
               [--commands N] [--load F] [--seed N] [--encap NAME] [--json]
-      Run the fabric harness: --xpus XPUs (default 8) on one switch, each with --ports
-      ports (one plane each; strict mode pins a connection to a port, --unordered spreads
+      Run the fabric harness: --xpus XPUs (default 8, up to 1024) on one switch, each with
+      --ports ports (one plane each; strict mode pins a stream to a port, --unordered spreads
       PDUs), go-back-N over links that lose, corrupt, duplicate or reorder frames with the
       given probabilities, links failing at given times. --commands (default 10000) arrive
       at --load (default 0.5) of capacity. Writes every frame the switch receives

@@ -2,7 +2,7 @@
 // the RDMA QoS thesis) at the thesis's sizes, prints who completes when, sets the model's
 // numbers beside the thesis's where they measure the same thing, and finishes with a lossy run
 // in which every transfer must still complete exactly once.
-#include <scaleup/rdma/run.hpp>
+#include <scaleup/sim/rdma_run.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -12,13 +12,14 @@
 namespace {
 
 namespace r = scaleup::rdma;
+namespace sm = scaleup::sim;
 
-using testbed = r::testbed<>;  // 16 pages x 128 channels, 1024 transactions
+using testbed = sm::rdma_testbed<>;  // 16 pages x 128 channels, 1024 transactions
 using engine = r::qos_engine<>;
 
 constexpr std::uint64_t coord_shift = 48;  // destination coordinates: the top 16 bits
 
-const char* class_name(const r::transfer_outcome& t) {
+const char* class_name(const sm::rdma_transfer_outcome& t) {
   if (t.is_inline) return "inline";
   switch (t.cls) {
     case r::transfer_class::tid_only:
@@ -31,9 +32,9 @@ const char* class_name(const r::transfer_outcome& t) {
   return "?";
 }
 
-r::request make(std::uint32_t page, std::uint32_t ch, std::uint32_t size, std::uint8_t prio,
-                bool cm, bool mp, bool notify = false) {
-  r::request q;
+sm::rdma_request make(std::uint32_t page, std::uint32_t ch, std::uint32_t size, std::uint8_t prio,
+                      bool cm, bool mp, bool notify = false) {
+  sm::rdma_request q;
   q.channel = engine::channel_of(page, ch);
   q.xfer.src = std::uint64_t{page} << 32 | std::uint64_t{ch} << 24;
   q.xfer.dst =
@@ -50,7 +51,7 @@ r::request make(std::uint32_t page, std::uint32_t ch, std::uint32_t size, std::u
 
 // Everything posted at once: the hierarchy decides who goes first.
 bool priorities(testbed& tb) {
-  std::vector<r::request> reqs{
+  std::vector<sm::rdma_request> reqs{
       make(0, 0, 1 << 20, 15, true, true),         // 4xFID, intra 15
       make(0, 2, 1 << 20, 0, true, true),          // 4xFID, intra 0
       make(0, 4, 256 << 10, 7, true, false),       // 1xFID, intra 7
@@ -58,10 +59,10 @@ bool priorities(testbed& tb) {
       make(0, 8, 64 << 10, 3, true, false, true),  // 1xFID, intra 3, with notification
       make(0, 12, 4 << 10, 0, false, false),       // not congestion managed
   };
-  r::request in = make(0, 14, 8, 0, false, false);
+  sm::rdma_request in = make(0, 14, 8, 0, false, false);
   in.xfer.is_inline = true;
   reqs.push_back(in);
-  const auto rep = r::run<8>(tb, reqs, r::run_config{});
+  const auto rep = sm::run_rdma<8>(tb, reqs, sm::rdma_run_config{});
   std::printf("Priorities: all posted at t = 0, lossless (order = completion order)\n");
   std::printf("  chan  class     intra      bytes  first issue (ns)  done (ns)  order\n");
   for (const auto& t : rep.list())
@@ -73,19 +74,19 @@ bool priorities(testbed& tb) {
 
 // The model beside the thesis's measurements, where the two measure the same thing.
 bool reference(testbed& tb) {
-  const r::run_config rc{};
+  const sm::rdma_run_config rc{};
   std::printf("\nReference numbers (model at 150 MHz, 512-bit datapath, %llu ns links)\n",
               static_cast<unsigned long long>(rc.link_delay_ns));
 
-  const r::request big[] = {make(0, 0, 1 << 20, 0, false, false)};
-  const auto line = r::run<1>(tb, big, rc);
+  const sm::rdma_request big[] = {make(0, 0, 1 << 20, 0, false, false)};
+  const auto line = sm::run_rdma<1>(tb, big, rc);
   const double gbps = 8.0 * (1 << 20) / static_cast<double>(line.transfers[0].latency_ns());
   std::printf("  1 MB transfer: %.1f Gb/s; thesis maximum 16/18 x 76.8 = 68.3 Gb/s (4.3)\n", gbps);
 
   // 64 outstanding 128-byte transfers in one page, polled collectively (Thesis 4.3).
-  std::vector<r::request> small;
+  std::vector<sm::rdma_request> small;
   for (std::uint32_t c = 0; c < 64; ++c) small.push_back(make(1, c, 128, 0, false, false));
-  const auto many = r::run<64>(tb, small, rc);
+  const auto many = sm::run_rdma<64>(tb, small, rc);
   std::uint64_t last = 0;
   for (const auto& t : many.list()) last = t.completed_ns > last ? t.completed_ns : last;
   std::printf(
@@ -95,13 +96,13 @@ bool reference(testbed& tb) {
 
   // Segmenter rate: back-to-back inline transfers leave one per cycle until the Packet FIFO
   // fills (Thesis 4.2.1: 150 MOP/s, held to one per two cycles by the 128-bit AXI port).
-  std::vector<r::request> inl;
+  std::vector<sm::rdma_request> inl;
   for (std::uint32_t c = 0; c < 16; ++c) {
-    r::request q = make(2, c, 8, 0, false, false);
+    sm::rdma_request q = make(2, c, 8, 0, false, false);
     q.xfer.is_inline = true;
     inl.push_back(q);
   }
-  const auto rate = r::run<16>(tb, inl, rc);
+  const auto rate = sm::run_rdma<16>(tb, inl, rc);
   const std::uint64_t span = rate.transfers[15].first_issue_ns - rate.transfers[0].first_issue_ns;
   std::printf("  16 inline transfers issued in %llu ns: %.0f M/s; thesis 150 MOP/s (1, 4.2.1)\n",
               static_cast<unsigned long long>(span), 15.0 * 1000.0 / static_cast<double>(span));
@@ -117,7 +118,7 @@ bool reference(testbed& tb) {
 // Block loss, lost ACKs, NACKs and control packets: retransmission (the thesis's future work)
 // still completes each transfer once.
 bool lossy(testbed& tb) {
-  std::vector<r::request> reqs;
+  std::vector<sm::rdma_request> reqs;
   std::uint64_t x = 12345;
   auto rnd = [&x](std::uint64_t n) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -128,18 +129,18 @@ bool lossy(testbed& tb) {
     const auto size = static_cast<std::uint32_t>(1 + rnd(512 << 10));
     const auto prio = static_cast<std::uint8_t>(rnd(16));
     const bool notify = rnd(2) == 0;
-    r::request q = make(i % 16, 2 * (i / 16), size, prio, kind >= 1, kind == 2, notify);
+    sm::rdma_request q = make(i % 16, 2 * (i / 16), size, prio, kind >= 1, kind == 2, notify);
     q.xfer.dst += rnd(65536);  // unaligned destinations
     q.at_ns = rnd(20'000);
     reqs.push_back(q);
   }
-  r::run_config rc;
+  sm::rdma_run_config rc;
   rc.seed = 7;
   rc.loss_data = 0.01;
   rc.loss_ack = 0.05;
   rc.loss_nack = 0.05;
   rc.loss_control = 0.05;
-  const auto rep = r::run<32>(tb, reqs, rc);
+  const auto rep = sm::run_rdma<32>(tb, reqs, rc);
   std::printf(
       "\nLossy run: 32 transfers, 1%% of data packets and 5%% of ACKs, NACKs and\n"
       "control packets lost (seed %llu)\n",

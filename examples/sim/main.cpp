@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "scaleup/transport/fabric.hpp"
+#include "scaleup/sim/fabric.hpp"
 
 namespace {
 
-using scaleup::transport::fabric;
-using scaleup::transport::fabric_config;
-using scaleup::transport::fabric_stats;
-using scaleup::transport::offer;
+using scaleup::sim::fabric;
+using scaleup::sim::fabric_config;
+using scaleup::sim::fabric_stats;
+using scaleup::sim::offer;
 
 enum class pattern { uniform, incast };
 
@@ -71,7 +71,7 @@ point run_one(pattern pat, double load, double loss, int commands_per_xpu) {
   }
   std::vector<double> lat;
   lat.reserve(offers);
-  f.on_delivery([&](const scaleup::transport::delivery& d) {
+  f.on_delivery([&](const scaleup::sim::delivery& d) {
     lat.push_back(static_cast<double>(d.delivered_at - d.offered_at));
   });
   f.run();

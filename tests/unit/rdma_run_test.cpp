@@ -1,11 +1,11 @@
 // The receiver model and end-to-end runs of the RDMA QoS engine over lossy links
-// (receiver.hpp, run.hpp; seed 004, the RDMA QoS thesis, and its future work on
+// (rdma/receiver.hpp, sim/rdma_run.hpp; seed 004, the RDMA QoS thesis, and its future work on
 // retransmission). The receiver is driven packet by packet first; then whole runs check that
 // every transfer completes exactly once, with every byte delivered once and every requested
 // notification created once, while data packets, ACKs, NACKs and control packets are lost.
 #include <scaleup/rdma/exajet_packet.hpp>
 #include <scaleup/rdma/receiver.hpp>
-#include <scaleup/rdma/run.hpp>
+#include <scaleup/sim/rdma_run.hpp>
 
 #include <doctest/doctest.h>
 
@@ -17,6 +17,7 @@
 namespace {
 
 namespace r = scaleup::rdma;
+namespace sm = scaleup::sim;
 using r::packet_type;
 
 constexpr std::uint32_t BS = 65536;
@@ -142,7 +143,7 @@ TEST_CASE("rdma receiver: a notified block is ACKed with its control packet, not
 // ---- runs ---------------------------------------------------------------------------------
 
 template <std::size_t N>
-void check_exactly_once(const r::run_report<N>& rep) {
+void check_exactly_once(const sm::rdma_run_report<N>& rep) {
   CHECK(!rep.timed_out);
   CHECK(!rep.overflow);
   for (const auto& t : rep.list()) {
@@ -159,9 +160,9 @@ void check_exactly_once(const r::run_report<N>& rep) {
 }
 
 TEST_CASE("rdma run: lossless transfers complete once, at the thesis's line rate") {
-  static r::testbed<> tb;  // the thesis's sizes; static: it is large
-  const r::request one[] = {{0, 0, r::transfer{.src = 0, .dst = 0, .size = 1 << 20}}};
-  const auto rep = r::run<1>(tb, one, r::run_config{});
+  static sm::rdma_testbed<> tb;  // the thesis's sizes; static: it is large
+  const sm::rdma_request one[] = {{0, 0, r::transfer{.src = 0, .dst = 0, .size = 1 << 20}}};
+  const auto rep = sm::run_rdma<1>(tb, one, sm::rdma_run_config{});
   check_exactly_once(rep);
   CHECK(rep.reissues == 0);
   CHECK(rep.data_packets == 1024);
@@ -173,13 +174,13 @@ TEST_CASE("rdma run: lossless transfers complete once, at the thesis's line rate
 }
 
 TEST_CASE("rdma run: randomized lossy runs complete every transfer exactly once") {
-  static r::testbed<> tb;
+  static sm::rdma_testbed<> tb;
   for (std::uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
     CAPTURE(seed);
     std::mt19937_64 rng(seed);
-    std::vector<r::request> reqs;
+    std::vector<sm::rdma_request> reqs;
     for (std::uint32_t i = 0; i < 48; ++i) {
-      r::request q;
+      sm::rdma_request q;
       q.at_ns = rng() % 50'000;
       q.channel = r::qos_engine<>::channel_of(i % 16, 2 * (i / 16));
       const std::uint32_t kind = static_cast<std::uint32_t>(rng() % 5);
@@ -198,13 +199,13 @@ TEST_CASE("rdma run: randomized lossy runs complete every transfer exactly once"
       q.xfer.dst = (std::uint64_t{1} << 48) | (std::uint64_t{i} << 24) | (rng() % BS);
       reqs.push_back(q);
     }
-    r::run_config rc;
+    sm::rdma_run_config rc;
     rc.seed = seed;
     rc.loss_data = 0.005;
     rc.loss_ack = 0.05;
     rc.loss_nack = 0.2;
     rc.loss_control = 0.2;
-    const auto rep = r::run<48>(tb, reqs, rc);
+    const auto rep = sm::run_rdma<48>(tb, reqs, rc);
     check_exactly_once(rep);
     CHECK(rep.data_lost > 0);
     CHECK(rep.acks_lost > 0);
@@ -213,7 +214,7 @@ TEST_CASE("rdma run: randomized lossy runs complete every transfer exactly once"
     CHECK(rep.engine.reissued_timeout > 0);
     CHECK(rep.receiver.duplicates > 0);
     // Same seed, same run.
-    const auto again = r::run<48>(tb, reqs, rc);
+    const auto again = sm::run_rdma<48>(tb, reqs, rc);
     CHECK(again.end_ns == rep.end_ns);
     CHECK(again.reissues == rep.reissues);
   }
@@ -232,11 +233,11 @@ constexpr r::params small_seq{.pages = 4,
 static_assert(small_seq.valid());
 
 TEST_CASE("rdma run: sequence numbers wrap many times under loss, still exactly once") {
-  auto tb = std::make_unique<r::testbed<small_seq>>();
+  auto tb = std::make_unique<sm::rdma_testbed<small_seq>>();
   std::mt19937_64 rng(99);
-  std::vector<r::request> reqs;
+  std::vector<sm::rdma_request> reqs;
   for (std::uint32_t i = 0; i < 24; ++i) {
-    r::request q;
+    sm::rdma_request q;
     q.at_ns = i * 10'000;
     q.channel = r::qos_engine<small_seq>::channel_of(i % 4, 2 * (i / 4));
     q.xfer.size = static_cast<std::uint32_t>(1 + rng() % 160'000);
@@ -247,13 +248,13 @@ TEST_CASE("rdma run: sequence numbers wrap many times under loss, still exactly 
     q.xfer.dst = (std::uint64_t{1} << 48) | (std::uint64_t{i} << 20) | (rng() % 4096);
     reqs.push_back(q);
   }
-  r::run_config rc;
+  sm::rdma_run_config rc;
   rc.seed = 5;
   rc.loss_data = 0.02;
   rc.loss_ack = 0.1;
   rc.loss_nack = 0.1;
   rc.loss_control = 0.1;
-  const auto rep = r::run<24>(*tb, reqs, rc);
+  const auto rep = sm::run_rdma<24>(*tb, reqs, rc);
   check_exactly_once(rep);
   const std::uint64_t issues = rep.engine.blocks + rep.engine.inline_packets + rep.reissues;
   CHECK(issues > 16 * 16);  // the counter went round more than sixteen times
@@ -261,8 +262,8 @@ TEST_CASE("rdma run: sequence numbers wrap many times under loss, still exactly 
 }
 
 TEST_CASE("rdma run: a capture sink sees every packet, and the codec reads it back") {
-  auto tb = std::make_unique<r::testbed<small_seq>>();
-  r::request reqs[2];
+  auto tb = std::make_unique<sm::rdma_testbed<small_seq>>();
+  sm::rdma_request reqs[2];
   reqs[0].xfer = r::transfer{.dst = 0x0001'0000'0000'0100,
                              .size = 5000,
                              .notify = true,
@@ -272,7 +273,7 @@ TEST_CASE("rdma run: a capture sink sees every packet, and the codec reads it ba
   reqs[1].xfer = r::transfer{.dst = 0x40, .size = 12, .is_inline = true};
   reqs[1].xfer.payload[0] = 0xAB;
   std::size_t seen = 0, bad = 0, controls = 0, acks = 0;
-  auto sink = [&](const r::wire_record& w) {
+  auto sink = [&](const sm::rdma_wire_record& w) {
     std::array<std::uint8_t, r::packet_size(r::max_payload)> buf{};
     const auto n = r::encode_packet(*w.pkt, w.payload, buf);
     if (!n) {
@@ -286,7 +287,7 @@ TEST_CASE("rdma run: a capture sink sees every packet, and the codec reads it ba
     acks += d.p.type == packet_type::ack;
     ++seen;
   };
-  const auto rep = r::run<2>(*tb, reqs, r::run_config{}, sink);
+  const auto rep = sm::run_rdma<2>(*tb, reqs, sm::rdma_run_config{}, sink);
   check_exactly_once(rep);
   CHECK(bad == 0);
   CHECK(controls == 1);
@@ -295,16 +296,16 @@ TEST_CASE("rdma run: a capture sink sees every packet, and the codec reads it ba
 }
 
 TEST_CASE("rdma run: without retransmission (as built) a loss leaves transfers unfinished") {
-  auto tb = std::make_unique<r::testbed<small_seq>>();
-  std::vector<r::request> reqs;
+  auto tb = std::make_unique<sm::rdma_testbed<small_seq>>();
+  std::vector<sm::rdma_request> reqs;
   for (std::uint16_t i = 0; i < 8; ++i)
-    reqs.push_back(r::request{0, static_cast<std::uint16_t>(2 * i),
-                              r::transfer{.dst = std::uint64_t{i} << 20, .size = 40'000}});
-  r::run_config rc;
+    reqs.push_back(sm::rdma_request{0, static_cast<std::uint16_t>(2 * i),
+                                    r::transfer{.dst = std::uint64_t{i} << 20, .size = 40'000}});
+  sm::rdma_run_config rc;
   rc.engine.retransmit = false;
   rc.loss_data = 0.05;
   rc.seed = 3;
-  const auto rep = r::run<8>(*tb, reqs, rc);
+  const auto rep = sm::run_rdma<8>(*tb, reqs, rc);
   CHECK(!rep.all_exactly_once());
   for (const auto& t : rep.list()) CHECK(t.completions <= 1);
   CHECK(rep.reissues == 0);

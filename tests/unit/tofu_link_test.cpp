@@ -1,8 +1,8 @@
-// A sliced link under errors (tofu/link.hpp): seeded bit errors per lane must never lose or
+// A sliced link under errors (sim/tofu_link.hpp): seeded bit errors per lane must never lose or
 // corrupt a frame in adaptive mode; a lane that goes bad sends the link to duplicate mode and it
 // comes back to split after the clean period, without flapping on isolated errors (003 IV.E; the
 // recovery Tofu2's lane degradation lacked). Also the capture records the run hands out.
-#include <scaleup/tofu/link.hpp>
+#include <scaleup/sim/tofu_link.hpp>
 #include <scaleup/tofu/slicer.hpp>
 
 #include <doctest/doctest.h>
@@ -14,10 +14,11 @@
 
 namespace {
 
+namespace sm = scaleup::sim;
 namespace tf = scaleup::tofu;
 namespace w = scaleup::wire;
 
-const auto ignore = [](const tf::slice_info&, w::bytes) {};
+const auto ignore = [](const sm::tofu_slice_info&, w::bytes) {};
 
 // The pattern of each new (not replayed) transmission, with its time.
 struct mode_log {
@@ -26,7 +27,7 @@ struct mode_log {
     std::uint8_t pat;
   };
   std::vector<entry> changes;
-  void operator()(const tf::slice_info& s, w::bytes) {
+  void operator()(const sm::tofu_slice_info& s, w::bytes) {
     if (s.lane != 0 || s.replay) return;
     if (changes.empty() || changes.back().pat != s.pat) changes.push_back({s.time_ns, s.pat});
   }
@@ -35,10 +36,10 @@ struct mode_log {
 }  // namespace
 
 TEST_CASE("tofu link: a clean link splits every frame and loses nothing") {
-  tf::link_config c;
+  sm::tofu_link_config c;
   c.frames = 500;
-  const auto st = tf::simulate<2>(
-      c, [](const tf::slice_info&, w::mutable_bytes) { return false; }, ignore);
+  const auto st = sm::simulate_tofu_link<2>(
+      c, [](const sm::tofu_slice_info&, w::mutable_bytes) { return false; }, ignore);
   CHECK(st.delivered == 500);
   CHECK(st.lost == 0);
   CHECK(st.split_frames == 500);
@@ -63,13 +64,14 @@ TEST_CASE("tofu link: seeded random errors per lane lose no frame (adaptive)") {
     for (const auto& s : settings) {
       CAPTURE(seed);
       CAPTURE(s.ber[1]);
-      tf::link_config c;
+      sm::tofu_link_config c;
       c.frames = 2000;
       c.len_max = 31;
       c.seed = seed;
       {
         std::mt19937_64 rng(seed);
-        const auto st = tf::simulate<2>(c, rng, std::array<double, 2>{s.ber[0], s.ber[1]}, ignore);
+        const auto st =
+            sm::simulate_tofu_link<2>(c, rng, std::array<double, 2>{s.ber[0], s.ber[1]}, ignore);
         CHECK(st.delivered == c.frames);
         CHECK(st.lost == 0);
         CHECK(st.misdelivered == 0);
@@ -79,7 +81,7 @@ TEST_CASE("tofu link: seeded random errors per lane lose no frame (adaptive)") {
       }
       {
         std::mt19937_64 rng(seed);
-        const auto st = tf::simulate<4>(c, rng, s.ber, ignore);
+        const auto st = sm::simulate_tofu_link<4>(c, rng, s.ber, ignore);
         CHECK(st.delivered == c.frames);
         CHECK(st.lost == 0);
         CHECK(st.misdelivered == 0);
@@ -89,11 +91,11 @@ TEST_CASE("tofu link: seeded random errors per lane lose no frame (adaptive)") {
 }
 
 TEST_CASE("tofu link: the same seed gives the same run") {
-  tf::link_config c;
+  sm::tofu_link_config c;
   c.frames = 1500;
   std::mt19937_64 a(42), b(42);
-  const auto x = tf::simulate<2>(c, a, std::array<double, 2>{2e-6, 2e-5}, ignore);
-  const auto y = tf::simulate<2>(c, b, std::array<double, 2>{2e-6, 2e-5}, ignore);
+  const auto x = sm::simulate_tofu_link<2>(c, a, std::array<double, 2>{2e-6, 2e-5}, ignore);
+  const auto y = sm::simulate_tofu_link<2>(c, b, std::array<double, 2>{2e-6, 2e-5}, ignore);
   CHECK(x.transmissions == y.transmissions);
   CHECK(x.injected_slices == y.injected_slices);
   CHECK(x.mode_switches == y.mode_switches);
@@ -104,13 +106,13 @@ TEST_CASE("tofu link: a lane that goes bad -> duplicate; back to split after the
   // Lane 1 runs at a bit error rate of 1e-4 (most 1 KiB slices fail) for transmissions 1500 to
   // 2500; lane 0 has an isolated error every 700 transmissions throughout, each far more than a
   // window from the next.
-  tf::link_config c;
+  sm::tofu_link_config c;
   c.frames = 5000;
   c.len_min = c.len_max = 63;  // 320 ns a frame in split mode, 621 ns in duplicate
   std::mt19937_64 rng(5);
-  tf::ber_channel<std::mt19937_64, 2> bad_lane(rng, {0, 1e-4});
+  sm::tofu_ber_channel<std::mt19937_64, 2> bad_lane(rng, {0, 1e-4});
   std::uint64_t bad_end_ns = 0;
-  const auto channel = [&](const tf::slice_info& s, w::mutable_bytes b) {
+  const auto channel = [&](const sm::tofu_slice_info& s, w::mutable_bytes b) {
     const bool bad_period = s.transmission >= 1500 && s.transmission < 2500;
     if (s.lane == 1 && bad_period) {
       const bool hit = bad_lane(s, b);
@@ -124,7 +126,7 @@ TEST_CASE("tofu link: a lane that goes bad -> duplicate; back to split after the
     return false;
   };
   mode_log log;
-  const auto st = tf::simulate<2>(c, channel, log);
+  const auto st = sm::simulate_tofu_link<2>(c, channel, log);
   CHECK(st.delivered == c.frames);
   CHECK(st.lost == 0);
   CHECK(st.misdelivered == 0);
@@ -145,40 +147,40 @@ TEST_CASE("tofu link: a lane that goes bad -> duplicate; back to split after the
 }
 
 TEST_CASE("tofu link: split mode forced onto a dead lane loses frames; adaptive does not") {
-  tf::link_config c;
+  sm::tofu_link_config c;
   c.frames = 400;
-  c.policy = tf::mode_policy::split;
+  c.policy = sm::tofu_mode_policy::split;
   std::mt19937_64 rng(9);
-  const auto split = tf::simulate<2>(c, rng, std::array<double, 2>{0, 1e-2}, ignore);
+  const auto split = sm::simulate_tofu_link<2>(c, rng, std::array<double, 2>{0, 1e-2}, ignore);
   CHECK(split.lost > 0);
   CHECK(split.delivered + split.lost == c.frames);
   CHECK(split.link_resets > 0);
   CHECK(split.duplicate_frames == 0);
   CHECK(split.misdelivered == 0);
 
-  c.policy = tf::mode_policy::adaptive;
-  const auto adaptive = tf::simulate<2>(c, rng, std::array<double, 2>{0, 1e-2}, ignore);
+  c.policy = sm::tofu_mode_policy::adaptive;
+  const auto adaptive = sm::simulate_tofu_link<2>(c, rng, std::array<double, 2>{0, 1e-2}, ignore);
   CHECK(adaptive.lost == 0);
   CHECK(adaptive.delivered == c.frames);
   CHECK(adaptive.mode_switches == 1);
   CHECK(adaptive.final_pat == 0);
 
-  c.policy = tf::mode_policy::duplicate;
-  const auto dup = tf::simulate<2>(c, rng, std::array<double, 2>{0, 1e-2}, ignore);
+  c.policy = sm::tofu_mode_policy::duplicate;
+  const auto dup = sm::simulate_tofu_link<2>(c, rng, std::array<double, 2>{0, 1e-2}, ignore);
   CHECK(dup.lost == 0);
   CHECK(dup.split_frames == 0);
   CHECK(dup.replays == 0);
 }
 
 TEST_CASE("tofu link: capture records are the slices as received, lane 0 first") {
-  tf::link_config c;
+  sm::tofu_link_config c;
   c.frames = 50;
   std::mt19937_64 rng(3);
   std::uint64_t records = 0, injected = 0, bad_fcs = 0, complete = 0, rebuilt = 0;
   std::size_t expect_lane = 0;
   tf::record_collector col;
   tf::frame_buffer frame{};
-  const auto on = [&](const tf::slice_info& s, w::bytes rec) {
+  const auto on = [&](const sm::tofu_slice_info& s, w::bytes rec) {
     ++records;
     CHECK(s.lane == expect_lane);
     expect_lane = (expect_lane + 1) % 2;
@@ -196,7 +198,7 @@ TEST_CASE("tofu link: capture records are the slices as received, lane 0 first")
       if (col.reassemble(frame).ok()) ++rebuilt;
     }
   };
-  const auto st = tf::simulate<2>(c, rng, std::array<double, 2>{1e-5, 1e-5}, on);
+  const auto st = sm::simulate_tofu_link<2>(c, rng, std::array<double, 2>{1e-5, 1e-5}, on);
   CHECK(records == st.slices);
   CHECK(records == 2 * st.transmissions);
   CHECK(injected == st.injected_slices);
@@ -207,10 +209,10 @@ TEST_CASE("tofu link: capture records are the slices as received, lane 0 first")
 
 TEST_CASE("tofu link: frames are made the same way every time") {
   tf::frame_buffer a{}, b{};
-  const std::size_t n = tf::make_frame(7, 123, 0, 63, a);
-  CHECK(tf::make_frame(7, 123, 0, 63, b) == n);
+  const std::size_t n = sm::make_tofu_frame(7, 123, 0, 63, a);
+  CHECK(sm::make_tofu_frame(7, 123, 0, 63, b) == n);
   CHECK(a == b);
   REQUIRE(tf::frame_view::make(w::bytes(a.data(), n)).ok());
   CHECK(!tf::check_coordinates(tf::frame_view::make(w::bytes(a.data(), n))->rh()));
-  CHECK(tf::make_frame(7, 124, 5, 5, b) == tf::frame_size(5));
+  CHECK(sm::make_tofu_frame(7, 124, 5, 5, b) == tf::frame_size(5));
 }

@@ -20,7 +20,7 @@
 //     them; responses are serialised on the way back like any packet;
 //   * after a completion the run reads the channel's status once, as polling software would,
 //     which returns the channel to IDLE.
-// Simulation scaffolding only: no heap, but the testbed is large (it holds a full engine);
+// Simulation scaffolding only: no heap, but the rdma_testbed is large (it holds a full engine);
 // keep it in static or heap storage.
 #pragma once
 
@@ -36,11 +36,12 @@
 #include "scaleup/rdma/qos_engine.hpp"
 #include "scaleup/rdma/receiver.hpp"
 #include "scaleup/rdma/send_unit.hpp"
+#include "scaleup/sim/splitmix.hpp"
 
-namespace scaleup::rdma {
+namespace scaleup::sim {
 
-struct run_config {
-  config engine{};
+struct rdma_run_config {
+  rdma::config engine{};
   std::uint16_t receiver_coord = 1;
   std::uint32_t clock_mhz = 150;      // Thesis 4.1, 4.3
   std::uint32_t datapath_bits = 512;  // Thesis 4.3
@@ -56,23 +57,23 @@ struct run_config {
   std::uint64_t time_limit_ns = 1'000'000'000;
 };
 
-struct request {
+struct rdma_request {
   std::uint64_t at_ns = 0;
   std::uint16_t channel = 0;
-  transfer xfer{};
+  rdma::transfer xfer{};
 };
 
-struct transfer_outcome {
+struct rdma_transfer_outcome {
   std::uint16_t channel = 0;
   std::uint32_t size = 0;
   std::uint8_t priority = 0;
-  transfer_class cls = transfer_class::tid_only;
+  rdma::transfer_class cls = rdma::transfer_class::tid_only;
   bool is_inline = false;
   bool notify = false;
   bool accepted = false;
   std::uint64_t posted_ns = 0, first_issue_ns = 0, completed_ns = 0;
-  status final_status = status::busy;
-  status read_status = status::idle;  // what the status read after completion returned
+  rdma::status final_status = rdma::status::busy;
+  rdma::status read_status = rdma::status::idle;  // what the status read after completion returned
   std::uint32_t completions = 0;
   std::uint32_t notifications = 0;
   std::uint32_t order = 0;  // 1 = completed first
@@ -83,15 +84,15 @@ struct transfer_outcome {
   constexpr std::uint64_t latency_ns() const noexcept { return completed_ns - posted_ns; }
   // Completed exactly once, every byte delivered once, the notification (if asked) once.
   constexpr bool exactly_once() const noexcept {
-    return accepted && completions == 1 && final_status == status::done &&
-           read_status == status::done && bytes_delivered == size &&
+    return accepted && completions == 1 && final_status == rdma::status::done &&
+           read_status == rdma::status::done && bytes_delivered == size &&
            blocks_delivered == blocks_expected && notifications == (notify ? 1u : 0u);
   }
 };
 
 template <std::size_t N>
-struct run_report {
-  std::array<transfer_outcome, N> transfers{};
+struct rdma_run_report {
+  std::array<rdma_transfer_outcome, N> transfers{};
   std::size_t count = 0;
   std::uint64_t end_ns = 0;
   std::uint64_t data_packets = 0, data_lost = 0, control_packets = 0, control_lost = 0;
@@ -100,11 +101,11 @@ struct run_report {
   std::uint64_t reissues = 0, timeouts = 0;
   std::uint64_t superseded = 0;  // issues the send unit dropped: a newer issue or block came
   bool timed_out = false;        // hit time_limit_ns
-  bool overflow = false;         // a link held more packets than the testbed's rings
-  engine_stats engine{};
-  receiver_stats receiver{};
+  bool overflow = false;         // a link held more packets than the rdma_testbed's rings
+  rdma::engine_stats engine{};
+  rdma::receiver_stats receiver{};
 
-  constexpr std::span<const transfer_outcome> list() const noexcept {
+  constexpr std::span<const rdma_transfer_outcome> list() const noexcept {
     return {transfers.data(), count};
   }
   constexpr bool all_exactly_once() const noexcept {
@@ -116,44 +117,44 @@ struct run_report {
 };
 
 // What crosses a link, for captures: the packet, its payload and whether the link lost it.
-struct wire_record {
+struct rdma_wire_record {
   std::uint64_t at_ns = 0;  // when its last byte left the sender
   bool to_receiver = true;
   bool lost = false;
-  const packet* pkt = nullptr;
+  const rdma::packet* pkt = nullptr;
   wire::bytes payload{};
 };
 
-struct no_sink {
-  constexpr void operator()(const wire_record&) const noexcept {}
+struct rdma_no_sink {
+  constexpr void operator()(const rdma_wire_record&) const noexcept {}
 };
 
 // Block payload as a capture shows it: a byte pattern of the destination address (the one
 // address a data packet carries), so a re-sent packet carries the same bytes as the first.
-constexpr std::uint8_t memory_byte(std::uint64_t addr) noexcept {
+constexpr std::uint8_t rdma_memory_byte(std::uint64_t addr) noexcept {
   return static_cast<std::uint8_t>((addr * 0x9Du) ^ (addr >> 8) ^ 0x5Au);
 }
 
-template <params P = params{}>
-struct testbed {
+template <rdma::params P = rdma::params{}>
+struct rdma_testbed {
   static constexpr std::size_t max_jobs = 16;
   static constexpr std::size_t max_packets = 64;
   static constexpr std::size_t link_capacity = 1024;
 
   struct job {
-    block_descriptor block{};
-    pending_entry pending{};
+    rdma::block_descriptor block{};
+    rdma::pending_entry pending{};
     std::uint16_t tid = 0;
     std::uint32_t next = 0, pkts = 0;
   };
   struct queued_packet {
-    packet pkt{};
-    std::array<std::uint8_t, inline_max> small{};  // inline or control payload
+    rdma::packet pkt{};
+    std::array<std::uint8_t, rdma::inline_max> small{};  // inline or control payload
   };
   struct in_flight {
     std::uint64_t at = 0;  // ps: arrival
-    packet pkt{};
-    std::array<std::uint8_t, inline_max> small{};
+    rdma::packet pkt{};
+    std::array<std::uint8_t, rdma::inline_max> small{};
   };
   template <class T, std::size_t C>
   struct ring {
@@ -176,40 +177,22 @@ struct testbed {
     constexpr void clear() noexcept { head = count = 0; }
   };
 
-  qos_engine<P> sender{};
-  receiver<P> rx{};
+  rdma::qos_engine<P> sender{};
+  rdma::receiver<P> rx{};
   ring<job, max_jobs> jobs{};
   ring<queued_packet, max_packets> packets{};
   ring<in_flight, link_capacity> forward{};
   ring<in_flight, link_capacity> backward{};
   std::array<std::int32_t, P.channels()> request_of{};
-  std::array<std::uint8_t, max_payload> buffer{};
+  std::array<std::uint8_t, rdma::max_payload> buffer{};
 };
 
-namespace detail {
-
-struct splitmix {
-  std::uint64_t s;
-  constexpr std::uint64_t next() noexcept {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  constexpr bool chance(double p) noexcept {
-    if (p <= 0) return false;
-    return static_cast<double>(next() >> 11) * 0x1.0p-53 < p;
-  }
-};
-
-}  // namespace detail
-
-template <std::size_t N, params P, class Sink = no_sink>
-run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_config& rc,
-                  Sink&& sink = {}) {
+template <std::size_t N, rdma::params P, class Sink = rdma_no_sink>
+rdma_run_report<N> run_rdma(rdma_testbed<P>& tb, std::span<const rdma_request> reqs,
+                            const rdma_run_config& rc, Sink&& sink = {}) {
   constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
-  constexpr bool capture = !std::is_same_v<std::remove_cvref_t<Sink>, no_sink>;
-  run_report<N> rep;
+  constexpr bool capture = !std::is_same_v<std::remove_cvref_t<Sink>, rdma_no_sink>;
+  rdma_run_report<N> rep;
   tb.sender.reset();
   tb.rx.reset(rc.receiver_coord);
   tb.jobs.clear();
@@ -217,7 +200,7 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
   tb.forward.clear();
   tb.backward.clear();
   tb.request_of.fill(-1);
-  detail::splitmix rng{rc.seed};
+  std::uint64_t rng = rc.seed;
 
   const std::size_t n = std::min(reqs.size(), N);
   rep.count = n;
@@ -226,17 +209,18 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
   std::stable_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n),
                    [&](std::uint32_t a, std::uint32_t b) { return reqs[a].at_ns < reqs[b].at_ns; });
   for (std::size_t i = 0; i < n; ++i) {
-    const transfer& x = reqs[i].xfer;
+    const rdma::transfer& x = reqs[i].xfer;
     auto& o = rep.transfers[i];
     o.channel = reqs[i].channel;
     o.size = x.size;
     o.priority = x.priority;
-    o.cls = !x.cm ? transfer_class::tid_only
-                  : (x.multipath ? transfer_class::multipath : transfer_class::unipath);
+    o.cls = !x.cm ? rdma::transfer_class::tid_only
+                  : (x.multipath ? rdma::transfer_class::multipath : rdma::transfer_class::unipath);
     o.is_inline = x.is_inline;
     o.notify = x.notify;
     o.blocks_expected =
-        x.is_inline ? 1 : static_cast<std::uint32_t>(total_blocks(x.dst, x.size, P.block_size));
+        x.is_inline ? 1
+                    : static_cast<std::uint32_t>(rdma::total_blocks(x.dst, x.size, P.block_size));
   }
 
   const std::uint64_t cycle = 1'000'000 / rc.clock_mhz;  // ps
@@ -249,32 +233,32 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
   std::uint64_t now = 0, next_sched = 0, tx_free = 0, back_free = 0, next_tick = period;
   bool sched_wanted = false;
   std::uint32_t completed = 0;
-  const config& cfg = rc.engine;
+  const rdma::config& cfg = rc.engine;
 
-  const auto outcome_of = [&](std::uint16_t c) -> transfer_outcome* {
+  const auto outcome_of = [&](std::uint16_t c) -> rdma_transfer_outcome* {
     if (c >= tb.request_of.size() || tb.request_of[c] < 0) return nullptr;
     return &rep.transfers[static_cast<std::size_t>(tb.request_of[c])];
   };
-  const auto on_completion = [&](const actions& a) {
+  const auto on_completion = [&](const rdma::actions& a) {
     if (!a.completed) return;
     const auto r =
         advance(tb.sender,
-                event::read(static_cast<std::uint16_t>(a.channel / P.channels_per_page()),
-                            static_cast<std::uint16_t>(a.channel % P.channels_per_page())),
+                rdma::event::read(static_cast<std::uint16_t>(a.channel / P.channels_per_page()),
+                                  static_cast<std::uint16_t>(a.channel % P.channels_per_page())),
                 now / 1000, cfg);
     if (auto* o = outcome_of(a.channel)) {
       ++o->completions;
       o->final_status = a.final_status;
-      o->read_status = static_cast<status>(r.status_bits);
+      o->read_status = static_cast<rdma::status>(r.status_bits);
       o->completed_ns = now / 1000;
       o->order = ++completed;
     }
   };
-  const auto send_back = [&](const packet& resp) {
+  const auto send_back = [&](const rdma::packet& resp) {
     const std::uint64_t start = std::max(now, back_free);
     back_free = start + packet_time(0);
-    const bool nack = resp.type == packet_type::nack;
-    const bool lost = rng.chance(nack ? rc.loss_nack : rc.loss_ack);
+    const bool nack = resp.type == rdma::packet_type::nack;
+    const bool lost = splitmix_chance(rng, nack ? rc.loss_nack : rc.loss_ack);
     if (nack) {
       ++rep.nacks;
       rep.nacks_lost += lost;
@@ -282,7 +266,7 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
       ++rep.acks;
       rep.acks_lost += lost;
     }
-    if constexpr (capture) sink(wire_record{back_free / 1000, false, lost, &resp, {}});
+    if constexpr (capture) sink(rdma_wire_record{back_free / 1000, false, lost, &resp, {}});
     if (!lost && !tb.backward.push({back_free + delay, resp, {}})) rep.overflow = true;
   };
 
@@ -307,17 +291,17 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
     const std::uint64_t ns = now / 1000;
 
     if (t == t_back) {  // a response reaches the engine (Thesis 3.11)
-      const packet p = tb.backward.front().pkt;
+      const rdma::packet p = tb.backward.front().pkt;
       tb.backward.pop();
-      const actions a = advance(tb.sender, event::respond(p.response), ns, cfg);
+      const rdma::actions a = advance(tb.sender, rdma::event::respond(p.response), ns, cfg);
       on_completion(a);
       sched_wanted = true;
     } else if (t == t_fwd) {  // a packet reaches the receiver
       const auto f = tb.forward.front();
       tb.forward.pop();
-      const receiver_actions ra = tb.rx.advance(
-          f.pkt,
-          wire::bytes(f.small.data(), f.pkt.payload_len <= inline_max ? f.pkt.payload_len : 0));
+      const rdma::receiver_actions ra = tb.rx.advance(
+          f.pkt, wire::bytes(f.small.data(),
+                             f.pkt.payload_len <= rdma::inline_max ? f.pkt.payload_len : 0));
       if (auto* o = outcome_of(ra.channel)) {
         if (ra.deliver) {
           ++o->blocks_delivered;
@@ -328,7 +312,8 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
       if (ra.respond) send_back(ra.response);
     } else if (t == t_post) {
       const std::uint32_t i = order[cursor++];
-      const actions a = advance(tb.sender, event::post(reqs[i].channel, reqs[i].xfer), ns, cfg);
+      const rdma::actions a =
+          advance(tb.sender, rdma::event::post(reqs[i].channel, reqs[i].xfer), ns, cfg);
       auto& o = rep.transfers[i];
       o.accepted = a.accepted;
       o.posted_ns = ns;
@@ -337,35 +322,37 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
         sched_wanted = true;
       }
     } else if (t == t_tick) {
-      const actions a = advance(tb.sender, event::tick(), ns, cfg);
+      const rdma::actions a = advance(tb.sender, rdma::event::tick(), ns, cfg);
       rep.timeouts += a.expired;
       next_tick = now + period;
       if (a.expired) sched_wanted = true;
     } else if (t == t_sched) {
-      const actions a = advance(tb.sender, event::schedule(), ns, cfg);
+      const rdma::actions a = advance(tb.sender, rdma::event::schedule(), ns, cfg);
       next_sched = now + cycle;
       on_completion(a);
-      if (a.out == output::none && !a.completed) sched_wanted = false;
-      if (a.out != output::none) {
+      if (a.out == rdma::output::none && !a.completed) sched_wanted = false;
+      if (a.out != rdma::output::none) {
         if (auto* o = outcome_of(a.channel)) {
-          if (o->first_issue_ns == 0 && a.reason == issue_reason::first) o->first_issue_ns = ns;
-          if (a.reason != issue_reason::first) ++o->reissues;
+          if (o->first_issue_ns == 0 && a.reason == rdma::issue_reason::first)
+            o->first_issue_ns = ns;
+          if (a.reason != rdma::issue_reason::first) ++o->reissues;
         }
-        if (a.reason != issue_reason::first) ++rep.reissues;
+        if (a.reason != rdma::issue_reason::first) ++rep.reissues;
       }
-      if (a.out == output::block)
-        tb.jobs.push({a.block, a.pending, a.tid, 0,
-                      packets_in(block_size_bytes(a.block.block_size), P.packet_payload)});
-      if (a.out == output::inline_packet || a.out == output::control_packet)
+      if (a.out == rdma::output::block)
+        tb.jobs.push(
+            {a.block, a.pending, a.tid, 0,
+             rdma::packets_in(rdma::block_size_bytes(a.block.block_size), P.packet_payload)});
+      if (a.out == rdma::output::inline_packet || a.out == rdma::output::control_packet)
         tb.packets.push({a.pkt, a.payload});
     } else {  // the send unit puts one packet on the link
-      typename testbed<P>::in_flight f;
+      typename rdma_testbed<P>::in_flight f;
       bool have = false;
       // It sends an issue only while it is its TID's latest, as it would by reading the
       // Transaction Table when sending (qos_engine::current).
       while (!have && !tb.packets.empty()) {
         const auto& q = tb.packets.front();
-        have = q.pkt.type == packet_type::control
+        have = q.pkt.type == rdma::packet_type::control
                    ? tb.sender.control_current(q.pkt.footer.channel, q.pkt.control.block_seq)
                    : tb.sender.current(q.pkt.data.tid, q.pkt.data.seq);
         if (have) {
@@ -383,15 +370,15 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
           tb.jobs.pop();
           continue;
         }
-        f.pkt = block_packet(j.block, j.pending, j.tid, cfg.coord, j.next, P.packet_payload);
+        f.pkt = rdma::block_packet(j.block, j.pending, j.tid, cfg.coord, j.next, P.packet_payload);
         if (++j.next == j.pkts) tb.jobs.pop();
         have = true;
       }
       sched_wanted = true;
       if (!have) continue;
       tx_free = now + packet_time(f.pkt.payload_len);
-      const bool ctl = f.pkt.type == packet_type::control;
-      const bool lost = rng.chance(ctl ? rc.loss_control : rc.loss_data);
+      const bool ctl = f.pkt.type == rdma::packet_type::control;
+      const bool lost = splitmix_chance(rng, ctl ? rc.loss_control : rc.loss_data);
       if (ctl) {
         ++rep.control_packets;
         rep.control_lost += lost;
@@ -402,12 +389,12 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
       }
       if constexpr (capture) {
         wire::bytes payload(f.small.data(), f.pkt.payload_len);
-        if (f.pkt.type == packet_type::write) {
+        if (f.pkt.type == rdma::packet_type::write) {
           for (std::size_t k = 0; k < f.pkt.payload_len; ++k)
-            tb.buffer[k] = memory_byte(f.pkt.data.dst_addr + k);
+            tb.buffer[k] = rdma_memory_byte(f.pkt.data.dst_addr + k);
           payload = wire::bytes(tb.buffer.data(), f.pkt.payload_len);
         }
-        sink(wire_record{tx_free / 1000, true, lost, &f.pkt, payload});
+        sink(rdma_wire_record{tx_free / 1000, true, lost, &f.pkt, payload});
       }
       if (!lost) {
         f.at = tx_free + delay;
@@ -421,4 +408,4 @@ run_report<N> run(testbed<P>& tb, std::span<const request> reqs, const run_confi
   return rep;
 }
 
-}  // namespace scaleup::rdma
+}  // namespace scaleup::sim

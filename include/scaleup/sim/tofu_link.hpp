@@ -1,11 +1,11 @@
 // One direction of a sliced link, simulated frame by frame: frames -> slicer -> a channel per lane
 // -> reassembler -> lane quality monitor, with the link-level replay that keeps frames until they
-// are acknowledged (lane_quality.hpp explains why that makes mode switches lossless). It exists to
-// show the mechanism of 003 IV.E at work and to feed captures: every slice, as received, goes to
-// a callback as a capture record (slice.hpp).
+// are acknowledged (tofu/lane_quality.hpp explains why that makes mode switches lossless). It
+// exists to show the mechanism of 003 IV.E at work and to feed captures: every slice, as received,
+// goes to a callback as a capture record (tofu/slice.hpp).
 //
 // What is modelled and what is not:
-//   - Time: a transmission occupies the link for its longest slice (efficiency.hpp); the clock
+//   - Time: a transmission occupies the link for its longest slice (tofu/efficiency.hpp); the clock
 //     is in picoseconds, the machines see nanoseconds.
 //   - The channel corrupts slice bytes (RH through FCS); preamble and gap are not modelled.
 //   - The reverse direction is not simulated octet by octet: what the receiver sends back (its
@@ -27,6 +27,7 @@
 #include <optional>
 #include <utility>
 
+#include "scaleup/sim/splitmix.hpp"
 #include "scaleup/tofu/efficiency.hpp"
 #include "scaleup/tofu/frame.hpp"
 #include "scaleup/tofu/lane_quality.hpp"
@@ -35,35 +36,35 @@
 #include "scaleup/transport/llr.hpp"
 #include "scaleup/transport/psn.hpp"
 
-namespace scaleup::tofu {
+namespace scaleup::sim {
 
-enum class mode_policy : std::uint8_t {
-  adaptive,   // lane_quality.hpp decides; replays in duplicate mode
+enum class tofu_mode_policy : std::uint8_t {
+  adaptive,   // tofu/lane_quality.hpp decides; replays in duplicate mode
   split,      // always the link's full split, replays too (what a link without 003 IV.E does)
   duplicate,  // always duplicate
 };
 
-inline constexpr unsigned link_seq_bits = 10;    // SEQ's width (routing_header.hpp)
-inline constexpr std::size_t link_window = 128;  // frames held for replay; below 2^9
-using link_sender = transport::llr_sender<link_seq_bits, link_window>;
-using link_receiver = transport::llr_receiver<link_seq_bits>;
+inline constexpr unsigned tofu_link_seq_bits = 10;    // SEQ's width (tofu/routing_header.hpp)
+inline constexpr std::size_t tofu_link_window = 128;  // frames held for replay; below 2^9
+using tofu_link_sender = transport::llr_sender<tofu_link_seq_bits, tofu_link_window>;
+using tofu_link_receiver = transport::llr_receiver<tofu_link_seq_bits>;
 
-struct link_config {
+struct tofu_link_config {
   std::uint64_t frames = 1000;
-  mode_policy policy = mode_policy::adaptive;
+  tofu_mode_policy policy = tofu_mode_policy::adaptive;
   std::uint8_t len_min = 0;  // each frame's LEN is drawn from [len_min, len_max]
-  std::uint8_t len_max = max_len;
+  std::uint8_t len_max = tofu::max_len;
   std::uint64_t seed = 1;  // frame contents; the channel has its own randomness
   // The receiver's STAT and ACK/NACK take this long to reach the sender: a 10 m link each way
   // plus a MAC/PHY at each end, as transport/llr.hpp sizes its round trip.
   std::uint64_t feedback_delay = 500;
-  lane_config quality{};
+  tofu::lane_config quality{};
   transport::llr_sender_config replay{};
   transport::llr_receiver_config ack{};
-  phy timing{};
+  tofu::phy timing{};
 };
 
-struct link_stats {
+struct tofu_link_stats {
   std::uint64_t frames = 0;            // offered
   std::uint64_t delivered = 0;         // handed up by the receiver, in order
   std::uint64_t lost = 0;              // given up by the replay machine (or stranded)
@@ -80,11 +81,11 @@ struct link_stats {
   std::uint64_t misdelivered = 0;  // delivered out of order or with other bytes than sent: a bug
   std::uint64_t duration_ns = 0;
   std::uint8_t final_pat = 0;  // the pattern new frames would get at the end
-  std::array<std::uint64_t, max_lanes> lane_errors{};
+  std::array<std::uint64_t, tofu::max_lanes> lane_errors{};
 };
 
 // What the callbacks learn about a slice besides its bytes.
-struct slice_info {
+struct tofu_slice_info {
   std::uint64_t transmission = 0;  // 0-based, counting replays
   std::uint64_t frame = 0;         // 0-based frame index; a replay repeats it
   std::uint64_t time_ns = 0;       // when the frame's slices start on the wire
@@ -97,22 +98,15 @@ struct slice_info {
 
 // ---- frames ---------------------------------------------------------------------------------
 
-constexpr std::uint64_t splitmix64(std::uint64_t& x) noexcept {
-  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // Frame `index` of a run: LEN in [len_min, len_max], a random valid destination (X, Y, Z below
 // 24, any A-B-C), random TLP, DLLP and other-control bytes; PAT, STAT and SEQ 0 (the link stamps
 // them). The same arguments always give the same frame, which is what lets a replay be rebuilt.
-constexpr std::size_t make_frame(std::uint64_t seed, std::uint64_t index, std::uint8_t len_min,
-                                 std::uint8_t len_max, wire::mutable_bytes out) noexcept {
+constexpr std::size_t make_tofu_frame(std::uint64_t seed, std::uint64_t index, std::uint8_t len_min,
+                                      std::uint8_t len_max, wire::mutable_bytes out) noexcept {
   std::uint64_t x = seed ^ (index * 0xD1342543DE82EF95ull);
-  const unsigned lo = len_min > max_len ? max_len : len_min;
-  const unsigned hi = len_max < lo ? lo : (len_max > max_len ? max_len : len_max);
-  routing_header rh;
+  const unsigned lo = len_min > tofu::max_len ? tofu::max_len : len_min;
+  const unsigned hi = len_max < lo ? lo : (len_max > tofu::max_len ? tofu::max_len : len_max);
+  tofu::routing_header rh;
   rh.len = static_cast<std::uint8_t>(lo + splitmix64(x) % (hi - lo + 1));
   const std::uint64_t r = splitmix64(x);
   rh.dx = static_cast<std::uint16_t>(r % 24);
@@ -126,9 +120,9 @@ constexpr std::size_t make_frame(std::uint64_t seed, std::uint64_t index, std::u
   rh.dabc2_c = static_cast<std::uint8_t>((r >> 43) & 1);
   rh.di = static_cast<std::uint8_t>(((r >> 44) & 0xFF) % 6);
   rh.vc = static_cast<std::uint8_t>((r >> 52) & 3);
-  const std::size_t n = frame_size(rh.len);
-  if (out.size() < n || !encode_header(rh, out)) return 0;
-  for (std::size_t i = rh_size; i < n; i += 8) {
+  const std::size_t n = tofu::frame_size(rh.len);
+  if (out.size() < n || !tofu::encode_header(rh, out)) return 0;
+  for (std::size_t i = tofu::rh_size; i < n; i += 8) {
     const std::uint64_t v = splitmix64(x);
     for (std::size_t b = 0; b < 8; ++b) out[i + b] = static_cast<std::uint8_t>(v >> (8 * b));
   }
@@ -142,12 +136,12 @@ constexpr std::size_t make_frame(std::uint64_t seed, std::uint64_t index, std::u
 // 64-bit generator such as std::mt19937_64, whose output the standard fixes, so a seed gives the
 // same errors everywhere (std:: distributions would not).
 template <class Rng, std::size_t Lanes>
-class ber_channel {
+class tofu_ber_channel {
   static_assert(Rng::max() == std::numeric_limits<std::uint64_t>::max() && Rng::min() == 0,
                 "a 64-bit generator");
 
  public:
-  ber_channel(Rng& rng, const std::array<double, Lanes>& ber) : rng_(&rng), ber_(ber) {
+  tofu_ber_channel(Rng& rng, const std::array<double, Lanes>& ber) : rng_(&rng), ber_(ber) {
     for (std::size_t l = 0; l < Lanes; ++l) gap_[l] = draw(ber_[l]);
   }
 
@@ -157,7 +151,7 @@ class ber_channel {
   }
   double ber(std::size_t lane) const { return ber_[lane]; }
 
-  bool operator()(const slice_info& s, wire::mutable_bytes slice) {
+  bool operator()(const tofu_slice_info& s, wire::mutable_bytes slice) {
     if (s.lane >= Lanes) return false;
     bool hit = false;
     std::uint64_t bits = slice.size() * 8ull;
@@ -194,79 +188,80 @@ class ber_channel {
 
 namespace detail {
 
-struct feedback {
+struct tofu_feedback {
   std::uint64_t due_ps = 0;
   std::uint8_t stat = 0;
-  std::optional<transport::llr_control_msg<link_seq_bits>> control;
+  std::optional<transport::llr_control_msg<tofu_link_seq_bits>> control;
 };
 
 // Feedback in flight, oldest first; a fixed ring because nothing here allocates.
-class feedback_queue {
+class tofu_feedback_queue {
  public:
   static constexpr std::size_t capacity = 256;
   bool empty() const { return n_ == 0; }
   bool full() const { return n_ == capacity; }
-  const feedback& front() const { return q_[head_]; }
+  const tofu_feedback& front() const { return q_[head_]; }
   void pop() {
     head_ = (head_ + 1) % capacity;
     --n_;
   }
-  void push(const feedback& f) {
+  void push(const tofu_feedback& f) {
     q_[(head_ + n_) % capacity] = f;
     ++n_;
   }
   void clear() { head_ = n_ = 0; }
 
  private:
-  std::array<feedback, capacity> q_{};
+  std::array<tofu_feedback, capacity> q_{};
   std::size_t head_ = 0;
   std::size_t n_ = 0;
 };
 
 }  // namespace detail
 
-// Runs c.frames frames from one end to the other. channel(const slice_info&, mutable_bytes
-// slice) -> bool may change a slice's bytes and says whether it did; on_slice(const slice_info&,
-// bytes record) receives each slice as received, as a capture record (2-byte pseudo-header, then
-// RH through FCS), lane 0 first for every transmission.
+// Runs c.frames frames from one end to the other. channel(const tofu_slice_info&, mutable_bytes
+// slice) -> bool may change a slice's bytes and says whether it did; on_slice(const
+// tofu_slice_info&, bytes record) receives each slice as received, as a capture record (2-byte
+// pseudo-header, then RH through FCS), lane 0 first for every transmission.
 template <std::size_t Lanes, class Channel, class OnSlice>
-link_stats simulate(const link_config& c, Channel&& channel, OnSlice&& on_slice) {
-  using seq_type = transport::llr_seq<link_seq_bits>;
-  using entry_type = transport::llr_entry<link_seq_bits>;
-  using run_type = transport::llr_run<link_seq_bits, link_window>;
+tofu_link_stats simulate_tofu_link(const tofu_link_config& c, Channel&& channel,
+                                   OnSlice&& on_slice) {
+  using seq_type = transport::llr_seq<tofu_link_seq_bits>;
+  using entry_type = transport::llr_entry<tofu_link_seq_bits>;
+  using run_type = transport::llr_run<tofu_link_seq_bits, tofu_link_window>;
 
-  link_stats st;
+  tofu_link_stats st;
   st.frames = c.frames;
-  link_sender tx;
-  link_receiver rx;
-  lane_controller<Lanes> sender_end{};    // picks the pattern from the peer's STAT
-  lane_controller<Lanes> receiver_end{};  // judges the lanes, reports STAT
-  std::array<std::uint64_t, link_window> slot_frame{};
-  std::array<std::uint64_t, std::size_t{1} << link_seq_bits> seq_frame{};
-  detail::feedback_queue fb;
+  tofu_link_sender tx;
+  tofu_link_receiver rx;
+  tofu::lane_controller<Lanes> sender_end{};    // picks the pattern from the peer's STAT
+  tofu::lane_controller<Lanes> receiver_end{};  // judges the lanes, reports STAT
+  std::array<std::uint64_t, tofu_link_window> slot_frame{};
+  std::array<std::uint64_t, std::size_t{1} << tofu_link_seq_bits> seq_frame{};
+  detail::tofu_feedback_queue fb;
   run_type replay_run{};
   std::size_t replay_pos = 0;
   std::uint64_t next_frame = 0;     // the next new frame
   std::uint64_t next_delivery = 0;  // the frame the receiver must deliver next
   std::uint64_t now_ps = 0;
-  frame_buffer frame{};
-  frame_buffer got{};
-  frame_buffer want{};
-  slice_set<Lanes> slices{};
-  std::array<std::uint8_t, max_record_size> record{};
+  tofu::frame_buffer frame{};
+  tofu::frame_buffer got{};
+  tofu::frame_buffer want{};
+  tofu::slice_set<Lanes> slices{};
+  std::array<std::uint8_t, tofu::max_record_size> record{};
   const std::uint64_t delay_ps = c.feedback_delay * 1000;
   const auto now_ns = [&] { return now_ps / 1000; };
 
   const auto reset_link = [&] {
     ++st.link_resets;
-    tx = step(tx, link_sender::event::reset(), now_ns(), c.replay).first;
-    rx = step(rx, link_receiver::event::reset(), now_ns(), c.ack).first;
+    tx = step(tx, tofu_link_sender::event::reset(), now_ns(), c.replay).first;
+    rx = step(rx, tofu_link_receiver::event::reset(), now_ns(), c.ack).first;
     fb.clear();
     replay_run = {};
     replay_pos = 0;
     next_delivery = next_frame;
   };
-  const auto on_tx = [&](const typename link_sender::actions& a) {
+  const auto on_tx = [&](const typename tofu_link_sender::actions& a) {
     if (!a.replay.empty()) {
       replay_run = a.replay;
       replay_pos = 0;
@@ -277,10 +272,10 @@ link_stats simulate(const link_config& c, Channel&& channel, OnSlice&& on_slice)
       reset_link();
     }
   };
-  const auto apply = [&](const detail::feedback& f) {
-    sender_end = step(sender_end, lane_event::peer(f.stat), now_ns(), c.quality).first;
+  const auto apply = [&](const detail::tofu_feedback& f) {
+    sender_end = step(sender_end, tofu::lane_event::peer(f.stat), now_ns(), c.quality).first;
     if (f.control) {
-      const auto [t, a] = step(tx, link_sender::event::from(*f.control), now_ns(), c.replay);
+      const auto [t, a] = step(tx, tofu_link_sender::event::from(*f.control), now_ns(), c.replay);
       tx = t;
       on_tx(a);
     }
@@ -294,21 +289,21 @@ link_stats simulate(const link_config& c, Channel&& channel, OnSlice&& on_slice)
       break;
     }
     while (!fb.empty() && fb.front().due_ps <= now_ps) {
-      const detail::feedback f = fb.front();
+      const detail::tofu_feedback f = fb.front();
       fb.pop();
       apply(f);
     }
     {
-      const auto [t, a] = step(tx, link_sender::event::tick(), now_ns(), c.replay);
+      const auto [t, a] = step(tx, tofu_link_sender::event::tick(), now_ns(), c.replay);
       tx = t;
       on_tx(a);
     }
     {
-      const auto [r, a] = step(rx, link_receiver::event::tick(), now_ns(), c.ack);
+      const auto [r, a] = step(rx, tofu_link_receiver::event::tick(), now_ns(), c.ack);
       rx = r;
       if (a.control && !fb.full()) fb.push({now_ps + delay_ps, receiver_end.stat(), a.control});
     }
-    receiver_end = step(receiver_end, lane_event::tick(), now_ns(), c.quality).first;
+    receiver_end = step(receiver_end, tofu::lane_event::tick(), now_ns(), c.quality).first;
 
     std::optional<entry_type> entry;
     bool replay = false;
@@ -320,7 +315,7 @@ link_stats simulate(const link_config& c, Channel&& channel, OnSlice&& on_slice)
       }
     }
     if (!entry && next_frame < c.frames && !tx.full() && !fb.full()) {
-      const auto [t, a] = step(tx, link_sender::event::send(), now_ns(), c.replay);
+      const auto [t, a] = step(tx, tofu_link_sender::event::send(), now_ns(), c.replay);
       tx = t;
       if (a.transmit) {
         entry = *a.transmit;
@@ -347,60 +342,61 @@ link_stats simulate(const link_config& c, Channel&& channel, OnSlice&& on_slice)
     // Send.
     const std::uint64_t index = slot_frame[entry->slot];
     seq_frame[entry->seq.value] = index;
-    const std::size_t n = make_frame(c.seed, index, c.len_min, c.len_max, frame);
-    const std::uint8_t pat = c.policy == mode_policy::split       ? pat_for(Lanes)
-                             : c.policy == mode_policy::duplicate ? std::uint8_t{0}
-                                                                  : pat_to_send(sender_end, replay);
-    (void)restamp(frame, pat, 0, entry->seq.value);
-    if (slice_frame<Lanes>(wire::bytes(frame.data(), n), slices)) {
+    const std::size_t n = make_tofu_frame(c.seed, index, c.len_min, c.len_max, frame);
+    const std::uint8_t pat = c.policy == tofu_mode_policy::split ? tofu::pat_for(Lanes)
+                             : c.policy == tofu_mode_policy::duplicate
+                                 ? std::uint8_t{0}
+                                 : tofu::pat_to_send(sender_end, replay);
+    (void)tofu::restamp(frame, pat, 0, entry->seq.value);
+    if (tofu::slice_frame<Lanes>(wire::bytes(frame.data(), n), slices)) {
       st.lost = c.frames - st.delivered;  // cannot happen with the frames made here
       break;
     }
     ++st.transmissions;
     if (replay) ++st.replays;
-    ++(ways_of(pat) > 1 ? st.split_frames : st.duplicate_frames);
+    ++(tofu::ways_of(pat) > 1 ? st.split_frames : st.duplicate_frames);
     const std::uint64_t start_ns = now_ns();
     std::size_t longest = 0;
     for (std::size_t l = 0; l < Lanes; ++l) {
-      slice_info info{st.transmissions - 1,
-                      index,
-                      start_ns,
-                      static_cast<std::uint8_t>(l),
-                      static_cast<std::uint8_t>(Lanes),
-                      pat,
-                      replay,
-                      false};
-      info.injected = channel(static_cast<const slice_info&>(info), slices.slice(l));
+      tofu_slice_info info{st.transmissions - 1,
+                           index,
+                           start_ns,
+                           static_cast<std::uint8_t>(l),
+                           static_cast<std::uint8_t>(Lanes),
+                           pat,
+                           replay,
+                           false};
+      info.injected = channel(static_cast<const tofu_slice_info&>(info), slices.slice(l));
       ++st.slices;
       if (info.injected) ++st.injected_slices;
-      const record_header h{info.lane, info.lanes, static_cast<std::uint8_t>(replay),
-                            static_cast<std::uint8_t>(info.injected), 0};
-      if (const auto r = write_record(h, slices[l], record))
-        on_slice(static_cast<const slice_info&>(info), wire::bytes(record.data(), *r));
-      const std::size_t line = preamble_size + slices.size[l] + ifg_size;
+      const tofu::record_header h{info.lane, info.lanes, static_cast<std::uint8_t>(replay),
+                                  static_cast<std::uint8_t>(info.injected), 0};
+      if (const auto r = tofu::write_record(h, slices[l], record))
+        on_slice(static_cast<const tofu_slice_info&>(info), wire::bytes(record.data(), *r));
+      const std::size_t line = tofu::preamble_size + slices.size[l] + tofu::ifg_size;
       if (line > longest) longest = line;
     }
-    now_ps += octet_time_ps(longest, c.timing);
+    now_ps += tofu::octet_time_ps(longest, c.timing);
 
     // Receive.
-    const auto r = reassemble<Lanes>(slices.spans(), got);
+    const auto r = tofu::reassemble<Lanes>(slices.spans(), got);
     for (std::size_t l = 0; l < Lanes; ++l) {
-      const rx_error e = rx_error_of(r->lane[l]);
-      if (e != rx_error::none) {
+      const tofu::rx_error e = tofu::rx_error_of(r->lane[l]);
+      if (e != tofu::rx_error::none) {
         ++st.failed_slices;
         ++st.lane_errors[l];
       }
-      receiver_end = step(receiver_end, lane_event::slice(l, e), now_ns(), c.quality).first;
+      receiver_end = step(receiver_end, tofu::lane_event::slice(l, e), now_ns(), c.quality).first;
     }
     if (!r) ++st.failed_frames;
-    const auto event =
-        r ? link_receiver::event::frame(seq_type(r->rh.seq)) : link_receiver::event::corrupt();
+    const auto event = r ? tofu_link_receiver::event::frame(seq_type(r->rh.seq))
+                         : tofu_link_receiver::event::corrupt();
     const auto [rx2, ra] = step(rx, event, now_ns(), c.ack);
     rx = rx2;
     if (ra.deliver) {
       const std::uint64_t got_index = seq_frame[ra.deliver->value];
-      const std::size_t m = make_frame(c.seed, got_index, c.len_min, c.len_max, want);
-      (void)restamp(want, r->rh.pat, r->rh.stat, r->rh.seq);
+      const std::size_t m = make_tofu_frame(c.seed, got_index, c.len_min, c.len_max, want);
+      (void)tofu::restamp(want, r->rh.pat, r->rh.stat, r->rh.seq);
       bool same = got_index == next_delivery && m == r->size;
       for (std::size_t i = 0; same && i < m; ++i) same = got[i] == want[i];
       if (!same) ++st.misdelivered;
@@ -411,19 +407,19 @@ link_stats simulate(const link_config& c, Channel&& channel, OnSlice&& on_slice)
     if (!fb.full()) fb.push({now_ps + delay_ps, receiver_end.stat(), ra.control});
   }
   st.duration_ns = now_ns();
-  st.mode_switches = c.policy == mode_policy::adaptive ? sender_end.mode_switches : 0;
-  st.final_pat = c.policy == mode_policy::adaptive ? sender_end.pat
-                 : c.policy == mode_policy::split  ? pat_for(Lanes)
-                                                   : std::uint8_t{0};
+  st.mode_switches = c.policy == tofu_mode_policy::adaptive ? sender_end.mode_switches : 0;
+  st.final_pat = c.policy == tofu_mode_policy::adaptive ? sender_end.pat
+                 : c.policy == tofu_mode_policy::split  ? tofu::pat_for(Lanes)
+                                                        : std::uint8_t{0};
   return st;
 }
 
-// The same over a ber_channel: independent bit errors at ber[lane], drawn from rng.
+// The same over a tofu_ber_channel: independent bit errors at ber[lane], drawn from rng.
 template <std::size_t Lanes, class Rng, class OnSlice>
-link_stats simulate(const link_config& c, Rng& rng, const std::array<double, Lanes>& ber,
-                    OnSlice&& on_slice) {
-  ber_channel<Rng, Lanes> channel(rng, ber);
-  return simulate<Lanes>(c, channel, on_slice);
+tofu_link_stats simulate_tofu_link(const tofu_link_config& c, Rng& rng,
+                                   const std::array<double, Lanes>& ber, OnSlice&& on_slice) {
+  tofu_ber_channel<Rng, Lanes> channel(rng, ber);
+  return simulate_tofu_link<Lanes>(c, channel, on_slice);
 }
 
-}  // namespace scaleup::tofu
+}  // namespace scaleup::sim

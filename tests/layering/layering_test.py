@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""No header includes a layer above its own, nor another layer of the same rank.
+
+usage: layering_test.py ROOT            check ROOT/include/scaleup against ROOT/docs/architecture.md
+       layering_test.py --self-test     the check must reject what it exists to reject
+
+The layer order is read from docs/architecture.md, the one place it is written: the line
+"Layer order, lowest first: a < b, c < d", where "<" separates ranks and "," separates layers
+of one rank. Every directory under include/scaleup must be in it, and every
+`#include "scaleup/<layer>/..."` (quotes or angle brackets) must name the header's own layer or
+a layer of a lower rank.
+"""
+import os
+import re
+import sys
+import tempfile
+
+ORDER_LINE = re.compile(r"^Layer order, lowest first:\s*(.+?)\s*$", re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]scaleup/([^/">]+)/([^">]+)[">]', re.M)
+
+
+def layer_order(doc_path):
+    """{layer: rank} from the order line of the page at doc_path."""
+    with open(doc_path, encoding="utf-8") as f:
+        m = ORDER_LINE.search(f.read())
+    if not m:
+        raise SystemExit(f"{doc_path}: no line 'Layer order, lowest first: ...'")
+    rank = {}
+    for i, group in enumerate(m.group(1).split("<")):
+        for name in group.split(","):
+            name = name.strip().strip("`")
+            if not name or name in rank:
+                raise SystemExit(f"{doc_path}: the layer order is malformed: {m.group(1)}")
+            rank[name] = i
+    return rank
+
+
+def violations(include_root, rank):
+    """(file, line, message) for every header or include that breaks the order."""
+    found = []
+    for layer in sorted(os.listdir(include_root)):
+        layer_dir = os.path.join(include_root, layer)
+        if not os.path.isdir(layer_dir):
+            found.append((layer, 0, "a header outside any layer directory"))
+            continue
+        if layer not in rank:
+            found.append((layer, 0, f"layer '{layer}' is not in the documented order"))
+            continue
+        for dirpath, _, files in os.walk(layer_dir):
+            for name in sorted(files):
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, include_root)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                for m in INCLUDE.finditer(text):
+                    target = m.group(1)
+                    line = text.count("\n", 0, m.start()) + 1
+                    if target == layer:
+                        continue
+                    if target not in rank:
+                        found.append((rel, line, f"includes unknown layer '{target}'"))
+                    elif rank[target] > rank[layer]:
+                        found.append((rel, line, f"{layer} includes {target}, a layer above it"))
+                    elif rank[target] == rank[layer]:
+                        found.append((rel, line, f"{layer} includes {target}, a layer of its rank"))
+    return found
+
+
+def check(root):
+    rank = layer_order(os.path.join(root, "docs", "architecture.md"))
+    bad = violations(os.path.join(root, "include", "scaleup"), rank)
+    for rel, line, msg in bad:
+        print(f"include/scaleup/{rel}:{line}: {msg}")
+    print(f"{len(bad)} layering violation(s)")
+    return 1 if bad else 0
+
+
+def make_tree(base, order, headers):
+    """A scratch project: docs/architecture.md with `order`, and the given headers."""
+    os.makedirs(os.path.join(base, "docs"))
+    with open(os.path.join(base, "docs", "architecture.md"), "w") as f:
+        f.write(f"# layers\n\nLayer order, lowest first: {order}\n")
+    for rel, text in headers.items():
+        path = os.path.join(base, "include", "scaleup", rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    return violations(os.path.join(base, "include", "scaleup"),
+                      layer_order(os.path.join(base, "docs", "architecture.md")))
+
+
+def self_test():
+    order = "wire < pack < tofu, rdma < sim"
+    clean = {
+        "wire/a.hpp": "#pragma once\n",
+        "pack/b.hpp": '#include "scaleup/wire/a.hpp"\n#include "scaleup/pack/c.hpp"\n',
+        "pack/c.hpp": "#include <scaleup/wire/a.hpp>\n",
+        "tofu/t.hpp": '#include "scaleup/pack/b.hpp"\n',
+        "rdma/r.hpp": '#include "scaleup/wire/a.hpp"\n',
+        "sim/d.hpp": '#include "scaleup/tofu/t.hpp"\n  #  include "scaleup/rdma/r.hpp"\n',
+    }
+    cases = {
+        "upward": ('#include "scaleup/pack/b.hpp"\n', "wire/e.hpp", "a layer above"),
+        "upward, angle brackets": ("#include <scaleup/sim/d.hpp>\n", "pack/e.hpp", "a layer above"),
+        "sideways": ('#include "scaleup/rdma/r.hpp"\n', "tofu/e.hpp", "a layer of its rank"),
+        "sideways, the other way": ('#include "scaleup/tofu/t.hpp"\n', "rdma/e.hpp",
+                                    "a layer of its rank"),
+        "unknown target": ('#include "scaleup/gone/x.hpp"\n', "pack/e.hpp", "unknown layer"),
+        "undocumented layer": ("#pragma once\n", "extra/e.hpp", "not in the documented order"),
+        "outside any layer": ("#pragma once\n", "loose.hpp", "outside any layer"),
+    }
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        got = make_tree(os.path.join(tmp, "clean"), order, clean)
+        if got:
+            failures.append(f"a clean tree was rejected: {got}")
+        for i, (what, (text, where, expect)) in enumerate(cases.items()):
+            got = make_tree(os.path.join(tmp, f"case{i}"), order, {**clean, where: text})
+            if len(got) != 1 or expect not in got[0][2]:
+                failures.append(f"{what}: expected one '{expect}', got {got}")
+        for bad_order in ("no order line", "Layer order, lowest first: a < a",
+                          "Layer order, lowest first: a <  < b"):
+            path = os.path.join(tmp, "order.md")
+            with open(path, "w") as f:
+                f.write(bad_order + "\n")
+            try:
+                layer_order(path)
+                failures.append(f"accepted a malformed page: {bad_order!r}")
+            except SystemExit:
+                pass
+    for f in failures:
+        print("FAIL:", f)
+    print("self-test:", "FAILED" if failures else "ok")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
+        sys.exit(self_test())
+    if len(sys.argv) != 2:
+        print(__doc__)
+        sys.exit(2)
+    sys.exit(check(sys.argv[1]))
