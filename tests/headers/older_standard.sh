@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every public header, compiled alone with an older standard (-std=c++17), must stop at once with
-# scaleup's own message that C++20 is needed (scaleup/version.hpp), and nothing else: no error
+# scaleup's own message that C++20 is needed (scaleup/wire/version.hpp), and nothing else: no error
 # from inside the library. Fails on a header that compiles, or whose first error is another one.
 # usage: older_standard.sh CXX INCLUDE_DIR [EXTRA_FLAGS...]
 set -uo pipefail

@@ -16,7 +16,7 @@
 // takes one flit a port a cycle), the usual first-order area of a crossbar.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 // a message meant to be shown to a person as it is.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <algorithm>
 #include <cerrno>

@@ -8,7 +8,7 @@
 // `config`, like the transport machines' configs.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <cstdint>
 

@@ -14,7 +14,7 @@
 // still waiting for a FID block nobody behind them (no head-of-line blocking).
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <array>
 #include <cstddef>

@@ -12,7 +12,7 @@
 // `last` of 0 means a full block (the transfer ends on a boundary).
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <cstdint>
 

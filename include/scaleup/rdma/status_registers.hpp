@@ -11,7 +11,7 @@
 // of a collective read in bits 2i+1..2i (channel 0 least significant).
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <array>
 #include <cstddef>

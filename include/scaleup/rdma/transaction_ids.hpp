@@ -13,7 +13,7 @@
 // 192: 768, 772, 776, 780, 769, 773, ..., 783.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <array>
 #include <cstddef>

@@ -14,7 +14,7 @@
 // of the remaining 0.51 us between the initiator, the TNI, the link and the target.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 namespace scaleup::tofu {
 

@@ -4,7 +4,7 @@
 // recomputed (docs/reproduction.md) and a fabric's configuration checked before it is built.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <array>
 #include <cstddef>

@@ -11,7 +11,7 @@
 // appendix's totals) and is charged once per link (two links per one-way trip).
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <cstdint>
 

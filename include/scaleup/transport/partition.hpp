@@ -3,7 +3,7 @@
 // accepts a PDU only if its partition is allowed for that source). A fixed bitmap, no heap.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <array>
 #include <cstddef>

@@ -6,7 +6,7 @@
 // loads and stores go through Boost.Endian (one unaligned access and a byte swap).
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 // CPU without them; crc32_clmul_available() asks the CPU once.
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #ifndef SCALEUP_CRC32_CLMUL
 #define SCALEUP_CRC32_CLMUL 1

@@ -1,7 +1,7 @@
 // Structured errors: what went wrong and where, never a bare bool (style.md, etherparse).
 #pragma once
 
-#include "scaleup/version.hpp"  // first: stops an older standard with a clear message
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
 #include <cstdint>
 #include <string_view>
