@@ -21,6 +21,10 @@ namespace scaleup::cli {
 
 namespace cap = scaleup::pcap;  // ::pcap is libpcap's struct
 
+// Time 0 of every simulation `scaleup gen` writes: 2023-11-14 22:13:20 UTC, in nanoseconds
+// since the epoch (captures hold absolute times; the simulations count from 0).
+inline constexpr std::uint64_t capture_epoch_ns = 1'700'000'000'000'000'000;
+
 extern const std::string_view usage_text;
 
 inline int fail_usage(const std::string& message) {
@@ -198,9 +202,9 @@ class capture_out {
     // Bare AFH Gen 2 frames on their own link type have no minimum size.
     if (link_ != 1)
       len = wire::header_size(p.kind) + (rh ? wire::pdu_size(payload.size()) : payload.size());
-    const std::int64_t sec = 1'700'000'000 + static_cast<std::int64_t>(number_ / 1000);
-    const auto usec = static_cast<std::uint32_t>((number_ % 1000) * 1000);
-    if (!w_->write(std::span<const std::uint8_t>(frame_.data(), len), sec, usec)) {
+    // No simulation behind these frames: one every millisecond.
+    const std::uint64_t ts_ns = capture_epoch_ns + number_ * 1'000'000;
+    if (!w_->write(std::span<const std::uint8_t>(frame_.data(), len), ts_ns)) {
       std::fprintf(stderr, "scaleup: %s\n", w_->error().c_str());
       return false;
     }

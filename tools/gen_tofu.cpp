@@ -53,14 +53,12 @@ int gen_tofu(std::span<const std::string_view> argv) {
   std::mt19937_64 rng(cfg.seed);
   bool write_failed = false;
   // Both lanes see the same bit error rate.
-  const auto st = tofu::simulate<2>(
-      cfg, rng, std::array<double, 2>{error_rate, error_rate},
-      [&](const tofu::slice_info& s, wire::bytes record) {
-        if (!write_failed &&
-            !w->write(record, static_cast<std::int64_t>(1'700'000'000 + s.time_ns / 1'000'000'000),
-                      static_cast<std::uint32_t>((s.time_ns / 1000) % 1'000'000)))
-          write_failed = true;
-      });
+  const auto st =
+      tofu::simulate<2>(cfg, rng, std::array<double, 2>{error_rate, error_rate},
+                        [&](const tofu::slice_info& s, wire::bytes record) {
+                          if (!write_failed && !w->write(record, capture_epoch_ns + s.time_ns))
+                            write_failed = true;
+                        });
   if (write_failed || !w->close()) {
     std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());
     return 1;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "cli.hpp"
@@ -214,10 +215,12 @@ int stats(std::span<const std::string_view> argv) {
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
       return 1;
     }
-    const std::int64_t ns = pkt.ts_sec * 1'000'000'000 + std::int64_t{pkt.ts_usec} * 1000;
+    // The analysis counts signed nanoseconds: enough until 2262.
+    const auto ns = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(pkt.ts_ns, std::numeric_limits<std::int64_t>::max()));
     if (frames++ == 0) t0 = ns;
     t1 = std::max(t1, ns);
-    dissect::dissect_frame(tree, pkt.data, r->link(), o);
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o);
     // A frame cut by the snapshot length is as untrustworthy as one with an error.
     const auto facts =
         pkt.caplen < pkt.len ? std::nullopt : dissect::facts_of(tree, pkt.number, ns);
