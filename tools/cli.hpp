@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gzip_source.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
@@ -160,6 +161,29 @@ inline std::optional<std::string> engine_option(std::string_view cmd, std::strin
     return std::nullopt;
   }
   return std::string{};
+}
+
+// Opens a capture for `dump` and `stats`: pcap or pcapng, gzip-compressed or not, told by the
+// content (the gzip magic), never by the file name. nullopt after printing why.
+inline std::optional<cap::reader> open_capture(const std::string& path) {
+  std::string err;
+  auto file = cap::file_source::open(path, err);
+  if (!file) {
+    std::fprintf(stderr, "scaleup: %s: %s\n", path.c_str(), err.c_str());
+    return std::nullopt;
+  }
+  const auto first = file->peek(2);
+  std::unique_ptr<cap::byte_source> source = std::move(file);
+  if (first.size() == 2 && first[0] == gzip_id1 && first[1] == gzip_id2) {
+    source = gzip_source::over(std::move(source));
+    if (!source) {
+      std::fprintf(stderr, "scaleup: %s: cannot set up gzip decompression\n", path.c_str());
+      return std::nullopt;
+    }
+  }
+  auto r = cap::reader::open(std::move(source), path, err);
+  if (!r) std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+  return r;
 }
 
 // One command as the generator knows it, for the manifest.

@@ -43,12 +43,8 @@ int dump(std::span<const std::string_view> argv) {
   }
   if (file.empty()) return fail_usage("dump: which capture file?");
 
-  std::string err;
-  auto r = cap::reader::open(file, err);
-  if (!r) {
-    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
-    return 1;
-  }
+  auto r = open_capture(file);
+  if (!r) return 1;
   stdout_sink out;
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   static tofu::record_collector tofu_lanes;
