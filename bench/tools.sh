@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 10, items 6-7: `scaleup dump --json` and `scaleup stats` against tshark with the plugin
 # and against a bare libpcap read loop; the plugin's own cost (tshark with the plugin against
-# tshark reading the same frames as plain UDP data). Medians of RUNS runs, wall time.
+# tshark reading the same frames as plain UDP data). Issue 17: the library's capture reader, what
+# dump and stats read through, against the same libpcap loop. Medians of RUNS runs, wall time.
 #
 #   bench/tools.sh BUILD_DIR [FRAMES] [RUNS]     prints a table, writes BUILD_DIR/bench-tools.json
 set -euo pipefail
@@ -50,6 +51,7 @@ median() {
 }
 
 t_read=$(median "$READ" "$cap")
+t_reader=$(median "$READ" --reader "$cap")
 t_dump=$(median "$TOOL" dump --json "$cap")
 t_stats=$(median "$TOOL" stats --json "$cap")
 
@@ -98,6 +100,7 @@ fi
 printf '%-42s %12s %-10s %12s %-18s %8s %-18s %s\n' figure value unit baseline "baseline is" ratio \
   goal "met?"
 r_read=$(rate "$t_read")
+row "capture reader (dump's and stats' input)" "$(rate "$t_reader")" "$r_read" "libpcap read loop" 1 ">= libpcap"
 if [[ -n "$t_tshark" ]]; then
   row "6. scaleup dump --json" "$(rate "$t_dump")" "$(rate "$t_tshark")" "tshark -T fields" 30 ">= 30 x tshark"
 fi

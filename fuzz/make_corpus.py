@@ -22,11 +22,11 @@ HEADER_TYPES = 41  # entries of dissect::tables (fuzz/headers.cpp checks the cou
 
 
 def read_pcap(path):
-    """(link type, [frame bytes]) of a little-endian microsecond pcap."""
+    """(link type, [frame bytes]) of a little-endian pcap (microseconds or nanoseconds)."""
     with open(path, "rb") as f:
         d = f.read()
     magic, _, _, _, _, _, link = struct.unpack("<IHHiIII", d[:24])
-    assert magic == 0xA1B2C3D4, "expected a little-endian pcap"
+    assert magic in (0xA1B2C3D4, 0xA1B23C4D), "expected a little-endian pcap"
     frames, at = [], 24
     while at + 16 <= len(d):
         _, _, incl, _ = struct.unpack("<IIII", d[at:at + 16])
@@ -39,6 +39,46 @@ def write_pcap(link, frames):
     out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, link)
     for i, fr in enumerate(frames):
         out += struct.pack("<IIII", 1, i, len(fr), len(fr)) + fr
+    return out
+
+
+def pcapng_block(order, btype, body):
+    """One pcapng block (draft-ietf-opsawg-pcapng 3.1): type, length, body padded to 32 bits,
+    length again."""
+    body += bytes(-len(body) % 4)
+    n = 12 + len(body)
+    return struct.pack(order + "II", btype, n) + body + struct.pack(order + "I", n)
+
+
+def pcapng_option(order, code, value):
+    return struct.pack(order + "HH", code, len(value)) + value + bytes(-len(value) % 4)
+
+
+def write_pcapng(order, interfaces, packets, extra=b""):
+    """A pcapng section in byte order `order` ("<" or ">"): a Section Header Block, one
+    Interface Description Block per (link, snaplen, tsresol or None, name), `extra` blocks,
+    then per (kind, interface, time, frame) an Enhanced ("epb"), Simple ("spb") or obsolete
+    Packet Block ("pb")."""
+    out = pcapng_block(order, 0x0A0D0D0A, struct.pack(order + "IHHq", 0x1A2B3C4D, 1, 0, -1))
+    for link, snaplen, tsresol, name in interfaces:
+        opts = b""
+        if name:
+            opts += pcapng_option(order, 2, name.encode())
+        if tsresol is not None:
+            opts += pcapng_option(order, 9, bytes([tsresol]))
+        if opts:
+            opts += pcapng_option(order, 0, b"")
+        out += pcapng_block(order, 1, struct.pack(order + "HHI", link, 0, snaplen) + opts)
+    out += extra
+    for kind, iface, t, fr in packets:
+        if kind == "epb":
+            out += pcapng_block(order, 6, struct.pack(order + "IIIII", iface, t >> 32,
+                                                      t & 0xFFFFFFFF, len(fr), len(fr)) + fr)
+        elif kind == "pb":
+            out += pcapng_block(order, 2, struct.pack(order + "HHIIII", iface, 0, t >> 32,
+                                                      t & 0xFFFFFFFF, len(fr), len(fr)) + fr)
+        else:
+            out += pcapng_block(order, 3, struct.pack(order + "I", len(fr)) + fr)
     return out
 
 
@@ -248,6 +288,23 @@ def main():
     good = write_pcap(link, frames[:3])
     add("capture_reader", good[:24])            # header only
     add("capture_reader", good[:24 + 16 + 10])  # a record cut short
+    # pcapng: interfaces of different link types and time stamp resolutions, every packet
+    # block, a block to skip, two sections in different byte orders, and damage.
+    _, afh2 = caps["afh2"]
+    nrb = pcapng_block("<", 4, struct.pack("<HH", 0, 0))  # an empty name resolution block
+    mixed = write_pcapng("<", [(1, 0, 9, "eth0"), (147, 96, None, ""), (148, 0, 0x80 | 20, "")],
+                         [("epb", 0, 1700000000123456789, frames[0]),
+                          ("epb", 1, 1700000000123456, afh2[0]), ("spb", 0, 0, frames[1]),
+                          ("pb", 2, 1 << 40, caps["tofu"][1][0])], nrb)
+    add("capture_reader", mixed)
+    two = write_pcapng(">", [(1, 65535, 6, "")], [("epb", 0, 1700000000000001, frames[2])])
+    two += write_pcapng("<", [(149, 0, 9, "rdma")],
+                        [("epb", 0, 1700000000000000002, caps["rdma"][1][0])])
+    add("capture_reader", two)
+    damaged = bytearray(mixed)
+    damaged[-4] ^= 0x04  # the last block's trailing length
+    add("capture_reader", bytes(damaged))
+    add("capture_reader", mixed[:len(mixed) - 30])  # a block cut short
 
     write_seeds(seeds)
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gzip_source.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
@@ -20,6 +21,10 @@
 namespace scaleup::cli {
 
 namespace cap = scaleup::pcap;  // ::pcap is libpcap's struct
+
+// Time 0 of every simulation `scaleup gen` writes: 2023-11-14 22:13:20 UTC, in nanoseconds
+// since the epoch (captures hold absolute times; the simulations count from 0).
+inline constexpr std::uint64_t capture_epoch_ns = 1'700'000'000'000'000'000;
 
 extern const std::string_view usage_text;
 
@@ -158,6 +163,29 @@ inline std::optional<std::string> engine_option(std::string_view cmd, std::strin
   return std::string{};
 }
 
+// Opens a capture for `dump` and `stats`: pcap or pcapng, gzip-compressed or not, told by the
+// content (the gzip magic), never by the file name. nullopt after printing why.
+inline std::optional<cap::reader> open_capture(const std::string& path) {
+  std::string err;
+  auto file = cap::file_source::open(path, err);
+  if (!file) {
+    std::fprintf(stderr, "scaleup: %s: %s\n", path.c_str(), err.c_str());
+    return std::nullopt;
+  }
+  const auto first = file->peek(2);
+  std::unique_ptr<cap::byte_source> source = std::move(file);
+  if (first.size() == 2 && first[0] == gzip_id1 && first[1] == gzip_id2) {
+    source = gzip_source::over(std::move(source));
+    if (!source) {
+      std::fprintf(stderr, "scaleup: %s: cannot set up gzip decompression\n", path.c_str());
+      return std::nullopt;
+    }
+  }
+  auto r = cap::reader::open(std::move(source), path, err);
+  if (!r) std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+  return r;
+}
+
 // One command as the generator knows it, for the manifest.
 struct command_note {
   std::uint8_t type = 0;
@@ -198,9 +226,9 @@ class capture_out {
     // Bare AFH Gen 2 frames on their own link type have no minimum size.
     if (link_ != 1)
       len = wire::header_size(p.kind) + (rh ? wire::pdu_size(payload.size()) : payload.size());
-    const std::int64_t sec = 1'700'000'000 + static_cast<std::int64_t>(number_ / 1000);
-    const auto usec = static_cast<std::uint32_t>((number_ % 1000) * 1000);
-    if (!w_->write(std::span<const std::uint8_t>(frame_.data(), len), sec, usec)) {
+    // No simulation behind these frames: one every millisecond.
+    const std::uint64_t ts_ns = capture_epoch_ns + number_ * 1'000'000;
+    if (!w_->write(std::span<const std::uint8_t>(frame_.data(), len), ts_ns)) {
       std::fprintf(stderr, "scaleup: %s\n", w_->error().c_str());
       return false;
     }

@@ -43,12 +43,8 @@ int dump(std::span<const std::string_view> argv) {
   }
   if (file.empty()) return fail_usage("dump: which capture file?");
 
-  std::string err;
-  auto r = cap::reader::open(file, err);
-  if (!r) {
-    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
-    return 1;
-  }
+  auto r = open_capture(file);
+  if (!r) return 1;
   stdout_sink out;
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   static tofu::record_collector tofu_lanes;
@@ -71,13 +67,14 @@ int dump(std::span<const std::string_view> argv) {
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
       return 1;
     }
-    dissect::dissect_frame(tree, pkt.data, r->link(), o);
+    // Each packet on its interface's link type: a pcapng file may mix them.
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o);
     if (pkt.caplen < pkt.len)
       tree.add_error(wire::error{wire::errc::truncated, "frame", pkt.caplen, pkt.len, pkt.caplen,
                                  "frame cut short by the capture's snapshot length"});
     print(tree, pkt.number);
     // Tofu slices: once every lane of a frame is in, the reassembled frame too.
-    if (r->link() == tofu::link_tofu) {
+    if (pkt.link == tofu::link_tofu) {
       const auto got = tofu_lanes.push(pkt.data);
       if (!got.complete) continue;
       const auto frame = tofu_lanes.reassemble(tofu_frame);

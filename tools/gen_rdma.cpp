@@ -83,9 +83,7 @@ int gen_rdma(std::span<const std::string_view> argv) {
   const auto rep = sim::run_rdma<max_transfers>(*tb, reqs, rc, [&](const sim::rdma_wire_record& r) {
     const auto n = rdma::encode_packet(*r.pkt, r.payload, bytes);
     if (!n || write_failed) return;
-    if (!w->write(std::span<const std::uint8_t>(bytes.data(), n.value),
-                  static_cast<std::int64_t>(1'700'000'000 + r.at_ns / 1'000'000'000),
-                  static_cast<std::uint32_t>((r.at_ns / 1000) % 1'000'000)))
+    if (!w->write(std::span<const std::uint8_t>(bytes.data(), n.value), capture_epoch_ns + r.at_ns))
       write_failed = true;
   });
   if (write_failed || !w->close()) {

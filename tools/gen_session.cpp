@@ -104,10 +104,7 @@ int gen_session(std::span<const std::string_view> argv) {
   sim::fabric fab(cfg);
   bool write_failed = false;
   fab.on_wire([&](std::uint64_t ns, std::span<const std::uint8_t> frame) {
-    if (!write_failed &&
-        !w->write(frame, static_cast<std::int64_t>(1'700'000'000 + ns / 1'000'000'000),
-                  static_cast<std::uint32_t>((ns / 1000) % 1'000'000)))
-      write_failed = true;
+    if (!write_failed && !w->write(frame, capture_epoch_ns + ns)) write_failed = true;
   });
   // Commands between random pairs, on VC0 (requests) or VC1 (responses), 1 to 256 bytes of
   // data, arriving evenly at `load` of the fabric's capacity. Each is added when its time comes.

@@ -56,10 +56,7 @@ int gen_tofu(std::span<const std::string_view> argv) {
   const auto st = sim::simulate_tofu_link<2>(
       cfg, rng, std::array<double, 2>{error_rate, error_rate},
       [&](const sim::tofu_slice_info& s, wire::bytes record) {
-        if (!write_failed &&
-            !w->write(record, static_cast<std::int64_t>(1'700'000'000 + s.time_ns / 1'000'000'000),
-                      static_cast<std::uint32_t>((s.time_ns / 1000) % 1'000'000)))
-          write_failed = true;
+        if (!write_failed && !w->write(record, capture_epoch_ns + s.time_ns)) write_failed = true;
       });
   if (write_failed || !w->close()) {
     std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "cli.hpp"
@@ -33,14 +34,28 @@ struct totals {
   }
 };
 
-std::string us(std::int64_t ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f", static_cast<double>(ns) / 1000.0);
-  return b;
-}
+// Times are printed in microseconds with as many decimals as the capture's time stamps have
+// beyond the microsecond (packet::precision): 3 for a nanosecond capture, none for a
+// microsecond one, so that no digit is shown that the file did not record.
+struct time_format {
+  cap::precision_digits digits;
+  int decimals;
+  explicit time_format(cap::precision_digits d)
+      : digits(d), decimals(d > cap::micro_digits ? d - cap::micro_digits : 0) {}
+  std::string us(std::int64_t ns) const {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.*f", decimals, static_cast<double>(ns) / 1000.0);
+    return b;
+  }
+};
 
-std::string json_counts(const totals& t) {
+std::string json_counts(const totals& t, const time_format& tf) {
   const auto s = dissect::summarize(t.rtt);
+  const auto rtt = [&](auto&& put) {
+    return "{\"count\":" + std::to_string(s.count) + ",\"min\":" + put(s.min) +
+           ",\"p50\":" + put(s.p50) + ",\"p90\":" + put(s.p90) + ",\"p99\":" + put(s.p99) +
+           ",\"max\":" + put(s.max) + "}";
+  };
   return "\"pdus\":" + std::to_string(t.pdus) +
          ",\"retransmissions\":" + std::to_string(t.retransmissions) +
          ",\"duplicates\":" + std::to_string(t.duplicates) +
@@ -48,9 +63,8 @@ std::string json_counts(const totals& t) {
          ",\"gaps\":" + std::to_string(t.gaps) + ",\"missing\":" + std::to_string(t.missing) +
          ",\"nacks\":" + std::to_string(t.nacks) + ",\"acks\":" + std::to_string(t.acks) +
          ",\"window_full\":" + std::to_string(t.window_full) +
-         ",\"ack_rtt_us\":{\"count\":" + std::to_string(s.count) + ",\"min\":" + us(s.min) +
-         ",\"p50\":" + us(s.p50) + ",\"p90\":" + us(s.p90) + ",\"p99\":" + us(s.p99) +
-         ",\"max\":" + us(s.max) + "}";
+         ",\"ack_rtt_us\":" + rtt([&](std::int64_t ns) { return tf.us(ns); }) +
+         ",\"ack_rtt_ns\":" + rtt([](std::int64_t ns) { return std::to_string(ns); });
 }
 
 // ---- the graphs ----------------------------------------------------------------------------
@@ -196,16 +210,13 @@ int stats(std::span<const std::string_view> argv) {
   if (file.empty()) return fail_usage("stats: which capture file?");
   cfg.record_events = !svg_out.empty();
 
-  std::string err;
-  auto r = cap::reader::open(file, err);
-  if (!r) {
-    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
-    return 1;
-  }
+  auto r = open_capture(file);
+  if (!r) return 1;
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   dissect::analysis an(cfg);
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
   std::int64_t t0 = 0, t1 = 0;
+  cap::precision_digits digits = 0;  // the finest any packet has
   cap::packet pkt{};
   for (;;) {
     const auto st = r->next(pkt);
@@ -214,10 +225,13 @@ int stats(std::span<const std::string_view> argv) {
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
       return 1;
     }
-    const std::int64_t ns = pkt.ts_sec * 1'000'000'000 + std::int64_t{pkt.ts_usec} * 1000;
+    // The analysis counts signed nanoseconds: enough until 2262.
+    const auto ns = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(pkt.ts_ns, std::numeric_limits<std::int64_t>::max()));
+    digits = std::max(digits, pkt.precision);
     if (frames++ == 0) t0 = ns;
     t1 = std::max(t1, ns);
-    dissect::dissect_frame(tree, pkt.data, r->link(), o);
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o);
     // A frame cut by the snapshot length is as untrustworthy as one with an error.
     const auto facts =
         pkt.caplen < pkt.len ? std::nullopt : dissect::facts_of(tree, pkt.number, ns);
@@ -240,6 +254,7 @@ int stats(std::span<const std::string_view> argv) {
   }
   totals all;
   for (const auto& c : conns) all.add(c);
+  const time_format tf(frames ? digits : cap::micro_digits);
   stdout_sink out;
   if (json) {
     out("{\"file\":\"");
@@ -249,8 +264,8 @@ int stats(std::span<const std::string_view> argv) {
     }
     out("\",\"frames\":" + std::to_string(frames) + ",\"analysed\":" + std::to_string(analysed) +
         ",\"left_out\":" + std::to_string(left_out) + ",\"window\":" + std::to_string(cfg.window) +
-        ",\"connection_count\":" + std::to_string(conns.size()) + "," + json_counts(all) +
-        ",\"connections\":[");
+        ",\"time_precision\":" + std::to_string(tf.digits) + ",\"connection_count\":" +
+        std::to_string(conns.size()) + "," + json_counts(all, tf) + ",\"connections\":[");
     for (std::size_t i = 0; i < conns.size(); ++i) {
       const auto& c = conns[i];
       totals one;
@@ -259,8 +274,9 @@ int stats(std::span<const std::string_view> argv) {
           ",\"src\":" + std::to_string(c.key.src) + ",\"dst\":" + std::to_string(c.key.dst) +
           ",\"port\":" + std::to_string(c.key.port) + ",\"vc\":" + std::to_string(c.key.vc) +
           ",\"frames\":" + std::to_string(c.frames) + ",\"bytes\":" + std::to_string(c.bytes) +
-          ",\"first_us\":" + us(c.first_ns - t0) + ",\"last_us\":" + us(c.last_ns - t0) + "," +
-          json_counts(one) + "}");
+          ",\"first_us\":" + tf.us(c.first_ns - t0) + ",\"last_us\":" + tf.us(c.last_ns - t0) +
+          ",\"first_ns\":" + std::to_string(c.first_ns - t0) +
+          ",\"last_ns\":" + std::to_string(c.last_ns - t0) + "," + json_counts(one, tf) + "}");
     }
     out("]}\n");
     return 0;
@@ -286,7 +302,7 @@ int stats(std::span<const std::string_view> argv) {
         static_cast<unsigned long long>(t.missing), static_cast<unsigned long long>(t.nacks),
         static_cast<unsigned long long>(t.acks), static_cast<unsigned long long>(t.window_full));
     out(line);
-    out(s.count ? us(s.p50) + "/" + us(s.p90) + "/" + us(s.p99) : std::string("-"));
+    out(s.count ? tf.us(s.p50) + "/" + tf.us(s.p90) + "/" + tf.us(s.p99) : std::string("-"));
     out("\n");
   };
   for (std::size_t i = 0; i < conns.size(); ++i) {

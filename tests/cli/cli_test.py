@@ -439,6 +439,262 @@ def case_truncated_frames():
     check("error: frame" in p.stdout and "snapshot length" in p.stdout, p.stdout)
 
 
+# ---- capture files as tshark reads them -------------------------------------------------------
+
+def read_pcap(path):
+    """(byte order, nanoseconds?, snaplen, link, [(sec, frac, orig, bytes)]) of a pcap file,
+    parsed here from draft-ietf-opsawg-pcap independently of the tool."""
+    data = open(path, "rb").read()
+    for order in "<>":
+        magic = struct.unpack(order + "I", data[:4])[0]
+        if magic in (0xA1B2C3D4, 0xA1B23C4D):
+            break
+    else:
+        fail(f"{path}: not a pcap")
+    _, _, _, _, _, snaplen, link = struct.unpack(order + "IHHiIII", data[:24])
+    records, at = [], 24
+    while at + 16 <= len(data):
+        sec, frac, incl, orig = struct.unpack(order + "IIII", data[at:at + 16])
+        records.append((sec, frac, orig, data[at + 16:at + 16 + incl]))
+        at += 16 + incl
+    return order, magic == 0xA1B23C4D, snaplen, link, records
+
+
+def write_pcap(path, order, nsec, snaplen, link, records):
+    with open(path, "wb") as f:
+        f.write(struct.pack(order + "IHHiIII", 0xA1B23C4D if nsec else 0xA1B2C3D4, 2, 4, 0, 0,
+                            snaplen, link))
+        for sec, frac, orig, data in records:
+            f.write(struct.pack(order + "IIII", sec, frac, len(data), orig) + data)
+
+
+def tshark_fields(path, *fields):
+    cmd = ["tshark", "-n", "-r", path, "-T", "fields"]
+    for fl in fields:
+        cmd += ["-e", fl]
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    return [line.split("\t") for line in out.splitlines()]
+
+
+def epoch_ns(text):
+    """tshark's frame.time_epoch (seconds and nine digits) in nanoseconds."""
+    sec, frac = text.split(".")
+    return int(sec) * 10**9 + int(frac.ljust(9, "0"))
+
+
+def gzip_copy(src, dst):
+    subprocess.run(["gzip", "-k", "-f", src], check=True)
+    shutil.move(src + ".gz", dst)
+
+
+def need_wireshark_tools():
+    for tool in ("tshark", "editcap", "mergecap", "text2pcap", "gzip"):
+        if not shutil.which(tool):
+            fail(f"{tool} is not installed (Debian: tshark, wireshark-common, gzip)")
+
+
+def case_capture_formats():
+    """One capture as nanosecond and microsecond pcap in both byte orders, as pcapng (editcap)
+    and gzip-compressed (gzip -k, with and without the .gz name): dump shows the same frames
+    from each, as many as tshark reads; each file holds the times tshark reads."""
+    need_wireshark_tools()
+    cap = os.path.join(TMP, "orig.pcap")
+    run("gen", "basic", "-o", cap, "--count", "3", "--seed", "2")
+    order, nsec, snaplen, link, records = read_pcap(cap)
+    check(order == "<" and nsec, "gen writes nanosecond pcap (magic a1b23c4d)")
+    # Times that need nanoseconds: 1 ms apart plus i ns.
+    records = [(sec, frac + i, orig, data) for i, (sec, frac, orig, data) in enumerate(records)]
+    want_ns = [sec * 10**9 + frac for sec, frac, _, _ in records]
+    want_us = [sec * 10**9 + frac // 1000 * 1000 for sec, frac, _, _ in records]
+    files = {}
+    for name, o, ns in (("ns-le", "<", True), ("ns-be", ">", True), ("us-le", "<", False),
+                        ("us-be", ">", False)):
+        path = os.path.join(TMP, name + ".pcap")
+        recs = records if ns else [(s, f // 1000, n, d) for s, f, n, d in records]
+        write_pcap(path, o, ns, snaplen, link, recs)
+        files[name] = (path, want_ns if ns else want_us)
+    ng = os.path.join(TMP, "ns.pcapng")
+    subprocess.run(["editcap", "-F", "pcapng", files["ns-be"][0], ng], check=True,
+                   capture_output=True)
+    files["pcapng"] = (ng, want_ns)
+    gz, gzng = os.path.join(TMP, "ns.pcap.gz"), os.path.join(TMP, "ns.pcapng.gz")
+    gzip_copy(files["ns-le"][0], gz)
+    gzip_copy(ng, gzng)
+    files["gzip pcap"] = (gz, want_ns)
+    files["gzip pcapng"] = (gzng, want_ns)
+    unnamed = os.path.join(TMP, "compressed.pcap")  # gzip inside, told by the content
+    shutil.copy(gz, unnamed)
+    files["gzip, no .gz"] = (unnamed, want_ns)
+
+    ref = run("dump", "--json", cap).stdout
+    ref_text = run("dump", "-v", cap).stdout
+    check(len(jsonl(ref)) == len(records) == 27, f"{len(jsonl(ref))} frames")
+    for name, (path, want) in files.items():
+        got = run("dump", "--json", path)
+        check(got.stdout == ref, f"{name}: dump --json differs from the original's")
+        check(run("dump", "-v", path).stdout == ref_text, f"{name}: dump -v differs")
+        times = [epoch_ns(r[0]) for r in tshark_fields(path, "frame.time_epoch")]
+        check(len(times) == len(records), f"{name}: tshark reads {len(times)} frames")
+        check(times == want, f"{name}: tshark's times {times[:3]}..., written {want[:3]}...")
+        s = json.loads(run("stats", "--json", path).stdout)
+        check(s["frames"] == len(records), f"{name}: stats saw {s['frames']} frames")
+        check(s["time_precision"] == (6 if name.startswith("us") else 9),
+              f"{name}: time precision {s['time_precision']}")
+
+
+def case_mixed_link_types():
+    """A pcapng whose interfaces differ in link type (mergecap of an Ethernet capture and a
+    Linux cooked one, LINKTYPE 113): every frame is read, each on its own link type; frames of a
+    link type the dissector does not decode are shown as such, and the file does not fail."""
+    need_wireshark_tools()
+    eth = os.path.join(TMP, "eth.pcap")
+    run("gen", "basic", "-o", eth, "--encap", "udp4,afh1", "--count", "3", "--seed", "4")
+    hexdump = os.path.join(TMP, "sll.txt")
+    with open(hexdump, "w") as f:
+        # Between gen's frames (1 ms apart from 1700000000.001).
+        f.write("1700000000.001500\n0000  00 00 00 01 00 06 02 00 00 00 00 01 00 00 08 00\n"
+                "1700000000.004500\n0000  00 04 00 01 00 06 02 00 00 00 00 02 00 00 08 06\n")
+    sll = os.path.join(TMP, "sll.pcap")
+    subprocess.run(["text2pcap", "-q", "-F", "pcap", "-l", "113", "-t", "%s.%f", hexdump, sll],
+                   check=True, capture_output=True)
+    merged = os.path.join(TMP, "merged.pcapng")
+    subprocess.run(["mergecap", "-F", "pcapng", "-w", merged, eth, sll], check=True,
+                   capture_output=True)
+    rows = tshark_fields(merged, "frame.interface_id", "frame.protocols")
+    check(len(rows) == 8, f"tshark reads {len(rows)} frames of the merge")
+    ours = jsonl(run("dump", "--json", merged).stdout)
+    check(len(ours) == len(rows), f"dump shows {len(ours)} frames, tshark {len(rows)}")
+    original = jsonl(run("dump", "--json", eth).stdout)
+    k = 0
+    for n, (row, d) in enumerate(zip(rows, ours), 1):
+        check(d["frame"] == n, f"frame {n} numbered {d['frame']}")
+        if row[1].startswith("sll"):
+            check(d["encap"] == "unknown", f"frame {n}: {d['encap']}")
+            codes = [(e["layer"], e["code"]) for e in d["errors"]]
+            check(codes == [("frame", "unsupported")], f"frame {n}: {codes}")
+        else:
+            o = dict(original[k], frame=n)
+            check(d == o, f"frame {n}: dissected unlike frame {k + 1} of the Ethernet capture")
+            k += 1
+    check(k == 6, f"{k} Ethernet frames")
+    text = run("dump", "-v", merged).stdout
+    check("link type not decoded" in text, "verbose output names the problem")
+    s = json.loads(run("stats", "--json", merged).stdout)
+    check(s["frames"] == 8 and s["analysed"] == 6, f"stats: {s['frames']} frames, "
+          f"{s['analysed']} analysed")
+
+
+def case_damaged_captures():
+    """Files that cannot be read (wholly or from some point on) get a message that says why;
+    the frames before the damage are still shown."""
+    need_wireshark_tools()
+    cap = os.path.join(TMP, "good.pcap")
+    run("gen", "basic", "-o", cap, "--encap", "udp4", "--count", "4")
+    data = open(cap, "rb").read()
+    _, _, _, _, records = read_pcap(cap)
+    third = 24 + sum(16 + len(r[3]) for r in records[:2])
+
+    def expect(name, content, pattern, before):
+        path = os.path.join(TMP, name)
+        with open(path, "wb") as f:
+            f.write(content)
+        for cmd in (["dump", "--json", path], ["stats", path]):
+            p = run(*cmd, expect=1)
+            check(p.stderr.startswith("scaleup: " + path), f"{name}: {p.stderr!r}")
+            check(all(x in p.stderr for x in pattern), f"{name}: {p.stderr!r} lacks {pattern}")
+        shown = jsonl(run("dump", "--json", path, expect=1).stdout)
+        check(len(shown) == before, f"{name}: {len(shown)} frames before the damage")
+
+    expect("cut.pcap", data[:third + 16 + 30], ["packet 3", f"offset {third}", "truncated"], 2)
+    expect("absurd.pcap", data[:third + 8] + struct.pack("<I", 0x7FFFFFFF) + data[third + 12:],
+           ["packet 3", "captured length 2147483647 is absurd"], 2)
+    expect("text.pcap", b"no capture here\n" * 4, ["not a pcap or pcapng capture"], 0)
+    expect("x.pcap.xz", bytes([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) + bytes(40),
+           ["xz-compressed", "decompress it first"], 0)
+    # gzip: cut short, corrupted, and a compressed text file.
+    gz = os.path.join(TMP, "g.pcap.gz")
+    gzip_copy(cap, gz)
+    z = open(gz, "rb").read()
+    cut = z[:len(z) - 30]
+    # The frames whose every byte comes out of what is left of the stream.
+    plain, whole, at = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(cut), 0, 24
+    while at + 16 <= len(plain):
+        end = at + 16 + struct.unpack("<I", plain[at + 8:at + 12])[0]
+        if end > len(plain):
+            break
+        whole, at = whole + 1, end
+    check(0 < whole < 4, f"{whole} frames in the cut gzip stream")
+    expect("cut.pcap.gz", cut, ["gzip", "truncated"], whole)
+    bad = bytearray(z)
+    bad[len(z) // 2] ^= 0xFF
+    path = os.path.join(TMP, "bad.pcap.gz")
+    open(path, "wb").write(bytes(bad))
+    p = run("dump", "--json", path, expect=1)
+    check("gzip: " in p.stderr, f"corrupt gzip: {p.stderr!r}")
+    txt = os.path.join(TMP, "notes.txt")
+    open(txt, "w").write("not a capture\n" * 10)
+    gzip_copy(txt, os.path.join(TMP, "notes.gz"))
+    expect("notes2.gz", open(os.path.join(TMP, "notes.gz"), "rb").read(),
+           ["not a pcap or pcapng capture"], 0)
+    # pcapng: a damaged block length.
+    ng = os.path.join(TMP, "good.pcapng")
+    subprocess.run(["editcap", "-F", "pcapng", cap, ng], check=True, capture_output=True)
+    b = bytearray(open(ng, "rb").read())
+    at, blocks = 0, []
+    while at + 8 <= len(b):
+        btype, blen = struct.unpack("<II", b[at:at + 8])
+        blocks.append((at, btype, blen))
+        at += blen
+    epbs = [(a, n) for a, t, n in blocks if t == 6]
+    check(len(epbs) == 4, f"editcap wrote {len(epbs)} packet blocks")
+    a, n = epbs[2]
+    b[a + n - 4] ^= 0x08  # the third packet's trailing length
+    expect("damaged.pcapng", bytes(b), ["packet 3", f"block at offset {a}",
+                                        "damaged block length"], 2)
+    check(subprocess.run(["tshark", "-r", os.path.join(TMP, "damaged.pcapng")],
+                         capture_output=True).returncode != 0, "tshark refuses it too")
+
+
+def case_stats_precision():
+    """Captures the tool writes hold nanoseconds; stats prints times with the precision of the
+    file: nanoseconds from a nanosecond capture, whole microseconds from a microsecond one."""
+    need_wireshark_tools()
+    cap = os.path.join(TMP, "s.pcap")
+    run("gen", "session", "-o", cap, "--commands", "3000", "--seed", "3")
+    times = [epoch_ns(r[0]) for r in tshark_fields(cap, "frame.time_epoch")]
+    check(len(set(times)) * 4 > len(times),
+          f"{len(times)} frames on only {len(set(times))} distinct times")
+    check(any(t % 1000 for t in times), "times finer than a microsecond")
+    s = json.loads(run("stats", "--json", cap).stdout)
+    check(s["time_precision"] == 9, f"time precision {s['time_precision']}")
+    ns, us = s["ack_rtt_ns"], s["ack_rtt_us"]
+    check(ns["count"] > 100 and us["count"] == ns["count"], f"{ns}")
+    for key in ("min", "p50", "p90", "p99", "max"):
+        check(isinstance(ns[key], int) and us[key] == round(ns[key] / 1000, 3),
+              f"{key}: {ns[key]} ns, {us[key]} us")
+    check(any(ns[k] % 1000 for k in ("min", "p50", "p90", "p99", "max")),
+          f"nanosecond RTTs: {ns}")
+    for c in s["connections"]:
+        check(c["first_us"] == round(c["first_ns"] / 1000, 3), f"first time {c}")
+    text = run("stats", cap).stdout
+    row = [line for line in text.splitlines() if line.strip().startswith("all")][0]
+    want = "/".join(f"{us[k]:.3f}" for k in ("p50", "p90", "p99"))
+    check(row.endswith(want), f"text row {row!r}, wanted {want}")
+
+    # The same capture with microseconds (editcap -F pcap writes them).
+    cap_us = os.path.join(TMP, "s-us.pcap")
+    subprocess.run(["editcap", "-F", "pcap", cap, cap_us], check=True, capture_output=True)
+    u = json.loads(run("stats", "--json", cap_us).stdout)
+    check(u["time_precision"] == 6, f"time precision {u['time_precision']}")
+    for key in ("min", "p50", "p90", "p99", "max"):
+        check(u["ack_rtt_ns"][key] % 1000 == 0 and isinstance(u["ack_rtt_us"][key], int),
+              f"{key}: {u['ack_rtt_ns'][key]} ns, {u['ack_rtt_us'][key]} us")
+    row = [line for line in run("stats", cap_us).stdout.splitlines()
+           if line.strip().startswith("all")][0]
+    want = "/".join(str(u["ack_rtt_us"][k]) for k in ("p50", "p90", "p99"))
+    check(row.endswith(" " + want), f"text row {row!r}, wanted {want}")
+
+
 def run_case(cases, name):
     """Runs case_NAME of `cases` (a test script's globals) with TMP a fresh directory."""
     global TMP
