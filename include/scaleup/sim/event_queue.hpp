@@ -11,6 +11,8 @@
 //     most once per bit. Events of equal time always share a bucket and keep their order.
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <array>
 #include <bit>
 #include <cstddef>

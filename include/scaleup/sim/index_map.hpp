@@ -3,6 +3,8 @@
 // removed, so memory follows what a run uses, not the product of every dimension.
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -3,6 +3,8 @@
 // that opt-in off the per-frame path).
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstddef>
 #include <vector>
 

@@ -2,6 +2,8 @@
 // run must be the same on every platform (std:: distributions are not specified bit for bit).
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstdint>
 
 namespace scaleup::sim {
