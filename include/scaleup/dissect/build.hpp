@@ -19,7 +19,7 @@ namespace scaleup::dissect {
 template <class T, class Tree>
 constexpr wire::result<T> add_header(Tree& t, wire::bytes frame, std::size_t at,
                                      std::size_t end) noexcept {
-  const auto vw = wire::view<T>::make(frame.subspan(at, end - at), at);
+  const auto vw = wire::view<T>::make(frame.first(end), at);
   if (!vw) {
     t.add_error(vw.err);
     return vw.err;

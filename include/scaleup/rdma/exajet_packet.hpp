@@ -423,7 +423,7 @@ namespace detail {
 
 template <class T>
 constexpr T decode_into(decoded_packet& d, wire::bytes b, std::size_t at) noexcept {
-  const auto v = wire::view<T>::make(b.subspan(at), at);  // the caller checked the length
+  const auto v = wire::view<T>::make(b, at);  // the caller checked the length
   const T value = v->value();
   if (const auto e = wire::validate(value, at, [&](const wire::error& w) { d.add(w); })) d.add(e);
   return value;
