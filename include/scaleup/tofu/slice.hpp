@@ -108,6 +108,7 @@ struct record_header {
 };
 
 inline constexpr std::size_t record_header_size = 2;
+inline constexpr std::uint32_t link_tofu = 148;  // the records' link type: LINKTYPE_USER1
 inline constexpr std::size_t max_record_size = record_header_size + max_slice_size;
 
 }  // namespace scaleup::tofu
