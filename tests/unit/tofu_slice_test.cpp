@@ -529,6 +529,12 @@ TEST_CASE("tofu read_record: every error path") {
     CHECK(s.errors[0].layer == "tofu.rh");
     CHECK(s.errors[0].offset == 2);
     CHECK(s.errors[0].available == 1);
+    // With a bad lane too: the marks of the parts never reached stay where reading stopped.
+    const auto t = tf::read_record(byte_vector{0x32, 0x00, 0x80});
+    REQUIRE(t.errors.size() == 2);
+    CHECK(t.errors_before_rh == 1);
+    CHECK(t.errors_before_words == 1);
+    CHECK(t.errors_before_fcs == 1);
   }
   SUBCASE("lane out of range: the words run to the FCS") {
     byte_vector rec = lane1_record();

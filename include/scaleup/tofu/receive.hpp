@@ -59,7 +59,8 @@ struct received_slice {
   bool fcs_good = false;
   wire::error_list<12> errors;
   // Entries of `errors` found before the RH, the words and the FCS: where each problem goes
-  // between the parts, for a consumer that shows them together (the dissection tree).
+  // between the parts, for a consumer that shows them together (the dissection tree). They never
+  // decrease: a part not reached has its predecessor's.
   std::size_t errors_before_rh = 0;
   std::size_t errors_before_words = 0;
   std::size_t errors_before_fcs = 0;
@@ -84,7 +85,7 @@ constexpr received_slice read_record(wire::bytes record) noexcept {
                        .what = "lane count is not 2 or 4, or the lane is not below it",
                        .field = "tofu.slice.lane",
                        .value = lane});
-  s.errors_before_rh = s.errors.size();
+  s.errors_before_rh = s.errors_before_words = s.errors_before_fcs = s.errors.size();
   constexpr std::size_t at = record_header_size;
   const auto rh = detail::read_routing(record, at, report);
   if (rh.err.code == errc::truncated) return s;
@@ -115,7 +116,7 @@ constexpr received_slice read_record(wire::bytes record) noexcept {
                        .field = "tofu.rh.len",
                        .value = rh->len,
                        .item = static_cast<std::uint32_t>(lane + 1)});
-  s.errors_before_words = s.errors.size();
+  s.errors_before_words = s.errors_before_fcs = s.errors.size();
   s.words = s.length_ok ? lane_words(rh->len, s.ways, lane) : 0;
   s.first_word = s.length_ok ? lane % s.ways : 0;
   const std::size_t words_end = s.length_ok ? at + rh_size + s.words * word_size : fcs_at;
