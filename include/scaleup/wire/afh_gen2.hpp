@@ -177,7 +177,7 @@ static_assert(tiles<afh2_ethertype>());
 // its first octet's SLAP signature (decisions.md "Network headers": "Frames captured on an
 // ordinary Ethernet link must still be recognised (by the SLAP signature)"). The signature is
 // also what many locally administered MACs look like, hence the two rules below
-// (docs/wire-format.md "Recognising AFH Gen 2 on an Ethernet link").
+// (docs/wire-format.md, "AFH Gen 2": recognising AFH Gen 2 on an Ethernet link).
 
 // Ethertypes that mark a frame starting with a SLAP-looking MAC as ordinary Ethernet. A SUE Lite
 // payload must not carry one in its bytes 6-7 (frame bytes 12-13) on an Ethernet link.
