@@ -245,8 +245,11 @@ def main():
                     ("rdma", 6)]:
         link, frames = caps[name]
         for i, fr in enumerate(spread(frames, n)):
-            # Vary the option bits of the selector byte across the seeds.
-            add("dissect_frame", bytes([sel[link] | ((i % 8) << 2 if name == "basic" else 0)]) + fr)
+            # Vary the option bits of the selector byte across the seeds. read_frame takes the
+            # same input.
+            seed = bytes([sel[link] | ((i % 8) << 2 if name == "basic" else 0)]) + fr
+            add("dissect_frame", seed)
+            add("read_frame", seed)
 
     _, rdma_frames = caps["rdma"]
     for fr in spread(rdma_frames, 16):

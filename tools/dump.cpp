@@ -5,7 +5,7 @@
 #include "cli.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
-#include "scaleup/tofu/dissect.hpp"
+#include "scaleup/dissect/tofu.hpp"
 #include "scaleup/tofu/slicer.hpp"
 
 namespace scaleup::cli {
@@ -80,7 +80,7 @@ int dump(std::span<const std::string_view> argv) {
       const auto frame = tofu_lanes.reassemble(tofu_frame);
       tree.clear();
       if (frame) {
-        tofu::dissect_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
+        dissect::dissect_tofu_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
         tree.frame_length = static_cast<std::uint32_t>(frame->size);
       } else {
         tree.encap = "tofu";

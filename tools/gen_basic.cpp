@@ -39,7 +39,8 @@ void fill_commands(std::mt19937_64& rng, std::size_t target, std::size_t limit,
 bool lite_payload_reads_back(const std::vector<std::uint8_t>& p) {
   if (p.size() >= 2 && p[0] == 0x88 && p[1] == 0xB5) return false;
   return p.size() < 8 ||
-         !dissect::is_common_ethertype(static_cast<std::uint16_t>((p[6] << 8) | p[7]), {});
+         !wire::is_common_ethertype(static_cast<std::uint16_t>((p[6] << 8) | p[7]),
+                                    wire::ethertype::sue, wire::ethertype::afh1_shim);
 }
 
 }  // namespace

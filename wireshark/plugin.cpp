@@ -37,8 +37,6 @@
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/pack/profiles.hpp"
-#include "scaleup/rdma/dissect.hpp"
-#include "scaleup/tofu/dissect.hpp"
 #include "scaleup/tofu/slicer.hpp"
 #include "scaleup/wire/frame.hpp"
 
@@ -505,7 +503,7 @@ void show_reassembled_tofu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
     with_tree(
         [&](auto& t) {
           t = std::remove_cvref_t<decltype(t)>{};
-          tofu::dissect_frame(t, wire::bytes(f.data(), f.size()));
+          dissect::dissect_tofu_frame(t, wire::bytes(f.data(), f.size()));
           t.frame_length = static_cast<std::uint32_t>(f.size());
         },
         [&](auto& t) {

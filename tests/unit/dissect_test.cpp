@@ -32,6 +32,8 @@ using scaleup::test::be16;
 using scaleup::test::byte_vector;
 using scaleup::test::cat;
 using scaleup::test::contains;
+using scaleup::test::fix_ipv4_checksum;
+using scaleup::test::fix_udp4_checksum;
 using scaleup::test::params_for;
 using scaleup::test::ramp;
 using scaleup::test::ref_crc32;
@@ -39,36 +41,12 @@ using scaleup::test::ref_sum;
 using scaleup::test::render;
 using scaleup::test::set16;
 using scaleup::test::test_rh;
+using scaleup::test::with_ethernet_fcs;
 
 // Offsets in an untagged udp4 frame.
 constexpr std::size_t ip4_at = 14;
 constexpr std::size_t udp4_at = 34;
 constexpr std::size_t pdu4_at = 42;
-
-void fix_ipv4_checksum(byte_vector& f, std::size_t ip = ip4_at) {
-  const std::size_t hl = std::size_t{f[ip] & 0x0Fu} * 4;
-  set16(f, ip + 10, 0);
-  set16(f, ip + 10, static_cast<std::uint16_t>(~ref_sum(f.data() + ip, hl) & 0xFFFF));
-}
-
-// UDP over IPv4 at the standard offsets; the UDP length field says how much is covered.
-void fix_udp4_checksum(byte_vector& f) {
-  const std::size_t len = be16(f, udp4_at + 4);
-  set16(f, udp4_at + 6, 0);
-  std::uint32_t acc = ref_sum(f.data() + ip4_at + 12, 8);
-  const byte_vector tail{0x00, 0x11, static_cast<std::uint8_t>(len >> 8),
-                         static_cast<std::uint8_t>(len)};
-  acc = ref_sum(tail.data(), 4, acc);
-  std::uint16_t c = static_cast<std::uint16_t>(~ref_sum(f.data() + udp4_at, len, acc) & 0xFFFF);
-  if (c == 0) c = 0xFFFF;
-  set16(f, udp4_at + 6, c);
-}
-
-byte_vector with_fcs(byte_vector f) {
-  const std::uint32_t c = ref_crc32(f.data(), f.size());
-  for (int i = 0; i < 4; ++i) f.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
-  return f;
-}
 
 // ---- frames -----------------------------------------------------------------------------
 
@@ -553,7 +531,7 @@ TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::abs
   for (w::encap e : all_encaps) {
     CAPTURE(w::to_string(e));
     const byte_vector f = emit(e);
-    const byte_vector ff = with_fcs(f);
+    const byte_vector ff = with_ethernet_fcs(f);
     const std::uint32_t fcs = ref_crc32(f.data(), f.size());
     const auto plain = dissect(f);
 
@@ -644,7 +622,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     }
   }
   SUBCASE("no FCS stripping on link 147") {
-    const byte_vector ff = with_fcs(emit(w::encap::lite));
+    const byte_vector ff = with_ethernet_fcs(emit(w::encap::lite));
     const auto t = dissect(ff, d::link_afh2);
     CHECK(val(*t, "sue_lite.len") == 58);
     CHECK_FALSE(has(*t, "eth.fcs"));
@@ -843,7 +821,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
   SUBCASE("IHL 4") {
     byte_vector f = good;
     f[ip4_at] = 0x44;
-    fix_ipv4_checksum(f);
+    fix_ipv4_checksum(f, ip4_at);
     const auto t = dissect(f);
     CHECK(t->encap == "ipv4");
     CHECK(val(*t, "ip.hdr_len") == 4);
@@ -858,7 +836,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
   SUBCASE("version other than 4") {
     byte_vector f = good;
     f[ip4_at] = 0x65;
-    fix_ipv4_checksum(f);
+    fix_ipv4_checksum(f, ip4_at);
     const auto t = dissect(f);
     CHECK(val(*t, "ip.version") == 6);
     CHECK_FALSE(has(*t, "udp.length"));
@@ -884,7 +862,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     f.insert(f.end(), good.begin() + 34, good.begin() + 57);
     f[ip4_at] = 0x46;
     set16(f, ip4_at + 2, 47);
-    fix_ipv4_checksum(f);
+    fix_ipv4_checksum(f, ip4_at);
     // UDP now starts at 38; its checksum does not cover the IP header, so it still holds.
     const auto t = dissect(f);
     INFO("errors:\n" << errors_text(*t));
@@ -913,7 +891,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
   SUBCASE("total length beyond the frame") {
     byte_vector f = good;
     set16(f, ip4_at + 2, 143);
-    fix_ipv4_checksum(f);
+    fix_ipv4_checksum(f, ip4_at);
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
@@ -929,7 +907,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
   SUBCASE("total length below the header length") {
     byte_vector f = good;
     set16(f, ip4_at + 2, 19);
-    fix_ipv4_checksum(f);
+    fix_ipv4_checksum(f, ip4_at);
     const auto t = dissect(f);
     CHECK_FALSE(has(*t, "udp.length"));
     check_only_error(
@@ -941,7 +919,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
       CAPTURE(flags);
       byte_vector f = good;
       set16(f, ip4_at + 6, flags);
-      fix_ipv4_checksum(f);
+      fix_ipv4_checksum(f, ip4_at);
       const auto t = dissect(f);
       CHECK(t->encap == "ipv4");
       CHECK(has(*t, "ip.frag_offset"));
@@ -955,7 +933,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
   SUBCASE("another IP protocol: IPv4 only, no problem") {
     byte_vector f = good;
     f[ip4_at + 9] = 6;
-    fix_ipv4_checksum(f);
+    fix_ipv4_checksum(f, ip4_at);
     const auto t = dissect(f);
     CHECK(t->encap == "ipv4");
     CHECK(t->error_count == 0);
@@ -1066,7 +1044,7 @@ TEST_CASE("dissect: SUE PDU errors") {
   SUBCASE("bad R-CRC over UDP") {
     byte_vector f = emit(w::encap::udp4);
     f[pdu4_at + 8] ^= 0xFF;  // first payload byte
-    fix_udp4_checksum(f);
+    fix_udp4_checksum(f, ip4_at, udp4_at);
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
@@ -1439,7 +1417,7 @@ TEST_CASE("dissect: arbitrary bytes never break the tree's invariants") {
   byte_vector buf(1500);
   std::vector<byte_vector> seeds;
   for (w::encap e : all_encaps) seeds.push_back(emit(e));
-  for (w::encap e : all_encaps) seeds.push_back(with_fcs(emit(e)));
+  for (w::encap e : all_encaps) seeds.push_back(with_ethernet_fcs(emit(e)));
   seeds.push_back(
       emit_inner(params_for(w::encap::udp4), {0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42}));
   std::size_t sue_seen = 0, errors_seen = 0, json_checked = 0;
@@ -1687,7 +1665,7 @@ TEST_CASE("dissect: 22:.. and 23:.. MACs carrying common Ethertypes are ordinary
 }
 
 TEST_CASE("dissect: fcs_mode::present checks the FCS it strips") {
-  const byte_vector good = with_fcs(emit(w::encap::afh1));
+  const byte_vector good = with_ethernet_fcs(emit(w::encap::afh1));
   opaque_options o;
   o.fcs = d::fcs_mode::present;
   {

@@ -192,6 +192,31 @@ TEST_CASE("frame: each encapsulation matches its hand-written golden") {
   }
 }
 
+// decode<T>(b, offset) decodes at offset: once it decoded at byte 0 and used offset only to
+// place errors, and a caller asking for the RH 42 bytes into a udp4 frame got the Ethernet
+// header read as an RH, with success.
+TEST_CASE("frame: decode and view at an offset read the header there") {
+  const byte_vector udp4 = goldens().front().bytes;
+  constexpr std::size_t rh_at = 14 + 20 + 8;
+  REQUIRE(byte_vector(udp4.begin() + rh_at, udp4.begin() + rh_at + 8) == kRh);
+  const auto rh = w::decode<w::reliability_header>(udp4, rh_at);
+  REQUIRE(rh.ok());
+  CHECK(*rh == test_rh());
+  const auto v = w::view<w::reliability_header>::make(udp4, rh_at);
+  REQUIRE(v.ok());
+  CHECK(v->get<&w::reliability_header::npsn>() == 0x1234);
+  CHECK(v->raw().data() == udp4.data() + rh_at);
+  // At byte 0 it is the MAC address that comes back: a different header.
+  CHECK(w::decode<w::reliability_header>(udp4).value != test_rh());
+  // The R-CRC four bytes before the padding, placed from the frame's start when cut off.
+  const std::size_t crc_at = rh_at + 8 + kPayload.size();
+  CHECK(w::decode<w::rcrc_trailer>(udp4, crc_at)->value == 0x6323B880);
+  const auto cut = w::decode<w::rcrc_trailer>(w::bytes(udp4).first(crc_at + 2), crc_at);
+  CHECK(cut.err.code == w::errc::truncated);
+  CHECK(cut.err.offset == crc_at);
+  CHECK(cut.err.available == 2);
+}
+
 TEST_CASE("frame: emit_frame and wrap_in_place give the same bytes as emit_sue_frame") {
   for (const auto& g : goldens()) {
     CAPTURE(w::to_string(g.kind));

@@ -1,8 +1,8 @@
-// Dissection of ExaJet packets (rdma/dissect.hpp) into the tree the CLI and the Wireshark
+// Dissection of ExaJet packets (dissect/rdma.hpp) into the tree the CLI and the Wireshark
 // plugin read: layers, field values, computed fields and errors, for packets the library
 // encodes and for damaged ones.
+#include <scaleup/dissect/rdma.hpp>
 #include <scaleup/dissect/tree.hpp>
-#include <scaleup/rdma/dissect.hpp>
 #include <scaleup/rdma/exajet_packet.hpp>
 
 #include <doctest/doctest.h>
@@ -22,7 +22,7 @@ template <std::size_t N>
 d::tree dissect(const std::array<std::uint8_t, N>& buf, std::size_t n) {
   d::tree t;
   t.frame_length = static_cast<std::uint32_t>(n);
-  r::dissect_packet(t, w::bytes(buf.data(), n));
+  d::dissect_rdma_packet(t, w::bytes(buf.data(), n));
   return t;
 }
 

@@ -122,6 +122,36 @@ constexpr std::uint32_t ref_sum(const std::uint8_t* p, std::size_t n, std::uint3
   return acc;
 }
 
+// ---- patching frames, with the references above -------------------------------------------
+
+// The frame followed by its Ethernet FCS: the CRC-32 of the frame, least significant byte first.
+inline byte_vector with_ethernet_fcs(byte_vector f) {
+  const std::uint32_t c = ref_crc32(f.data(), f.size());
+  for (int i = 0; i < 4; ++i) f.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
+  return f;
+}
+
+// Rewrites the checksum of the IPv4 header at `ip`, as long as its IHL says.
+inline void fix_ipv4_checksum(std::span<std::uint8_t> f, std::size_t ip) {
+  const std::size_t hl = std::size_t{f[ip] & 0x0Fu} * 4;
+  set16(f, ip + 10, 0);
+  set16(f, ip + 10, static_cast<std::uint16_t>(~ref_sum(f.data() + ip, hl) & 0xFFFF));
+}
+
+// Rewrites the checksum of the UDP datagram at `udp` over the IPv4 header at `ip`; the UDP
+// length field says how much is covered.
+inline void fix_udp4_checksum(std::span<std::uint8_t> f, std::size_t ip, std::size_t udp) {
+  const std::size_t len = be16(f, udp + 4);
+  set16(f, udp + 6, 0);
+  std::uint32_t acc = ref_sum(f.data() + ip + 12, 8);
+  const std::uint8_t tail[4] = {0x00, 0x11, static_cast<std::uint8_t>(len >> 8),
+                                static_cast<std::uint8_t>(len)};
+  acc = ref_sum(tail, 4, acc);
+  std::uint16_t c = static_cast<std::uint16_t>(~ref_sum(f.data() + udp, len, acc) & 0xFFFF);
+  if (c == 0) c = 0xFFFF;
+  set16(f, udp + 6, c);
+}
+
 // ---- frame fixtures -----------------------------------------------------------------------
 
 // The reliability header of the header and PDU goldens: wire_headers_test.cpp works out its

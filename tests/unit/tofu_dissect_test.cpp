@@ -1,9 +1,9 @@
-// Dissection of Tofu slice records and reassembled frames (tofu/dissect.hpp) into the library's
+// Dissection of Tofu slice records and reassembled frames (dissect/tofu.hpp) into the library's
 // dissection tree, and the printers on top of it. Records are built by hand from the small frame
 // of tofu_slice_test.cpp (LEN 0) with the suite's own CRC-32.
 #include <scaleup/dissect/print.hpp>
+#include <scaleup/dissect/tofu.hpp>
 #include <scaleup/dissect/tree.hpp>
-#include <scaleup/tofu/dissect.hpp>
 #include <scaleup/tofu/slicer.hpp>
 
 #include <doctest/doctest.h>
@@ -54,7 +54,7 @@ std::uint64_t value(const d::tree& t, std::string_view filter) {
 TEST_CASE("tofu dissect: a good split slice") {
   const byte_vector rec = lane1_record();
   d::tree t;
-  tf::dissect_record(t, rec);
+  d::dissect_tofu_record(t, rec);
   CHECK(t.encap == "tofu");
   CHECK(t.error_count == 0);
   CHECK(value(t, "tofu.slice.lane") == 1);
@@ -89,7 +89,7 @@ TEST_CASE("tofu dissect: a corrupted slice names its lane") {
   byte_vector rec = lane1_record();
   rec[12] ^= 0x01;
   d::tree t;
-  tf::dissect_record(t, rec);
+  d::dissect_tofu_record(t, rec);
   CHECK(value(t, "tofu.slice.fcs.status") == 1);
   REQUIRE(t.error_count == 1);
   CHECK(t.errors[0].code == w::errc::bad_checksum);
@@ -105,7 +105,7 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
     rec.resize(rec.size() - 4);
     rec = cat({{rec[0], rec[1]}, with_fcs(byte_vector(rec.begin() + 2, rec.end()))});
     d::tree t;
-    tf::dissect_record(t, rec);
+    d::dissect_tofu_record(t, rec);
     REQUIRE(t.error_count == 1);
     CHECK(t.errors[0].field == "tofu.rh.dabc2.b");
     CHECK(t.errors[0].offset == 6);
@@ -115,7 +115,7 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
     byte_vector rec = lane1_record();
     rec[0] = 0x02;
     d::tree t;
-    tf::dissect_record(t, rec);
+    d::dissect_tofu_record(t, rec);
     REQUIRE(t.error_count == 1);
     CHECK(t.errors[0].code == w::errc::bad_length);
     CHECK(t.errors[0].needed == 56);
@@ -125,7 +125,7 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
     byte_vector rec = lane1_record();
     rec[0] = 0x32;
     d::tree t;
-    tf::dissect_record(t, rec);
+    d::dissect_tofu_record(t, rec);
     CHECK(t.has_errors());
     CHECK(t.errors[0].field == "tofu.slice.lane");
   }
@@ -135,14 +135,14 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
     rec.resize(rec.size() - 4);
     rec = cat({{rec[0], rec[1]}, with_fcs(byte_vector(rec.begin() + 2, rec.end()))});
     d::tree t;
-    tf::dissect_record(t, rec);
+    d::dissect_tofu_record(t, rec);
     REQUIRE(t.error_count == 1);
     CHECK(t.errors[0].code == w::errc::reserved_nonzero);
     CHECK(!t.has_errors());
   }
   {  // Too short for anything.
     d::tree t;
-    tf::dissect_record(t, byte_vector{0x12, 0x00, 0x80});
+    d::dissect_tofu_record(t, byte_vector{0x12, 0x00, 0x80});
     CHECK(t.errors[0].code == w::errc::truncated);
   }
 }
@@ -150,7 +150,7 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
 TEST_CASE("tofu dissect: a reassembled frame") {
   const byte_vector frame = cat({rh_split, ramp(32, 0x00), ramp(16, 0xD0), ramp(8, 0xC0)});
   d::tree t;
-  tf::dissect_frame(t, frame);
+  d::dissect_tofu_frame(t, frame);
   CHECK(t.error_count == 0);
   CHECK(value(t, "tofu.tlp.len") == 32);
   const auto* dllp = t.find_layer("tofu.dllp");
@@ -163,6 +163,6 @@ TEST_CASE("tofu dissect: a reassembled frame") {
   CHECK(other->length == 8);
 
   d::tree cut;
-  tf::dissect_frame(cut, std::span(frame).first(50));
+  d::dissect_tofu_frame(cut, std::span(frame).first(50));
   CHECK(cut.errors[0].code == w::errc::bad_length);
 }

@@ -1,11 +1,13 @@
 // Frames, slices and their reassembly (tofu/frame.hpp, slice.hpp, slicer.hpp; 003 IV.E,
-// Figs. 4-6; decisions.md "Tofu-style slices").
+// Figs. 4-6; decisions.md "Tofu-style slices"), and the readers of records and frames
+// (tofu/receive.hpp).
 //
 // The goldens are written by hand: which 8-byte word of a small frame (LEN = 0: a 32-byte TLP,
 // 16-byte DLLP, 8-byte other control, seven words in all) goes to which lane in each mode, the
 // zero pad that ends each slice on a 16-byte beat, and the FCS from the test suite's own bitwise
 // CRC-32 (support.hpp), which shares no code with the library.
 #include <scaleup/tofu/frame.hpp>
+#include <scaleup/tofu/receive.hpp>
 #include <scaleup/tofu/slice.hpp>
 #include <scaleup/tofu/slicer.hpp>
 
@@ -409,4 +411,279 @@ TEST_CASE("tofu records: pseudo-header, then the slice; collected back into fram
   CHECK(c.push(junk).err.code == w::errc::truncated);
   junk.push_back(0);
   CHECK(c.push(junk).err.code == w::errc::bad_value);
+}
+
+// ---- reading slices and frames back (tofu/receive.hpp) ------------------------------------
+
+namespace {
+
+using w::errc;
+
+// Lane 1 of the small frame split in 2: words 1, 3, 5 and a 4-byte pad, after a pseudo-header
+// saying lane 1 of 2 (0x12) with no flags.
+byte_vector lane1_record() {
+  return cat(
+      {{0x12, 0x00},
+       with_fcs(cat({small_rh(1), ramp(8, 0x08), ramp(8, 0x18), ramp(8, 0xD8), {0, 0, 0, 0}}))});
+}
+
+// The record again with its FCS made good after a change to bytes before it.
+byte_vector refresh_fcs(byte_vector rec) {
+  rec.resize(rec.size() - 4);
+  return cat({{rec[0], rec[1]}, with_fcs(byte_vector(rec.begin() + 2, rec.end()))});
+}
+
+template <std::size_t Lanes>
+void check_round_trip(const byte_vector& frame) {
+  tf::slice_set<Lanes> set;
+  REQUIRE_FALSE(tf::slice_frame<Lanes>(frame, set));
+  const auto rh = w::decode<tf::routing_header>(frame);
+  REQUIRE(rh.ok());
+  const unsigned ways = tf::ways_of(rh->pat);
+  for (std::size_t lane = 0; lane < Lanes; ++lane) {
+    CAPTURE(lane);
+    const tf::record_header h{.lane = static_cast<std::uint8_t>(lane), .lanes = Lanes};
+    byte_vector rec(tf::max_record_size);
+    const auto n = tf::write_record(h, set[lane], rec);
+    REQUIRE(n.ok());
+    rec.resize(*n);
+    const tf::received_slice s = tf::read_record(rec);
+    CHECK(s.errors.empty());
+    CHECK(s.ok());
+    REQUIRE(s.header);
+    CHECK(*s.header == h);
+    CHECK(s.link_ok);
+    REQUIRE(s.rh);
+    CHECK(*s.rh == *rh);
+    CHECK(s.ways == ways);
+    CHECK(s.length_ok);
+    CHECK(s.words == tf::lane_words(rh->len, ways, lane));
+    CHECK(s.first_word == lane % ways);
+    CHECK(s.words_offset == tf::record_header_size + tf::rh_size);
+    CHECK(s.words_length == s.words * tf::word_size);
+    // The words are the frame's words first_word, first_word + ways, ...
+    for (std::size_t j = 0; j < s.words; ++j) {
+      const std::size_t k = s.first_word + j * ways;
+      const auto got = w::bytes(rec).subspan(s.words_offset + j * tf::word_size, tf::word_size);
+      const auto want = w::bytes(frame).subspan(tf::rh_size + k * tf::word_size, tf::word_size);
+      CHECK(byte_vector(got.begin(), got.end()) == byte_vector(want.begin(), want.end()));
+    }
+    CHECK(s.pad_offset == s.words_offset + s.words_length);
+    CHECK(s.pad_length == tf::slice_pad(s.words));
+    CHECK(s.pad_offset + s.pad_length + tf::fcs_size == rec.size());
+    CHECK(s.has_fcs);
+    CHECK(s.fcs_good);
+    CHECK(s.fcs == s.computed);
+    CHECK(s.fcs == ref_crc32(rec.data() + 2, rec.size() - 6));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tofu read_record: the inverse of write_slice and write_record") {
+  std::mt19937_64 rng(20240611);
+  for (int i = 0; i < 40; ++i) {
+    check_round_trip<2>(random_frame(rng, 0));
+    check_round_trip<2>(random_frame(rng, 1));
+    check_round_trip<4>(random_frame(rng, 0));
+    check_round_trip<4>(random_frame(rng, 1));
+    check_round_trip<4>(random_frame(rng, 2));
+  }
+}
+
+TEST_CASE("tofu read_record: a split slice written by hand") {
+  const byte_vector rec = lane1_record();
+  const auto s = tf::read_record(rec);
+  CHECK(s.errors.empty());
+  CHECK(s.header->lane == 1);
+  CHECK(s.header->lanes == 2);
+  CHECK(s.rh->pat == 1);
+  CHECK(s.ways == 2);
+  CHECK(s.words == 3);
+  CHECK(s.first_word == 1);
+  CHECK(s.words_offset == 10);
+  CHECK(s.words_length == 24);
+  CHECK(s.pad_offset == 34);
+  CHECK(s.pad_length == 4);
+  CHECK(s.fcs == ref_crc32(rec.data() + 2, rec.size() - 6));
+  CHECK(s.fcs_good);
+  CHECK(s.errors_before_rh == 0);
+  CHECK(s.errors_before_words == 0);
+  CHECK(s.errors_before_fcs == 0);
+}
+
+TEST_CASE("tofu read_record: every error path") {
+  SUBCASE("no pseudo-header") {
+    const auto s = tf::read_record(byte_vector{0x12});
+    CHECK_FALSE(s.header);
+    REQUIRE(s.errors.size() == 1);
+    CHECK(s.errors[0].code == errc::truncated);
+    CHECK(s.errors[0].layer == "tofu.slice");
+  }
+  SUBCASE("no routing header") {
+    const auto s = tf::read_record(byte_vector{0x12, 0x00, 0x80});
+    CHECK(s.header);
+    CHECK_FALSE(s.rh);
+    REQUIRE(s.errors.size() == 1);
+    CHECK(s.errors[0].code == errc::truncated);
+    CHECK(s.errors[0].layer == "tofu.rh");
+    CHECK(s.errors[0].offset == 2);
+    CHECK(s.errors[0].available == 1);
+    // With a bad lane too: the marks of the parts never reached stay where reading stopped.
+    const auto t = tf::read_record(byte_vector{0x32, 0x00, 0x80});
+    REQUIRE(t.errors.size() == 2);
+    CHECK(t.errors_before_rh == 1);
+    CHECK(t.errors_before_words == 1);
+    CHECK(t.errors_before_fcs == 1);
+  }
+  SUBCASE("lane out of range: the words run to the FCS") {
+    byte_vector rec = lane1_record();
+    rec[0] = 0x32;  // lane 3 of 2
+    const auto s = tf::read_record(rec);
+    CHECK_FALSE(s.link_ok);
+    CHECK(s.ways == 0);
+    CHECK_FALSE(s.length_ok);
+    REQUIRE(s.errors.size() == 1);
+    CHECK(s.errors[0].code == errc::bad_value);
+    CHECK(s.errors[0].field == "tofu.slice.lane");
+    CHECK(s.errors[0].value == 3);
+    CHECK(s.errors_before_rh == 1);
+    CHECK(s.words_offset == 10);
+    CHECK(s.words_length == rec.size() - 4 - 10);
+    CHECK(s.fcs_good);  // the FCS still covers the bytes
+  }
+  SUBCASE("PAT reserved, or wider than the link") {
+    for (const std::uint8_t pat : {std::uint8_t{3}, std::uint8_t{2}}) {
+      byte_vector rec = lane1_record();
+      rec[2 + 6] = static_cast<std::uint8_t>((rec[2 + 6] & 0x3F) | (pat << 6));
+      rec = refresh_fcs(rec);
+      const auto s = tf::read_record(rec);
+      CAPTURE(pat);
+      CHECK(s.ways == 0);
+      REQUIRE(s.errors.size() == 1);
+      CHECK(s.errors[0].code == errc::unsupported);
+      CHECK(s.errors[0].field == "tofu.rh.pat");
+      CHECK(s.errors[0].offset == 8);
+      CHECK(s.errors[0].value == pat);
+      CHECK(s.errors_before_words == 1);
+    }
+  }
+  SUBCASE("length not what LEN, PAT and the lane make it") {
+    byte_vector rec = lane1_record();
+    rec[0] = 0x02;  // lane 0 of 2, whose slice is 16 bytes longer
+    const auto s = tf::read_record(rec);
+    CHECK_FALSE(s.length_ok);
+    REQUIRE(s.errors.size() == 1);
+    CHECK(s.errors[0].code == errc::bad_length);
+    CHECK(s.errors[0].needed == 56);
+    CHECK(s.errors[0].available == 40);
+    CHECK(s.errors[0].item == 1);  // lane 0, counted from 1
+    CHECK(s.pad_length == 0);
+  }
+  SUBCASE("pad not zero: a warning") {
+    byte_vector rec = lane1_record();
+    rec[rec.size() - 5] = 0x01;
+    rec = refresh_fcs(rec);
+    const auto s = tf::read_record(rec);
+    REQUIRE(s.errors.size() == 1);
+    CHECK(s.errors[0].code == errc::reserved_nonzero);
+    CHECK(s.errors[0].offset == rec.size() - 5);
+    CHECK(s.errors[0].level == w::severity::warning);
+    CHECK(s.errors_before_words == 0);
+    CHECK(s.errors_before_fcs == 1);
+    CHECK(s.ok());
+  }
+  SUBCASE("no room for the FCS") {
+    const byte_vector rec = cat({{0x12, 0x00}, small_rh(1), {0x00, 0x00}});
+    const auto s = tf::read_record(rec);
+    CHECK(s.rh);
+    CHECK_FALSE(s.has_fcs);
+    CHECK_FALSE(s.fcs_good);
+    const auto& last = s.errors[s.errors.size() - 1];
+    CHECK(last.code == errc::truncated);
+    CHECK(last.what == "no room for RH and FCS");
+    CHECK(last.needed == 12);
+    CHECK(last.available == 10);
+  }
+  SUBCASE("bad FCS names the lane") {
+    byte_vector rec = lane1_record();
+    rec[12] ^= 0x01;
+    const auto s = tf::read_record(rec);
+    CHECK_FALSE(s.fcs_good);
+    REQUIRE(s.errors.size() == 1);
+    CHECK(s.errors[0].code == errc::bad_checksum);
+    CHECK(s.errors[0].item == 2);
+    CHECK(s.errors[0].value == ref_crc32(rec.data() + 2, rec.size() - 6));
+    CHECK(s.errors[0].offset == rec.size() - 4);
+    CHECK(tf::failed_lane(s.errors[0]) == 1);
+  }
+  SUBCASE("coordinates out of range, and reserved pseudo-header bits") {
+    byte_vector rec = lane1_record();
+    rec[1] = 0x01;       // reserved bits of the pseudo-header
+    rec[2 + 4] |= 0x0C;  // DABC2 B = 3
+    rec = refresh_fcs(rec);
+    const auto s = tf::read_record(rec);
+    REQUIRE(s.errors.size() == 2);
+    CHECK(s.errors[0].code == errc::reserved_nonzero);
+    CHECK(s.errors[0].field == "tofu.slice.reserved");
+    CHECK(s.errors[1].field == "tofu.rh.dabc2.b");
+    CHECK(s.errors[1].offset == 6);  // placed in the record
+    CHECK(s.errors_before_rh == 1);
+    CHECK(s.errors_before_words == 2);
+  }
+}
+
+TEST_CASE("tofu read_frame: the inverse of emit_frame") {
+  const byte_vector frame = cat({small_rh(1), ramp(32, 0x00), ramp(16, 0xD0), ramp(8, 0xC0)});
+  const auto f = tf::read_frame(frame);
+  CHECK(f.errors.empty());
+  REQUIRE(f.rh);
+  CHECK(f.rh->pat == 1);
+  CHECK(f.rh->seq == 1);
+  CHECK(byte_vector(f.tlp.begin(), f.tlp.end()) == ramp(32, 0x00));
+  CHECK(byte_vector(f.dllp.begin(), f.dllp.end()) == ramp(16, 0xD0));
+  CHECK(byte_vector(f.other_control.begin(), f.other_control.end()) == ramp(8, 0xC0));
+
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20; ++i) {
+    const byte_vector r = random_frame(rng, static_cast<std::uint8_t>(i % 3));
+    const auto g = tf::read_frame(r);
+    CHECK(g.ok());
+    const auto v = tf::frame_view::make(r);
+    REQUIRE(v.ok());
+    CHECK(*g.rh == v->rh());
+    CHECK(g.tlp.data() == v->tlp().data());
+    CHECK(g.tlp.size() == v->tlp().size());
+    CHECK(g.dllp.data() == v->dllp().data());
+    CHECK(g.other_control.data() == v->other_control().data());
+  }
+
+  SUBCASE("cut short: the parts as far as they go") {
+    const auto c = tf::read_frame(w::bytes(frame).first(50));
+    REQUIRE(c.errors.size() == 1);
+    CHECK(c.errors[0].code == errc::bad_length);
+    CHECK(c.errors[0].needed == 64);
+    CHECK(c.errors[0].available == 50);
+    CHECK(c.tlp.size() == 32);
+    CHECK(c.dllp.size() == 10);
+    CHECK(c.other_control.empty());
+    CHECK(c.other_control.data() == frame.data() + 50);
+  }
+  SUBCASE("no routing header") {
+    const auto c = tf::read_frame(w::bytes(frame).first(5));
+    CHECK_FALSE(c.rh);
+    REQUIRE(c.errors.size() == 1);
+    CHECK(c.errors[0].code == errc::truncated);
+  }
+  SUBCASE("coordinates and the leading 1") {
+    byte_vector bad = frame;
+    bad[0] &= 0x7F;  // no routing header mark
+    bad[4] |= 0x0C;  // DABC2 B = 3
+    const auto c = tf::read_frame(bad);
+    REQUIRE(c.rh);
+    REQUIRE(c.errors.size() == 2);
+    CHECK(c.errors[0].field == "tofu.rh.one");
+    CHECK(c.errors[1].field == "tofu.rh.dabc2.b");
+    CHECK_FALSE(c.ok());
+  }
 }

@@ -126,9 +126,27 @@ void check_truncated(const wire_bytes<T>& full) {
   CHECK(vw.err.offset == 0);
   CHECK(vw.err.level == severity::error);
 
-  const auto at = w::view<T>::make(short_by_one, 34);
+  // At an offset: the header starts there, and a failure is placed from the buffer's start.
+  std::vector<std::uint8_t> prefixed(34, 0xEE);
+  prefixed.insert(prefixed.end(), short_by_one.begin(), short_by_one.end());
+  const auto at = w::view<T>::make(prefixed, 34);
   CHECK(at.err.code == errc::truncated);
   CHECK(at.err.offset == 34);
+  CHECK(at.err.needed == n);
+  CHECK(at.err.available == n - 1);
+  prefixed.push_back(full[n - 1]);
+  const auto whole = w::view<T>::make(prefixed, 34);
+  REQUIRE(whole.ok());
+  CHECK(whole->raw().data() == prefixed.data() + 34);
+  CHECK(hex(whole->raw()) == hex(full));
+  // An offset at or past the end: nothing available, never a read.
+  for (const std::size_t past : {prefixed.size(), prefixed.size() + 1, std::size_t{1} << 40}) {
+    const auto none = w::view<T>::make(prefixed, past);
+    CHECK(none.err.code == errc::truncated);
+    CHECK(none.err.offset == static_cast<std::uint32_t>(past));
+    CHECK(none.err.available == 0);
+    CHECK(w::decode<T>(prefixed, past).err.code == errc::truncated);
+  }
 
   const auto d = w::decode<T>(short_by_one);
   CHECK(d.err.code == errc::truncated);
@@ -177,8 +195,15 @@ void check_fixed_decode(const wire_bytes<T>& b, std::string_view field, std::uin
   CHECK(d.err.value == value);
   CHECK(d.err.offset == byte_offset);
   CHECK(d.err.level == severity::error);
-  // The offset is relative to the start of the caller's buffer.
-  CHECK(w::decode<T>(b, 100).err.offset == 100 + byte_offset);
+  // At an offset the header is decoded there, and the error is placed from the start of the
+  // caller's buffer.
+  std::vector<std::uint8_t> prefixed(100, 0x00);
+  prefixed.insert(prefixed.end(), b.begin(), b.end());
+  const auto at = w::decode<T>(prefixed, 100);
+  CHECK(at.err.code == errc::bad_value);
+  CHECK(at.err.field == field);
+  CHECK(at.err.offset == 100 + byte_offset);
+  CHECK(at.value == d.value);
   // validate() says the same about the decoded value.
   w::error hard{};
   (void)warnings_of(d.value, &hard);

@@ -1,5 +1,5 @@
-// Building a dissection tree from field tables: the three steps every dissector takes (the
-// engine's frames, Tofu slices, RDMA packets), written once.
+// Building a dissection tree from what the typed readers found (wire::read_frame, Tofu's and the
+// RDMA engine's readers): the steps every tree builder takes, written once.
 #pragma once
 
 #include <cstddef>
@@ -14,19 +14,14 @@
 
 namespace scaleup::dissect {
 
-// One header from its table, at byte `at` of `frame` (which may not run past `end`): a layer,
-// a node per field, the table's rules checked (warnings and the hard error go to the tree).
+// One header from its table, as a reader decoded it at byte `at` of `frame`: a layer and a node
+// per field. The rules were checked by the reader; its problems come to the tree with
+// copy_errors. Returns the layer's index.
 template <class T, class Tree>
-constexpr wire::result<T> add_header(Tree& t, wire::bytes frame, std::size_t at,
-                                     std::size_t end) noexcept {
-  const auto vw = wire::view<T>::make(frame.subspan(at, end - at), at);
-  if (!vw) {
-    t.add_error(vw.err);
-    return vw.err;
-  }
+constexpr std::uint16_t add_fields(Tree& t, wire::bytes frame, std::size_t at,
+                                   const T& v) noexcept {
   const std::uint16_t layer =
       t.add_layer(wire::layout<T>::name, wire::layout<T>::title, at, wire::layout<T>::size);
-  const T v = vw->value();
   std::apply(
       [&](const auto&... f) {
         (t.add_field(field_node{&static_cast<const wire::field_info&>(f), layer,
@@ -38,12 +33,17 @@ constexpr wire::result<T> add_header(Tree& t, wire::bytes frame, std::size_t at,
          ...);
       },
       wire::layout<T>::fields);
-  const wire::error hard = wire::validate(v, at, [&](const wire::error& e) { t.add_error(e); });
-  if (hard) {
-    t.add_error(hard);
-    return wire::result<T>(v, hard);
-  }
-  return v;
+  return layer;
+}
+
+// A reader's problems, entries [from, to) of its list, into the tree; returns `to`. Readers
+// say how many problems they found before each layer, so that the tree gets them in the same
+// order, between the same layers, as when it was built while reading.
+template <class Tree, class Errors>
+constexpr std::size_t copy_errors(Tree& t, const Errors& errors, std::size_t from,
+                                  std::size_t to) noexcept {
+  for (std::size_t i = from; i < to && i < errors.size(); ++i) t.add_error(errors[i]);
+  return to > from ? to : from;
 }
 
 // A computed field (not on the wire), placed at its layer's start.
@@ -51,17 +51,6 @@ template <class Tree>
 constexpr void add_generated(Tree& t, std::uint16_t layer, const wire::field_info& info,
                              std::uint64_t value) noexcept {
   t.add_field(field_node{&info, layer, t.layers[layer].offset * 8, true, value, nullptr});
-}
-
-template <class Tree>
-constexpr void add_problem(Tree& t, wire::errc code, std::string_view layer, std::size_t offset,
-                           std::string_view what, std::string_view field = {},
-                           std::uint64_t value = 0, std::size_t needed = 0,
-                           std::size_t available = 0, wire::severity level = wire::severity::error,
-                           std::uint32_t item = 0) noexcept {
-  t.add_error(wire::error{code, layer, static_cast<std::uint32_t>(offset),
-                          static_cast<std::uint32_t>(needed), static_cast<std::uint32_t>(available),
-                          what, field, value, level, item});
 }
 
 }  // namespace scaleup::dissect

@@ -8,16 +8,16 @@
 #include <string_view>
 
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/rdma.hpp"
+#include "scaleup/dissect/tofu.hpp"
 #include "scaleup/pack/axi.hpp"
 #include "scaleup/pack/default_profile.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pack/signal_interface.hpp"
-#include "scaleup/rdma/dissect.hpp"
 #include "scaleup/rdma/pending_transactions.hpp"
 #include "scaleup/rdma/transaction_table.hpp"
 #include "scaleup/rdma/transfer_descriptor.hpp"
 #include "scaleup/rdma/transfer_metadata.hpp"
-#include "scaleup/tofu/dissect.hpp"
 #include "scaleup/tofu/routing_header.hpp"
 #include "scaleup/tofu/slice.hpp"
 #include "scaleup/transport/cbfc.hpp"
@@ -105,12 +105,12 @@ inline constexpr auto tables = std::array{
 // Computed fields of every dissector, for the same consumers.
 inline constexpr auto computed = [] {
   std::array<const wire::field_info*,
-             generated::all.size() + tofu::generated::all.size() + rdma::generated::all.size()>
+             generated::all.size() + tofu_generated::all.size() + rdma_generated::all.size()>
       out{};
   std::size_t n = 0;
   for (const auto* f : generated::all) out[n++] = f;
-  for (const auto* f : tofu::generated::all) out[n++] = f;
-  for (const auto* f : rdma::generated::all) out[n++] = f;
+  for (const auto* f : tofu_generated::all) out[n++] = f;
+  for (const auto* f : rdma_generated::all) out[n++] = f;
   return out;
 }();
 

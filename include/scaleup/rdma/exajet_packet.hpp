@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -394,53 +395,50 @@ constexpr wire::result<std::size_t> encode_packet(const packet& p, wire::bytes p
   return n;
 }
 
-// What decode_packet found: the packet's fields, where its payload is, the CRC it should
-// carry, and every problem (errors and reserved-bit warnings), so a dissector can show all of
-// it. Decoding stops only when the bytes cannot hold a header and a footer.
-struct decoded_packet {
+// Captures carry one packet per record on a link type of their own, proposed as 149
+// (LINKTYPE_USER2, the next private type after AFH Gen 2's 147 and Tofu's 148): the packets
+// have no Ethernet framing, and the ExaJet network of the thesis is not Ethernet.
+inline constexpr std::uint32_t link_rdma = 149;
+
+// What read_packet found: the packet's fields, its payload, the CRC it should carry, and every
+// problem (errors and reserved-bit warnings) in the order found, so a dissector can show all of
+// it. Reading stops only when the bytes cannot hold a header and a footer. The inverse of
+// encode_packet.
+struct received_packet {
   packet p{};
   std::size_t payload_offset = header_size;
+  wire::bytes payload{};                        // between header and footer
+  std::optional<control_payload> notification;  // a control packet's 8-byte value, when it has it
   std::uint32_t crc_computed = 0;
   bool crc_ok = false;
-  std::array<wire::error, 12> errors{};
-  std::size_t error_count = 0;
+  wire::error_list<12> errors;
+  // Entries of `errors` found before the payload and before the footer: where each problem goes
+  // between the parts, for a consumer that shows them together (the dissection tree).
+  std::size_t errors_before_payload = 0;
+  std::size_t errors_before_footer = 0;
 
-  constexpr void add(const wire::error& e) noexcept {
-    if (error_count < errors.size()) errors[error_count++] = e;
-  }
-  constexpr std::span<const wire::error> error_list() const noexcept {
-    return {errors.data(), error_count};
-  }
   // No hard error: the packet may be acted on (warnings allowed).
-  constexpr bool ok() const noexcept {
-    for (const auto& e : error_list())
-      if (e.level == wire::severity::error) return false;
-    return true;
+  constexpr bool ok() const noexcept { return errors.ok(); }
+  // Whether the header read is one of the known types (else only the type nibble was read).
+  constexpr bool known_type() const noexcept {
+    return is_data(p.type) || is_response(p.type) || p.type == packet_type::control;
   }
 };
 
-namespace detail {
-
-template <class T>
-constexpr T decode_into(decoded_packet& d, wire::bytes b, std::size_t at) noexcept {
-  const auto v = wire::view<T>::make(b.subspan(at), at);  // the caller checked the length
-  const T value = v->value();
-  if (const auto e = wire::validate(value, at, [&](const wire::error& w) { d.add(w); })) d.add(e);
-  return value;
-}
-
-}  // namespace detail
-
-constexpr decoded_packet decode_packet(wire::bytes b) noexcept {
+constexpr received_packet read_packet(wire::bytes b) noexcept {
   using wire::errc;
-  decoded_packet d;
+  received_packet d;
+  const auto report = [&d](const wire::error& e) { d.errors.add(e); };
   if (b.size() < header_size + footer_size) {
-    d.add(wire::truncated("rdma.pkt", 0, header_size + footer_size, b.size(),
-                          "shorter than an ExaJet header and footer"));
+    report(wire::truncated("rdma.pkt", 0, header_size + footer_size, b.size(),
+                           "shorter than an ExaJet header and footer"));
     return d;
   }
   const std::size_t payload_len = b.size() - header_size - footer_size;
+  const std::size_t f = header_size + payload_len;
+  const wire::bytes packet_bytes = b.first(f);  // the header may not claim the footer's bytes
   d.p.payload_len = static_cast<std::uint16_t>(payload_len);
+  d.payload = b.subspan(header_size, payload_len);
   // The type nibble is the same field in every header; read it through the data table.
   const auto type = wire::view<data_header>::make(b)->get<&data_header::type>();
   d.p.type = static_cast<packet_type>(type);
@@ -448,52 +446,60 @@ constexpr decoded_packet decode_packet(wire::bytes b) noexcept {
   switch (d.p.type) {
     case packet_type::write:
     case packet_type::inline_write:
-      d.p.data = detail::decode_into<data_header>(d, b, 0);
+      d.p.data = wire::decode_reported<data_header>(packet_bytes, 0, report).value;
       want = d.p.data.len;
       if (want > max_payload)
-        d.add(wire::error{.code = errc::bad_value,
-                          .layer = "rdma.pkt",
-                          .offset = 6,
-                          .what = "payload length over 1024",
-                          .field = "rdma.pkt.len",
-                          .value = want});
+        report(wire::error{.code = errc::bad_value,
+                           .layer = "rdma.pkt",
+                           .offset = 6,
+                           .what = "payload length over 1024",
+                           .field = "rdma.pkt.len",
+                           .value = want});
       break;
     case packet_type::ack:
     case packet_type::nack:
-      d.p.response = detail::decode_into<response_header>(d, b, 0);
+      d.p.response = wire::decode_reported<response_header>(packet_bytes, 0, report).value;
       want = 0;
       break;
     case packet_type::control:
-      d.p.control = detail::decode_into<control_header>(d, b, 0);
+      d.p.control = wire::decode_reported<control_header>(packet_bytes, 0, report).value;
       want = control_payload_size;
       break;
     default:
-      d.add(wire::error{.code = errc::bad_value,
-                        .layer = "rdma.pkt",
-                        .what = "unknown ExaJet packet type",
-                        .field = "rdma.pkt.type",
-                        .value = type});
+      report(wire::error{.code = errc::bad_value,
+                         .layer = "rdma.pkt",
+                         .what = "unknown ExaJet packet type",
+                         .field = "rdma.pkt.type",
+                         .value = type});
       break;
   }
+  d.errors_before_payload = d.errors.size();
+  if (d.p.type == packet_type::control && payload_len == control_payload_size)
+    d.notification =
+        wire::decode_reported<control_payload>(packet_bytes, header_size, report).value;
   if (want != payload_len)
-    d.add(wire::error{.code = errc::bad_length,
-                      .layer = "rdma.pkt",
-                      .offset = static_cast<std::uint32_t>(header_size),
-                      .needed = static_cast<std::uint32_t>(want),
-                      .available = static_cast<std::uint32_t>(payload_len),
-                      .what = "payload length disagrees with the header"});
-  const std::size_t f = header_size + payload_len;
-  d.p.footer = detail::decode_into<packet_footer>(d, b, f);
+    report(wire::error{.code = errc::bad_length,
+                       .layer = "rdma.pkt",
+                       .offset = static_cast<std::uint32_t>(header_size),
+                       .needed = static_cast<std::uint32_t>(want),
+                       .available = static_cast<std::uint32_t>(payload_len),
+                       .what = "payload length disagrees with the header"});
+  d.errors_before_footer = d.errors.size();
+  d.p.footer = wire::decode_reported<packet_footer>(b, f, report).value;
   d.crc_computed = wire::crc32(b.first(f));
   d.crc_ok = d.crc_computed == d.p.footer.crc;
   if (!d.crc_ok)
-    d.add(wire::error{.code = errc::bad_checksum,
-                      .layer = "rdma.ftr",
-                      .offset = static_cast<std::uint32_t>(f + 12),
-                      .what = "CRC does not match header and payload",
-                      .field = "rdma.ftr.crc",
-                      .value = d.crc_computed});
+    report(wire::error{.code = errc::bad_checksum,
+                       .layer = "rdma.ftr",
+                       .offset = static_cast<std::uint32_t>(f + 12),
+                       .what = "CRC does not match; value is the CRC over header and payload",
+                       .field = "rdma.ftr.crc",
+                       .value = d.crc_computed});
   return d;
 }
+
+// The names this reader had before the receive path was made uniform.
+using decoded_packet = received_packet;
+constexpr received_packet decode_packet(wire::bytes b) noexcept { return read_packet(b); }
 
 }  // namespace scaleup::rdma

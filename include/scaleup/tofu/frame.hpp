@@ -45,14 +45,13 @@ using frame_buffer = std::array<std::uint8_t, max_frame_size>;
 // dissector reports it): call check_coordinates on rh() where it matters.
 class frame_view {
  public:
-  static constexpr wire::result<frame_view> make(wire::bytes b, std::size_t offset = 0) noexcept {
-    const auto rh = wire::decode<routing_header>(b, offset);
+  static constexpr wire::result<frame_view> make(wire::bytes b) noexcept {
+    const auto rh = wire::decode<routing_header>(b);
     if (!rh) return rh.err;
     const std::size_t want = frame_size(rh->len);
     if (b.size() != want)
       return wire::error{.code = wire::errc::bad_length,
                          .layer = "tofu.frame",
-                         .offset = static_cast<std::uint32_t>(offset),
                          .needed = static_cast<std::uint32_t>(want),
                          .available = static_cast<std::uint32_t>(b.size()),
                          .what = "frame length disagrees with LEN",

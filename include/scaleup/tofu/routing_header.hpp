@@ -279,8 +279,9 @@ constexpr wire::result<std::size_t> encode_header(const routing_header& rh, wire
   return wire::encode(rh, out);
 }
 
-// Decode with the coordinate rules: the header is always returned as read (so a dissector can
-// show it); a coordinate out of range, or a first bit of 0, comes back as the error.
+// Decode with the coordinate rules, of the header at b[offset] (errors placed from the start of
+// b): the header is always returned as read (so a dissector can show it); a coordinate out of
+// range, or a first bit of 0, comes back as the error.
 constexpr wire::result<routing_header> decode_header(wire::bytes b, std::size_t offset = 0,
                                                      const geometry& g = {}) noexcept {
   const auto r = wire::decode<routing_header>(b, offset);

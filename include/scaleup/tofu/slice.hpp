@@ -108,6 +108,7 @@ struct record_header {
 };
 
 inline constexpr std::size_t record_header_size = 2;
+inline constexpr std::uint32_t link_tofu = 148;  // the records' link type: LINKTYPE_USER1
 inline constexpr std::size_t max_record_size = record_header_size + max_slice_size;
 
 }  // namespace scaleup::tofu
@@ -212,7 +213,7 @@ constexpr wire::result<wire::bytes> strip_line(wire::bytes line, std::size_t lan
   for (std::size_t i = 0; i < preamble_size; ++i)
     if (line[i] != preamble[i])
       return framing(i, line[i], i + 1 == preamble_size ? "bad SFD" : "bad preamble");
-  const auto rh = wire::view<routing_header>::make(line.subspan(preamble_size), preamble_size);
+  const auto rh = wire::view<routing_header>::make(line, preamble_size);
   const std::uint8_t pat = rh->get<&routing_header::pat>();
   if (!pattern_fits(pat, lanes) || lane >= lanes)
     return framing(preamble_size, pat, "PAT does not fit the link: slice length unknown");

@@ -184,7 +184,7 @@ constexpr wire::result<pfc_frame> decode_pfc_frame(wire::bytes frame) noexcept {
                        .what = "802.3x PAUSE, not PFC",
                        .field = "pfc.opcode",
                        .value = pause_opcode};
-  const auto pdu = wire::decode<pfc_pdu>(frame.subspan(at), at);
+  const auto pdu = wire::decode<pfc_pdu>(frame, at);
   pfc_frame out{eth->dst, eth->src, pdu.value};
   if (!pdu) return {out, pdu.err};
   return out;

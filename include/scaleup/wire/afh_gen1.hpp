@@ -4,6 +4,7 @@
 // fields (decisions.md "Network headers"; the seed's Figs. 16-17 are lost).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "scaleup/wire/field.hpp"
@@ -102,5 +103,26 @@ struct layout<afh1_shim> {
   // clang-format on
 };
 static_assert(tiles<afh1_shim>());
+
+// Where the bytes the shim at b[offset] announces end: its length counts what follows it,
+// padding excluded (decisions.md), so a Layer 2 pad after the PDU is not read as part of it. A
+// length past the bytes present is reported (to `report`, placed from the start of b) and cut to
+// them.
+template <class Report>
+constexpr std::size_t shim_payload_end(const afh1_shim& s, bytes b, std::size_t offset,
+                                       Report&& report) noexcept {
+  const std::size_t at = offset + layout<afh1_shim>::size;
+  const std::size_t available = b.size() > at ? b.size() - at : 0;
+  if (s.length <= available) return at + s.length;
+  report(error{.code = errc::truncated,
+               .layer = "afh1.shim",
+               .offset = static_cast<std::uint32_t>(offset + 3),
+               .needed = s.length,
+               .available = static_cast<std::uint32_t>(available),
+               .what = "shim length runs past the frame",
+               .field = "afh1.shim.length",
+               .value = s.length});
+  return at + available;
+}
 
 }  // namespace scaleup::wire

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
+#include "scaleup/wire/ethernet.hpp"
 #include "scaleup/wire/field.hpp"
 
 namespace scaleup::wire {
@@ -168,5 +170,62 @@ struct layout<afh2_ethertype> {
   // clang-format on
 };
 static_assert(tiles<afh2_ethertype>());
+
+// ---- recognition ---------------------------------------------------------------------------
+//
+// AFH Gen 2 replaces the Ethernet header, so a frame on an Ethernet link is AFH Gen 2 only by
+// its first octet's SLAP signature (decisions.md "Network headers": "Frames captured on an
+// ordinary Ethernet link must still be recognised (by the SLAP signature)"). The signature is
+// also what many locally administered MACs look like, hence the two rules below
+// (docs/wire-format.md, "AFH Gen 2": recognising AFH Gen 2 on an Ethernet link).
+
+// Ethertypes that mark a frame starting with a SLAP-looking MAC as ordinary Ethernet. A SUE Lite
+// payload must not carry one in its bytes 6-7 (frame bytes 12-13) on an Ethernet link.
+constexpr bool is_common_ethertype(std::uint16_t type, std::uint16_t sue_ethertype,
+                                   std::uint16_t shim_ethertype) noexcept {
+  switch (type) {
+    case ethertype::ipv4:
+    case ethertype::ipv6:
+    case ethertype::vlan:
+    case 0x0806:  // ARP
+    case ethertype::qinq:
+    case 0x88CC:  // LLDP
+    case 0x8808:  // MAC control (pause, PFC)
+      return true;
+    default:
+      return type == sue_ethertype || type == shim_ethertype;
+  }
+}
+
+enum class afh2_form : std::uint8_t { none, normal, compressed };
+
+struct afh2_recognition {
+  afh2_form form = afh2_form::none;
+  bool sue_follows = false;  // the SUE Ethertype follows the header (else SUE Lite, or another
+                             // transport)
+};
+
+// What a frame reads as. `bare`: on the AFH Gen 2 link type, where every frame with the
+// signature is one. On an Ethernet link the normal format (W = 0) counts only when the SUE
+// Ethertype follows it, and the compressed one (W = 1) not when frame bytes 12-13 hold a common
+// Ethertype and SUE's does not follow the header: such a frame is ordinary Ethernet.
+constexpr afh2_recognition recognise_afh2(bytes frame, bool bare, std::uint16_t sue_ethertype,
+                                          std::uint16_t shim_ethertype) noexcept {
+  const std::size_t n = frame.size();
+  if (n == 0 || !has_afh2_signature(frame[0])) return {};
+  const auto type_at = [&](std::size_t at) { return load_be16(frame.data() + at); };  // n > at + 1
+  constexpr std::size_t normal_end = layout<afh2_normal>::size;
+  constexpr std::size_t compressed_end = layout<afh2_compressed>::size;
+  if (frame[0] & afh2_w_bit) {
+    const bool sue = n >= compressed_end + 2 && type_at(compressed_end) == sue_ethertype;
+    if (!bare && !sue && n >= normal_end + 2 &&
+        is_common_ethertype(type_at(normal_end), sue_ethertype, shim_ethertype))
+      return {};
+    return {afh2_form::compressed, sue};
+  }
+  const bool sue = n >= normal_end + 2 && type_at(normal_end) == sue_ethertype;
+  if (!bare && !sue) return {};
+  return {afh2_form::normal, sue};
+}
 
 }  // namespace scaleup::wire

@@ -3,7 +3,10 @@
 
 #include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace scaleup::wire {
@@ -78,6 +81,36 @@ constexpr error truncated(std::string_view layer, std::size_t offset, std::size_
                0,
                severity::error};
 }
+
+// The problems a reader found, in the order found: fixed capacity, no heap. An error past the
+// capacity is dropped and `overflow` says so; the first N are kept.
+template <std::size_t N>
+struct error_list {
+  std::array<error, N> items{};
+  std::size_t count = 0;
+  bool overflow = false;
+
+  constexpr void add(const error& e) noexcept {
+    if (count < N)
+      items[count++] = e;
+    else
+      overflow = true;
+  }
+  constexpr std::size_t size() const noexcept { return count; }
+  constexpr bool empty() const noexcept { return count == 0; }
+  constexpr const error& operator[](std::size_t i) const noexcept { return items[i]; }
+  constexpr const error* begin() const noexcept { return items.data(); }
+  constexpr const error* end() const noexcept { return items.data() + count; }
+  constexpr std::span<const error> list() const noexcept { return {items.data(), count}; }
+  // No entry of error severity, and none dropped (it might have been one): what was read may
+  // be acted on (warnings allowed).
+  constexpr bool ok() const noexcept {
+    if (overflow) return false;
+    for (const error& e : list())
+      if (e.level == severity::error) return false;
+    return true;
+  }
+};
 
 // A value or an error; T must be default-constructible. No exceptions, usable in constant
 // expressions.

@@ -2,8 +2,10 @@
 // PCP carries the traffic class when AFH Gen 1 is used without the shim, R2 3.5.3).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
+#include "scaleup/wire/checksum.hpp"
 #include "scaleup/wire/field.hpp"
 
 namespace scaleup::wire {
@@ -11,6 +13,7 @@ namespace scaleup::wire {
 namespace ethertype {
 inline constexpr std::uint16_t ipv4 = 0x0800;
 inline constexpr std::uint16_t vlan = 0x8100;
+inline constexpr std::uint16_t qinq = 0x88A8;  // 802.1ad service tag, read like 802.1Q's
 inline constexpr std::uint16_t ipv6 = 0x86DD;
 // IEEE 802 local experimental Ethertypes 1 and 2: defaults, every one is a parameter
 // (decisions.md "Network headers").
@@ -80,5 +83,39 @@ struct layout<vlan_tag> {
   // clang-format on
 };
 static_assert(tiles<vlan_tag>());
+
+// ---- the frame check sequence --------------------------------------------------------------
+//
+// A capture may or may not keep the 4-byte FCS that ends an Ethernet frame (decisions.md
+// "Network headers": handle both): the CRC-32 of everything before it, sent least significant
+// byte first (IEEE 802.3 3.2.9).
+
+inline constexpr std::size_t fcs_size = 4;
+
+// Whether the frames of a capture end in an FCS: `detect` takes the last four bytes for one when
+// they are the CRC of the rest (and the frame holds an Ethernet header besides), `present`
+// always (then a mismatch is an error), `absent` never.
+enum class fcs_mode : std::uint8_t { detect, present, absent };
+
+struct fcs_check {
+  bool present = false;        // the frame's last four bytes are taken for the FCS
+  bool good = false;           // and they match the CRC of the rest
+  std::uint32_t value = 0;     // as sent
+  std::uint32_t computed = 0;  // CRC-32 of the rest
+};
+
+constexpr fcs_check find_fcs(bytes frame, fcs_mode mode) noexcept {
+  fcs_check c;
+  if (mode == fcs_mode::absent || frame.size() < fcs_size) return c;
+  const std::size_t n = frame.size() - fcs_size;
+  c.value = std::uint32_t{frame[n]} | (std::uint32_t{frame[n + 1]} << 8) |
+            (std::uint32_t{frame[n + 2]} << 16) | (std::uint32_t{frame[n + 3]} << 24);
+  c.computed = crc32(frame.first(n));
+  c.good = c.value == c.computed;
+  c.present = mode == fcs_mode::present ||
+              (c.good && frame.size() >= layout<ethernet_header>::size + fcs_size);
+  if (!c.present) c = fcs_check{};
+  return c;
+}
 
 }  // namespace scaleup::wire

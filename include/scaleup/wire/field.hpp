@@ -602,11 +602,13 @@ class view {
  public:
   static constexpr std::size_t size = layout<T>::size;
 
-  // The one length check; `offset` only places a failure within a larger buffer.
+  // The one length check, for the header that starts at b[offset]. A failure is placed from the
+  // start of b; a b that ends before offset is a truncation like any other, never a read.
   SCALEUP_ALWAYS_INLINE static constexpr result<view> make(bytes b,
                                                            std::size_t offset = 0) noexcept {
-    if (b.size() < size) return truncated(layout<T>::name, offset, size, b.size());
-    return view(b.data());
+    const std::size_t available = b.size() > offset ? b.size() - offset : 0;
+    if (available < size) return truncated(layout<T>::name, offset, size, available);
+    return view(b.data() + offset);
   }
 
   constexpr view() = default;
@@ -673,8 +675,9 @@ constexpr error validate(const T& v, std::size_t base, Warn&& warn) {
   return first;
 }
 
-// Decode with validation. Reserved-but-nonzero values are kept in the value (so re-encoding
-// gives the same bytes) and are not an error here; the dissector reports them.
+// Decode with validation, of the header that starts at b[offset]; errors are placed from the
+// start of b (offset + the field's byte). Reserved-but-nonzero values are kept in the value (so
+// re-encoding gives the same bytes) and are not an error here; decode_reported says them.
 template <class T>
 SCALEUP_ALWAYS_INLINE constexpr result<T> decode(bytes b, std::size_t offset = 0) noexcept {
   const auto vw = view<T>::make(b, offset);
@@ -691,6 +694,24 @@ SCALEUP_ALWAYS_INLINE constexpr result<T> decode(bytes b, std::size_t offset = 0
     if (const error e = validate(out, offset, [](const error&) {})) return result<T>(out, e);
     return out;
   }
+}
+
+// Lax decode for a reader that keeps every problem: the header at b[offset] with every rule of
+// its table checked, each warning and then the hard error (if any) handed to `report` in table
+// order; a truncation is reported too. The value read comes back even with a hard error.
+template <class T, class Report>
+constexpr result<T> decode_reported(bytes b, std::size_t offset, Report&& report) noexcept {
+  const auto vw = view<T>::make(b, offset);
+  if (!vw) {
+    report(vw.err);
+    return vw.err;
+  }
+  const T v = vw->value();
+  if (const error hard = validate(v, offset, report)) {
+    report(hard);
+    return result<T>(v, hard);
+  }
+  return v;
 }
 
 namespace detail {

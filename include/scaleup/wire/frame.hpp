@@ -1,6 +1,6 @@
 // Encapsulations: the network header SUE builds from {destination XPU, VC} around a PDU
 // (R2 3.5.1, 4.2 step 5) and the SUE Lite frame (R2 3.4, Fig. 10). This is the emit side;
-// include/scaleup/dissect/ reads frames back.
+// receive.hpp reads frames back (read_frame).
 #pragma once
 
 #include <array>
@@ -70,6 +70,19 @@ constexpr ipv6_address xpu_ipv6(std::uint32_t xpu) noexcept {
           static_cast<std::uint8_t>(xpu)};
 }
 constexpr std::uint64_t xpu_mac(std::uint32_t xpu) noexcept { return 0x020000000000ull | xpu; }
+
+// The inverses, for a receiver that follows the same addressing plan: the XPU id of an address
+// in it, or none. The plan is the caller's choice; read_frame reports addresses as carried.
+constexpr std::optional<std::uint32_t> xpu_of_ipv4(std::uint32_t address) noexcept {
+  if ((address & ~xpu_ipv4_max) != xpu_ipv4(0)) return std::nullopt;
+  return address & xpu_ipv4_max;
+}
+constexpr std::optional<std::uint32_t> xpu_of_ipv6(const ipv6_address& address) noexcept {
+  constexpr ipv6_address plan = xpu_ipv6(0);
+  for (std::size_t i = 0; i < 12; ++i)
+    if (address[i] != plan[i]) return std::nullopt;
+  return load_be32(address.data() + 12);
+}
 
 // What the network layer needs to wrap a PDU. Defaults follow decisions.md; each is a
 // parameter because a vendor could reasonably differ.
@@ -188,8 +201,7 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
         ip.src = xpu_ipv6(p.src_xpu);
         ip.dst = xpu_ipv6(p.dst_xpu);
         if ((e = detail::put(ip, out, at))) return e;
-        pseudo.add(bytes(out.data() + ip_at + 8, 32));
-        pseudo.add32(static_cast<std::uint32_t>(udp_len)).add16(ip_proto_udp);
+        pseudo = udp_pseudo_header(ip, udp_len);
       } else {
         ipv4_header ip{};
         ip.dscp = p.tc;  // encode rejects a class over 63
@@ -201,10 +213,7 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
         if ((e = detail::put(ip, out, at))) return e;
         store_be16(out.data() + ip_at + 10,
                    ones_sum{}.add(bytes(out.data() + ip_at, 20)).checksum());
-        pseudo.add32(ip.src)
-            .add32(ip.dst)
-            .add16(ip_proto_udp)
-            .add16(static_cast<std::uint16_t>(udp_len));
+        pseudo = udp_pseudo_header(ip, udp_len);
       }
       const std::size_t udp_at = at;
       if ((e = detail::put(

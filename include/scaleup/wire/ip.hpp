@@ -3,8 +3,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
+#include "scaleup/wire/checksum.hpp"
 #include "scaleup/wire/field.hpp"
 
 namespace scaleup::wire {
@@ -151,5 +153,159 @@ struct layout<udp_header> {
   // clang-format on
 };
 static_assert(tiles<udp_header>());
+
+// ---- what the tables cannot state: lengths, checksums, fragments --------------------------
+//
+// The rules a receiver applies after a header's fields are read. Each takes the buffer `b` the
+// header was read from, cut where the bytes present end, and the `offset` in b where the header
+// starts; problems go to `report` (a callable taking wire::error), placed from the start of b,
+// in the order they are found. A rule that finds the header unusable says so in what it returns;
+// the other problems are reported and reading goes on.
+
+// The IPv4 header's length (RFC 791: IHL in 32-bit words, options included), or 0 when it is
+// unusable: an IHL below 5, or options cut off.
+template <class Report>
+constexpr std::size_t ipv4_header_length(const ipv4_header& ip, bytes b, std::size_t offset,
+                                         Report&& report) noexcept {
+  const std::size_t hl = std::size_t{ip.ihl} * 4;
+  const std::size_t available = b.size() > offset ? b.size() - offset : 0;
+  if (hl < layout<ipv4_header>::size) {
+    report(error{.code = errc::bad_value,
+                 .layer = "ip",
+                 .offset = static_cast<std::uint32_t>(offset),
+                 .what = "IHL below 5",
+                 .field = "ip.hdr_len",
+                 .value = ip.ihl});
+    return 0;
+  }
+  if (hl > available) {
+    report(truncated("ip", offset, hl, available, "IPv4 options cut off"));
+    return 0;
+  }
+  return hl;
+}
+
+// Where an IP datagram ends and whether it is whole.
+struct ip_extent {
+  std::size_t end = 0;    // in b: where the length field says, cut to the bytes present
+  bool fragment = false;  // IPv4: MF or a fragment offset set, a part of a datagram
+  bool usable = false;    // false: the lengths contradict each other; nothing after is read
+};
+
+// An IPv4 datagram whose header (`header_length` bytes, from ipv4_header_length) starts at
+// b[offset]: the header checksum (RFC 791 3.1, reported, not fatal), total length against the
+// header and the bytes present, and whether it is a fragment (left to the caller: reassembly is
+// not a rule of the header).
+template <class Report>
+constexpr ip_extent ipv4_datagram(const ipv4_header& ip, bytes b, std::size_t offset,
+                                  std::size_t header_length, Report&& report) noexcept {
+  ip_extent x;
+  if (ones_sum{}.add(b.subspan(offset, header_length)).checksum() != 0)
+    report(error{.code = errc::bad_checksum,
+                 .layer = "ip",
+                 .offset = static_cast<std::uint32_t>(offset + 10),
+                 .what = "IPv4 header checksum does not match",
+                 .field = "ip.checksum",
+                 .value = ip.checksum});
+  if (ip.total_length < header_length) {
+    report(error{.code = errc::bad_length,
+                 .layer = "ip",
+                 .offset = static_cast<std::uint32_t>(offset + 2),
+                 .what = "total length below header length",
+                 .field = "ip.len",
+                 .value = ip.total_length});
+    return x;
+  }
+  x.end = offset + ip.total_length;
+  if (x.end > b.size()) {
+    report(error{.code = errc::truncated,
+                 .layer = "ip",
+                 .offset = static_cast<std::uint32_t>(offset),
+                 .needed = ip.total_length,
+                 .available = static_cast<std::uint32_t>(b.size() - offset),
+                 .what = "IPv4 datagram longer than the bytes present",
+                 .field = "ip.len",
+                 .value = ip.total_length});
+    x.end = b.size();
+  }
+  x.fragment = ip.flag_mf != 0 || ip.frag_offset != 0;
+  x.usable = true;
+  return x;
+}
+
+// An IPv6 packet whose fixed header starts at b[offset]: the payload length against the bytes
+// present (RFC 8200 3). Extension headers are the caller's: next_header names the first.
+template <class Report>
+constexpr ip_extent ipv6_datagram(const ipv6_header& ip, bytes b, std::size_t offset,
+                                  Report&& report) noexcept {
+  ip_extent x{.end = offset + layout<ipv6_header>::size + ip.payload_length, .usable = true};
+  if (x.end > b.size()) {
+    report(
+        error{.code = errc::truncated,
+              .layer = "ipv6",
+              .offset = static_cast<std::uint32_t>(offset),
+              .needed = static_cast<std::uint32_t>(layout<ipv6_header>::size + ip.payload_length),
+              .available = static_cast<std::uint32_t>(b.size() - offset),
+              .what = "IPv6 payload longer than the bytes present",
+              .field = "ipv6.plen",
+              .value = ip.payload_length});
+    x.end = b.size();
+  }
+  return x;
+}
+
+// The UDP checksum's pseudo-header (RFC 768; RFC 8200 8.1): addresses, protocol, UDP length.
+constexpr ones_sum udp_pseudo_header(const ipv4_header& ip, std::size_t udp_length) noexcept {
+  return ones_sum{}
+      .add32(ip.src)
+      .add32(ip.dst)
+      .add16(ip_proto_udp)
+      .add16(static_cast<std::uint16_t>(udp_length));
+}
+constexpr ones_sum udp_pseudo_header(const ipv6_header& ip, std::size_t udp_length) noexcept {
+  return ones_sum{}
+      .add(ip.src)
+      .add(ip.dst)
+      .add32(static_cast<std::uint32_t>(udp_length))
+      .add16(ip_proto_udp);
+}
+
+// A UDP datagram whose header starts at b[offset] (b ends where the IP datagram does): where it
+// ends, or 0 when its length is below the header's 8 bytes. The checksum is checked when the
+// whole datagram is present and it has one (0 = none, IPv4 only: RFC 768; always over IPv6:
+// RFC 8200 8.1); `pseudo` is udp_pseudo_header's for its IP header.
+template <class Report>
+constexpr std::size_t udp_datagram_end(const udp_header& u, bytes b, std::size_t offset,
+                                       const ones_sum& pseudo, bool v6, Report&& report) noexcept {
+  if (u.length < layout<udp_header>::size) {
+    report(error{.code = errc::bad_length,
+                 .layer = "udp",
+                 .offset = static_cast<std::uint32_t>(offset + 4),
+                 .what = "UDP length below 8",
+                 .field = "udp.length",
+                 .value = u.length});
+    return 0;
+  }
+  const std::size_t end = offset + u.length;
+  if (end > b.size()) {
+    report(error{.code = errc::truncated,
+                 .layer = "udp",
+                 .offset = static_cast<std::uint32_t>(offset),
+                 .needed = u.length,
+                 .available = static_cast<std::uint32_t>(b.size() - offset),
+                 .what = "UDP datagram longer than the bytes present",
+                 .field = "udp.length",
+                 .value = u.length});
+    return b.size();
+  }
+  if ((u.checksum != 0 || v6) && ones_sum(pseudo).add(b.subspan(offset, u.length)).checksum() != 0)
+    report(error{.code = errc::bad_checksum,
+                 .layer = "udp",
+                 .offset = static_cast<std::uint32_t>(offset + 6),
+                 .what = "UDP checksum does not match",
+                 .field = "udp.checksum",
+                 .value = u.checksum});
+  return end;
+}
 
 }  // namespace scaleup::wire

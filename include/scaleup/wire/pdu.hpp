@@ -108,17 +108,56 @@ constexpr pdu_bounds pdu_bounds_exact(bytes pdu) noexcept {
   return b;
 }
 
+// A command profile's framing, as wire/ needs it without including pack/ (a layer above): where
+// each command packed in a payload ends. pack/receive.hpp implements it from a profile
+// (pack::profile_boundaries); read_frame takes it in receive_options. Commands are
+// self-delimiting (decisions.md "Commands inside a PDU"), and only a profile knows their sizes.
+class command_boundaries {
+ public:
+  // Bytes of the command that starts at at[0] (`at` runs to the end of the payload and is not
+  // empty), or 0 when none does: a type the profile lacks (padding's type 0 included), or a
+  // command cut off.
+  virtual constexpr std::size_t command_size(bytes at) const noexcept = 0;
+
+ protected:
+  constexpr command_boundaries() = default;
+  constexpr command_boundaries(const command_boundaries&) = default;
+  constexpr command_boundaries& operator=(const command_boundaries&) = default;
+  constexpr ~command_boundaries() = default;
+};
+
+constexpr bool all_zero(bytes b) noexcept {
+  for (const std::uint8_t x : b)
+    if (x != 0) return false;
+  return true;
+}
+
 // The PDU runs to the end of a Layer 2 frame, FCS already removed. When the frame is at the
 // 60-byte minimum the sender may have padded with zeros after the R-CRC: the R-CRC is then at
-// the first boundary where the running CRC matches and only zeros follow. Without opaque
-// command boundaries every byte boundary is a candidate. frame_len: the whole frame's length,
-// to know whether padding was possible.
-constexpr pdu_bounds pdu_bounds_l2(bytes pdu, std::size_t frame_len) noexcept {
-  if (frame_len > ethernet_min_frame || pdu.size() < 8 + rcrc_size) return pdu_bounds_exact(pdu);
+// the first boundary where the running CRC matches and only zeros follow (decisions.md "R-CRC
+// and the end of a PDU"). With `commands` the boundaries are those of the packed commands;
+// without them, or when the commands do not parse, every byte boundary is a candidate.
+// frame_len: the whole frame's length, to know whether padding was possible.
+constexpr pdu_bounds pdu_bounds_l2(bytes pdu, std::size_t frame_len,
+                                   const command_boundaries* commands = nullptr) noexcept {
+  constexpr std::size_t rh = layout<reliability_header>::size;
+  if (frame_len > ethernet_min_frame || pdu.size() < rh + rcrc_size) return pdu_bounds_exact(pdu);
+  if (commands) {
+    std::uint32_t running = crc32_update(crc32_init, pdu.first(rh));
+    for (std::size_t pos = rh; pos + rcrc_size <= pdu.size();) {
+      const std::uint32_t want = crc32_final(running);
+      if (all_zero(pdu.subspan(pos + rcrc_size)) && load_be32(pdu.data() + pos) == want)
+        return pdu_bounds{pos, pdu.size() - pos - rcrc_size, rcrc_status::good, want, want};
+      const std::size_t size = commands->command_size(pdu.subspan(pos));
+      if (size == 0) break;
+      running = crc32_update(running, pdu.subspan(pos, size));
+      pos += size;
+    }
+  }
   std::size_t last_nonzero = pdu.size();
   while (last_nonzero > 0 && pdu[last_nonzero - 1] == 0) --last_nonzero;
   std::size_t first = last_nonzero >= rcrc_size ? last_nonzero - rcrc_size : 0;
-  if (first < 8) first = 8;
+  if (first < rh) first = rh;
   std::uint32_t running = crc32_update(crc32_init, pdu.first(first));
   for (std::size_t end = first; end + rcrc_size <= pdu.size(); ++end) {
     if (end > first) running = crc32_update(running, pdu.subspan(end - 1, 1));
@@ -127,6 +166,30 @@ constexpr pdu_bounds pdu_bounds_l2(bytes pdu, std::size_t frame_len) noexcept {
       return pdu_bounds{end, pdu.size() - end - rcrc_size, rcrc_status::good, want, want};
   }
   return pdu_bounds_exact(pdu);  // no candidate matched: report the last four bytes as bad
+}
+
+// How many bytes of a packed payload that runs to the end of a Layer 2 frame are commands: the
+// rest is zero padding that starts at a command boundary (a minimum-size frame; the SUE Lite
+// profile has no R-CRC to end it). Without `commands`, or when they do not parse, all of it.
+constexpr std::size_t packed_length(bytes payload, const command_boundaries* commands) noexcept {
+  if (!commands) return payload.size();
+  std::size_t pos = 0;
+  while (pos < payload.size() && !all_zero(payload.subspan(pos))) {
+    const std::size_t size = commands->command_size(payload.subspan(pos));
+    if (size == 0) return payload.size();
+    pos += size;
+  }
+  return pos;
+}
+
+// Whether bytes on a UDP port not taken for SUE pass for a PDU (the heuristic of decisions.md
+// "Network headers"): version 0, reserved bits zero, R-CRC good.
+constexpr bool plausible_pdu(bytes payload) noexcept {
+  if (payload.size() < layout<reliability_header>::size + rcrc_size) return false;
+  const auto rh = view<reliability_header>::make(payload).value;
+  return rh.get<&reliability_header::ver>() == 0 && rh.get<&reliability_header::rsv>() == 0 &&
+         rh.get<&reliability_header::rsvd>() == 0 &&
+         pdu_bounds_exact(payload).status == rcrc_status::good;
 }
 
 }  // namespace scaleup::wire

@@ -1,0 +1,118 @@
+// The typed readers: wire::read_frame (through pack::read_frame, with or without a profile's
+// command boundaries), tofu::read_record and tofu::read_frame, rdma::read_packet. The first byte
+// picks the link type (Ethernet, AFH Gen 2, Tofu slices, ExaJet RDMA, or one no reader knows)
+// and a few options; the rest is the frame. Beyond not crashing, what is read must lie inside
+// the bytes, the layers and problems must be in order, an accepted PDU's R-CRC must hold, and
+// the dissection tree must report exactly the reader's problems when no commands are walked.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "common.hpp"
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/pack/default_profile.hpp"
+#include "scaleup/pack/receive.hpp"
+#include "scaleup/rdma/exajet_packet.hpp"
+#include "scaleup/tofu/receive.hpp"
+#include "scaleup/wire/checksum.hpp"
+#include "scaleup/wire/receive.hpp"
+
+namespace {
+
+using namespace scaleup;
+
+bool inside(wire::bytes part, wire::bytes whole) {
+  return part.empty() ||
+         (part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size());
+}
+
+void check_frame(wire::bytes b, std::uint32_t link, const dissect::options& o) {
+  const wire::received_frame f = pack::read_frame(b, link, o.profile, o);
+  fuzz::check(f.frame.data() == b.data() && f.frame.size() == b.size(), "frame: not the bytes");
+  fuzz::check(f.length == b.size() - (f.fcs.present ? wire::fcs_size : 0), "frame: length");
+  fuzz::check(!f.name().empty(), "frame: no name");
+  fuzz::check(f.layer_count <= f.layers.size(), "frame: layer count past its array");
+  std::size_t before = 0;
+  for (const auto& l : f.layer_list()) {
+    const std::size_t end = l.kind == wire::layer_kind::fcs ? b.size() : f.length;
+    fuzz::check(l.offset + l.length <= end, "frame: layer past the bytes");
+    fuzz::check(l.errors_before >= before, "frame: problems out of order");
+    before = l.errors_before;
+  }
+  fuzz::check(before <= f.errors.size(), "frame: layer after its problems");
+  fuzz::check(f.command_errors_at <= f.errors.size(), "frame: command problems past the list");
+  for (const auto& e : f.errors) fuzz::check(static_cast<bool>(e), "frame: empty problem kept");
+  fuzz::check(inside(f.payload, b.first(f.length)), "frame: payload outside the frame");
+  fuzz::check(inside(f.ipv4_options, b.first(f.length)), "frame: options outside the frame");
+  if (f.rh) {
+    const auto v = f.rh_view();
+    fuzz::check(v.ok() && v->value() == *f.rh, "frame: RH view disagrees");
+    fuzz::check(f.pdu_offset + f.bounds.payload_end <= f.length, "frame: PDU past the frame");
+  }
+  if (f.accepted()) {
+    const wire::bytes covered = b.subspan(f.pdu_offset, f.bounds.payload_end);
+    fuzz::check(wire::crc32(covered) == f.bounds.rcrc, "frame: accepted with a bad R-CRC");
+    fuzz::check(f.payload.size() + 8 == f.bounds.payload_end, "frame: payload length");
+    const std::size_t pad_at = f.pdu_offset + f.bounds.payload_end + wire::rcrc_size;
+    fuzz::check(wire::all_zero(b.subspan(pad_at, f.bounds.pad)), "frame: padding not zero");
+  }
+  // The tree is built from the reader: without commands, its problems are the reader's.
+  if (!o.profile) {
+    static dissect::large_tree tree;
+    dissect::dissect_frame(tree, b, link, o);
+    bool same = tree.error_count == f.errors.size() && tree.encap == f.name();
+    for (std::size_t i = 0; same && i < tree.error_count; ++i)
+      same = tree.errors[i].what == f.errors[i].what && tree.errors[i].offset == f.errors[i].offset;
+    fuzz::check(same, "frame: the tree's problems are not the reader's");
+  }
+}
+
+void check_tofu(wire::bytes b) {
+  const tofu::received_slice s = tofu::read_record(b);
+  fuzz::check(s.words_offset + s.words_length <= b.size(), "tofu: words past the record");
+  fuzz::check(s.pad_offset + s.pad_length <= b.size(), "tofu: pad past the record");
+  fuzz::check(s.errors_before_rh <= s.errors_before_words &&
+                  s.errors_before_words <= s.errors_before_fcs &&
+                  s.errors_before_fcs <= s.errors.size(),
+              "tofu: problems out of order");
+  fuzz::check(!s.fcs_good || (s.has_fcs && s.fcs == s.computed), "tofu: FCS verdict");
+  if (s.length_ok) fuzz::check(s.ways != 0 && s.link_ok, "tofu: length known without a pattern");
+  const tofu::received_frame f = tofu::read_frame(b);
+  fuzz::check(inside(f.tlp, b) && inside(f.dllp, b) && inside(f.other_control, b),
+              "tofu: frame parts outside the bytes");
+}
+
+void check_rdma(wire::bytes b) {
+  const rdma::received_packet d = rdma::read_packet(b);
+  fuzz::check(inside(d.payload, b), "rdma: payload outside the packet");
+  fuzz::check(d.errors_before_payload <= d.errors_before_footer &&
+                  d.errors_before_footer <= d.errors.size(),
+              "rdma: problems out of order");
+  fuzz::check(!d.crc_ok || d.crc_computed == d.p.footer.crc, "rdma: CRC verdict");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static constexpr std::array<std::uint32_t, 4> links{wire::link_ethernet, wire::link_afh2,
+                                                      tofu::link_tofu, rdma::link_rdma};
+  const std::uint8_t sel = data[0];
+  const wire::bytes b(data + 1, size - 1);
+  const std::uint32_t link = (sel & 0x80) && (sel & 0x40) ? 4000 : links[sel & 3];
+  if (link == tofu::link_tofu) {
+    check_tofu(b);
+    return 0;
+  }
+  if (link == rdma::link_rdma) {
+    check_rdma(b);
+    return 0;
+  }
+  dissect::options o;
+  o.fcs = static_cast<wire::fcs_mode>((sel >> 2) % 3);
+  o.heuristics = (sel & 0x20) == 0;
+  if (sel & 0x40) o.profile = nullptr;
+  if (sel & 0x80) (void)o.add_udp_port(4791);
+  check_frame(b, link, o);
+  return 0;
+}

@@ -1,0 +1,539 @@
+// The typed receive path: a frame's bytes and its link type in, a typed value out. The inverse of
+// emit_sue_frame and emit_frame (frame.hpp): the encapsulation found, each network header as
+// decoded with its place in the frame, the XPU ids where the frame carries them, the RH, the
+// packed payload, the R-CRC's verdict, the padding, the FCS, and every problem found on the way
+// (lax: what could be read is, and the error that stopped the reading is the last one).
+//
+// The rules applied live with their formats: IPv4, IPv6 and UDP lengths and checksums in ip.hpp,
+// AFH Gen 1's shim length in afh_gen1.hpp, AFH Gen 2 recognition in afh_gen2.hpp, the FCS in
+// ethernet.hpp, the end of a PDU in pdu.hpp. This file only chains them, by link type first
+// (one table, link_readers) and then by what each header says comes next.
+//
+// Consumers below dissect/ read frames only through read_frame; the dissection tree
+// (dissect/engine.hpp) is built from its value. A receiver accepts a PDU when
+// `f.rh && f.bounds.status == rcrc_status::good` (received_frame::accepted).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "scaleup/wire/afh_gen1.hpp"
+#include "scaleup/wire/afh_gen2.hpp"
+#include "scaleup/wire/error.hpp"
+#include "scaleup/wire/ethernet.hpp"
+#include "scaleup/wire/field.hpp"
+#include "scaleup/wire/frame.hpp"
+#include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/pdu.hpp"
+#include "scaleup/wire/reliability_header.hpp"
+
+namespace scaleup::wire {
+
+// Link types (pcap LINKTYPE_*): Ethernet, and USER0 for bare AFH Gen 2 frames (no Ethernet
+// header: the frame starts with the AFH Gen 2 header, R2 3.5.2).
+inline constexpr std::uint32_t link_ethernet = 1;
+inline constexpr std::uint32_t link_afh2 = 147;
+
+// What a receiver is configured with. Every default follows decisions.md; each is a parameter
+// because a fabric could reasonably differ.
+struct receive_options {
+  // UDP ports taken as SUE, on either side of a datagram: none is assigned, 4793 by default
+  // (decisions.md "Network headers").
+  std::array<std::uint16_t, 16> udp_ports{default_sue_udp_port};
+  std::size_t udp_port_count = 1;
+  // SUE on other UDP ports when the payload passes for a PDU (plausible_pdu): "the dissector
+  // also finds SUE on other ports heuristically" (decisions.md).
+  bool heuristics = true;
+  fcs_mode fcs = fcs_mode::detect;  // Ethernet link only
+  std::uint16_t sue_ethertype = ethertype::sue;
+  std::uint16_t shim_ethertype = ethertype::afh1_shim;
+  std::uint8_t shim_next_sue = wire::shim_next_sue;  // the shim's next header naming SUE
+  // Where the commands of a payload end, for the PDU end rule of minimum-size Layer 2 frames and
+  // the padding of SUE Lite payloads (pdu.hpp); pack/receive.hpp supplies it from a command
+  // profile. Null: every byte boundary is a candidate, and a SUE Lite payload has no padding.
+  const command_boundaries* commands = nullptr;
+
+  constexpr bool add_udp_port(std::uint16_t port) noexcept {
+    if (udp_port_count == udp_ports.size()) return false;
+    udp_ports[udp_port_count++] = port;
+    return true;
+  }
+  constexpr bool is_sue_port(std::uint16_t port) const noexcept {
+    for (std::size_t i = 0; i < udp_port_count; ++i)
+      if (udp_ports[i] == port) return true;
+    return false;
+  }
+};
+
+// The layers of a frame, in the order they were found: each decoded header, and the parts of the
+// PDU around them.
+enum class layer_kind : std::uint8_t {
+  ethernet,
+  vlan,
+  afh1,  // AFH Gen 1's reading of the Ethernet addresses (offset 0, found after the tags)
+  afh1_shim,
+  ipv4,
+  ipv4_options,
+  ipv6,
+  udp,
+  afh2,  // normal format
+  afh2c,
+  afh2_ethertype,
+  sue_rh,
+  sue_payload,  // between RH and R-CRC
+  sue_rcrc,
+  sue_pad,   // zeros after the R-CRC, to the minimum frame
+  sue_lite,  // a SUE Lite payload, padding excluded
+  fcs,
+};
+
+struct layer_ref {
+  layer_kind kind = layer_kind::ethernet;
+  std::uint32_t offset = 0;
+  std::uint32_t length = 0;
+  // Entries of `errors` found before this layer: with it, a consumer can put each problem
+  // between the layers it was found between (the dissection tree does).
+  std::uint32_t errors_before = 0;
+};
+
+// A header as decoded, and where it starts in the frame.
+template <class T>
+struct located {
+  T value{};
+  std::size_t offset = 0;
+};
+
+// How far a frame that is not (or not yet) SUE was read: what its outermost recognised protocol
+// is. A SUE frame is named by its encap instead.
+enum class carrier : std::uint8_t { unknown, ethernet, ipv4, ipv6, ipv4_udp, ipv6_udp, afh2 };
+
+inline constexpr std::array<std::string_view, 7> carrier_names{
+    "unknown", "eth", "ipv4", "ipv6", "ipv4/udp", "ipv6/udp", "afh2"};
+
+constexpr std::string_view to_string(carrier c) noexcept {
+  return carrier_names[static_cast<std::size_t>(c)];
+}
+
+struct received_frame {
+  static constexpr std::size_t max_vlan_tags = 2;  // 802.1Q or 802.1ad tags read in a row
+  static constexpr std::size_t max_layers = 16;
+  static constexpr std::size_t max_errors = 16;
+
+  std::uint32_t link = 0;
+  bytes frame{};           // the bytes given, FCS included: the spans below point into them
+  std::size_t length = 0;  // bytes before the FCS, what the headers were read from
+
+  // The SUE encapsulation recognised from the network headers, whether or not a PDU could be
+  // read behind them (the RH cut off, or a shim or AFH Gen 2 Ethertype naming another
+  // transport, which a warning reports); none: not a SUE frame, see `net`.
+  std::optional<encap> kind;
+  carrier net = carrier::unknown;
+
+  // Each network header the frame carries, decoded (also when a fixed field is wrong: the
+  // error is in `errors`), with its offset. Absent: not in the frame, or cut off.
+  std::optional<located<ethernet_header>> eth;
+  std::array<located<vlan_tag>, max_vlan_tags> vlan{};
+  std::size_t vlan_count = 0;
+  std::optional<located<afh1_addresses>> afh1;
+  std::optional<located<afh1_shim>> shim;
+  std::optional<located<ipv4_header>> ipv4;
+  bytes ipv4_options{};
+  std::optional<located<ipv6_header>> ipv6;
+  std::optional<located<udp_header>> udp;
+  std::optional<located<afh2_normal>> afh2;
+  std::optional<located<afh2_compressed>> afh2c;
+  std::optional<located<afh2_ethertype>> afh2_type;
+
+  // The endpoints exactly as the frame carries them: only AFH Gen 1 (addresses, then the shim's
+  // 32-bit ids when there is one) and AFH Gen 2 carry XPU ids. Over IP the addresses are in
+  // ipv4/ipv6; a fabric that follows frame.hpp's plan maps them with xpu_of_ipv4/xpu_of_ipv6.
+  std::optional<std::uint32_t> src_xpu;
+  std::optional<std::uint32_t> dst_xpu;
+
+  // The PDU: where the RH starts (or the SUE Lite payload), the RH, the packed payload (between
+  // RH and R-CRC; for SUE Lite the payload before its padding), and where the PDU ends: the
+  // R-CRC's place and verdict and the padding after it (bounds.payload_end counts from
+  // pdu_offset).
+  std::size_t pdu_offset = 0;
+  std::optional<reliability_header> rh;
+  bytes payload{};
+  pdu_bounds bounds{};
+
+  fcs_check fcs{};
+
+  std::array<layer_ref, max_layers> layers{};
+  std::size_t layer_count = 0;
+  error_list<max_errors> errors;
+  // read_frame does not walk the commands of the payload (that takes pack/); a consumer that
+  // does puts what it finds here in `errors`, after the payload's length warning and before the
+  // R-CRC's verdict.
+  std::size_t command_errors_at = 0;
+
+  constexpr std::span<const layer_ref> layer_list() const noexcept {
+    return {layers.data(), layer_count};
+  }
+  // No problem of error severity (warnings allowed).
+  constexpr bool ok() const noexcept { return errors.ok(); }
+  // A PDU a receiver takes: an RH and an R-CRC that matches it and the payload.
+  constexpr bool accepted() const noexcept {
+    return rh.has_value() && bounds.status == rcrc_status::good;
+  }
+  // The RH in place, for field access without a copy.
+  constexpr result<view<reliability_header>> rh_view() const noexcept {
+    if (!rh)
+      return truncated(layout<reliability_header>::name, pdu_offset,
+                       layout<reliability_header>::size, 0, "no RH in this frame");
+    return view<reliability_header>::make(frame, pdu_offset);
+  }
+  // "udp4", "afh2c", ... for SUE frames; "eth", "ipv4/udp", ... for others.
+  constexpr std::string_view name() const noexcept {
+    return kind ? to_string(*kind) : to_string(net);
+  }
+};
+
+namespace detail {
+
+// One frame's reading: each step reads one header (or the PDU) and goes on to what it says
+// follows. Headers are read from `b_`, the frame without its FCS.
+class frame_reader {
+ public:
+  constexpr frame_reader(received_frame& f, const receive_options& o) noexcept
+      : f_(f), o_(o), b_(f.frame.first(f.length)) {}
+
+ private:
+  // Defined ahead of their callers: clang 14 does not instantiate a member template used in a
+  // constant expression before the caller's definition.
+  constexpr void report(const error& e) noexcept { f_.errors.add(e); }
+
+  constexpr void push(layer_kind k, std::size_t offset, std::size_t length) noexcept {
+    push(k, offset, length, f_.errors.size());
+  }
+  constexpr void push(layer_kind k, std::size_t offset, std::size_t length,
+                      std::size_t errors_before) noexcept {
+    if (f_.layer_count == f_.layers.size()) return;  // not reached: no path has more layers
+    f_.layers[f_.layer_count++] =
+        layer_ref{k, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length),
+                  static_cast<std::uint32_t>(errors_before)};
+  }
+
+  // Header T at b_[at], the bytes present ending at `end`: decoded with every rule of its table
+  // (problems reported), recorded as a layer unless cut off.
+  template <class T>
+  constexpr result<T> read(layer_kind k, std::size_t at, std::size_t end) noexcept {
+    const std::size_t before = f_.errors.size();
+    const auto r = decode_reported<T>(b_.first(end), at, [this](const error& e) { report(e); });
+    if (r.err.code != errc::truncated) push(k, at, layout<T>::size, before);
+    return r;
+  }
+  template <class T>
+  constexpr result<T> read(std::optional<located<T>>& into, layer_kind k, std::size_t at,
+                           std::size_t end) noexcept {
+    const auto r = read<T>(k, at, end);
+    if (r.err.code != errc::truncated) into = located<T>{r.value, at};
+    return r;
+  }
+
+  constexpr void set_xpus(std::uint32_t src, std::uint32_t dst) noexcept {
+    f_.src_xpu = src;
+    f_.dst_xpu = dst;
+  }
+
+ public:
+  // ---- link types: the first step for each ----------------------------------------------
+
+  constexpr void ethernet_link() noexcept {
+    const auto a = recognise_afh2(b_, false, o_.sue_ethertype, o_.shim_ethertype);
+    if (a.form != afh2_form::none) return afh2(a);
+    ethernet();
+  }
+
+  constexpr void afh2_link() noexcept {
+    f_.net = carrier::afh2;
+    if (b_.empty())
+      return report(truncated("afh2", 0, layout<afh2_compressed>::size, 0, "empty frame"));
+    if (!has_afh2_signature(b_[0]))
+      return report(error{.code = errc::bad_value,
+                          .layer = "afh2",
+                          .what = "first octet lacks the AFH Gen 2 SLAP signature",
+                          .field = "afh2.x",
+                          .value = b_[0]});
+    afh2(recognise_afh2(b_, true, o_.sue_ethertype, o_.shim_ethertype));
+  }
+
+  // ---- the PDU ---------------------------------------------------------------------------
+
+  // RH, payload, R-CRC between at and end. `exact`: the carrier says where the PDU ends (UDP,
+  // the shim); otherwise it runs to the end of the frame and may be followed by padding.
+  constexpr void sue_pdu(std::size_t at, std::size_t end, bool exact) noexcept {
+    constexpr std::size_t rh_size = layout<reliability_header>::size;
+    f_.pdu_offset = at;
+    const auto rh = read<reliability_header>(layer_kind::sue_rh, at, end);
+    if (rh.err.code == errc::truncated) return;
+    f_.rh = rh.value;
+    const bytes pdu = b_.subspan(at, end - at);
+    f_.bounds = exact ? pdu_bounds_exact(pdu) : pdu_bounds_l2(pdu, b_.size(), o_.commands);
+    const std::size_t payload = f_.bounds.payload_end - rh_size;
+    f_.payload = pdu.subspan(rh_size, payload);
+    push(layer_kind::sue_payload, at + rh_size, payload);
+    if (payload > sue_max_payload)
+      report(error{.code = errc::bad_length,
+                   .layer = "sue.payload",
+                   .offset = static_cast<std::uint32_t>(at + rh_size),
+                   .what = "payload over 4096 bytes (R2 3.3)",
+                   .field = "sue.payload.len",
+                   .value = payload,
+                   .level = severity::warning});
+    f_.command_errors_at = f_.errors.size();
+    if (f_.bounds.status == rcrc_status::missing) return;
+    const std::size_t crc_at = at + f_.bounds.payload_end;
+    push(layer_kind::sue_rcrc, crc_at, rcrc_size);
+    if (f_.bounds.status == rcrc_status::bad)
+      report(error{.code = errc::bad_checksum,
+                   .layer = "sue.rcrc",
+                   .offset = static_cast<std::uint32_t>(crc_at),
+                   .what = "R-CRC does not match; value is the CRC computed over RH and payload",
+                   .field = "sue.rcrc",
+                   .value = f_.bounds.computed});
+    if (f_.bounds.pad > 0) push(layer_kind::sue_pad, crc_at + rcrc_size, f_.bounds.pad);
+  }
+
+  constexpr void fcs() noexcept {
+    push(layer_kind::fcs, f_.length, fcs_size);
+    if (!f_.fcs.good)
+      report(error{.code = errc::bad_checksum,
+                   .layer = "eth.fcs",
+                   .offset = static_cast<std::uint32_t>(f_.length),
+                   .what = "FCS does not match the frame",
+                   .field = "eth.fcs",
+                   .value = f_.fcs.computed});
+  }
+
+ private:
+  // ---- AFH Gen 2 (R2 3.5.2) --------------------------------------------------------------
+
+  constexpr void afh2(const afh2_recognition& a) noexcept {
+    const std::size_t n = b_.size();
+    if (a.form == afh2_form::compressed) {
+      f_.kind = encap::afh2c;
+      const auto h = read(f_.afh2c, layer_kind::afh2c, 0, n);
+      if (h.err.code != errc::truncated) set_xpus(h->src_xpu, h->dst_xpu);
+      if (!h) return;
+      constexpr std::size_t at = layout<afh2_compressed>::size;
+      if (!a.sue_follows) return lite(at);
+      (void)read(f_.afh2_type, layer_kind::afh2_ethertype, at, n);
+      return sue_pdu(at + layout<afh2_ethertype>::size, n, false);
+    }
+    f_.kind = encap::afh2;
+    const auto h = read(f_.afh2, layer_kind::afh2, 0, n);
+    if (h.err.code != errc::truncated) set_xpus(h->src_xpu, h->dst_xpu);
+    if (!h) return;
+    constexpr std::size_t at = layout<afh2_normal>::size;
+    const auto type = read(f_.afh2_type, layer_kind::afh2_ethertype, at, n);
+    if (!type) return;
+    if (!a.sue_follows)
+      return report(error{.code = errc::unsupported,
+                          .layer = "afh2.etype",
+                          .offset = static_cast<std::uint32_t>(at),
+                          .what = "transport is not SUE",
+                          .field = "afh2.type",
+                          .value = type->type,
+                          .level = severity::warning});
+    sue_pdu(at + layout<afh2_ethertype>::size, n, false);
+  }
+
+  // The SUE Lite profile (R2 3.4, Fig. 10): the packed payload straight after the compressed
+  // header, no RH, no R-CRC; padding to the minimum frame is told from it by the commands.
+  constexpr void lite(std::size_t at) noexcept {
+    f_.kind = encap::lite;
+    f_.pdu_offset = at;
+    const bytes carried = b_.subspan(at);
+    const std::size_t used = packed_length(carried, o_.commands);
+    f_.payload = carried.first(used);
+    f_.bounds = pdu_bounds{.payload_end = used, .pad = carried.size() - used};
+    push(layer_kind::sue_lite, at, used);
+    f_.command_errors_at = f_.errors.size();
+    if (used > sue_lite_max_payload)
+      report(error{.code = errc::bad_length,
+                   .layer = "sue_lite",
+                   .offset = static_cast<std::uint32_t>(at),
+                   .what = "payload over 1024 bytes (R2 3.4)",
+                   .field = "sue_lite.len",
+                   .value = used,
+                   .level = severity::warning});
+  }
+
+  // ---- Ethernet, AFH Gen 1 (R2 3.5.1, 3.5.3) ----------------------------------------------
+
+  constexpr void ethernet() noexcept {
+    const std::size_t n = b_.size();
+    f_.net = carrier::ethernet;
+    const auto eth = read(f_.eth, layer_kind::ethernet, 0, n);
+    if (!eth) return;
+    std::size_t at = layout<ethernet_header>::size;
+    std::uint16_t type = eth->type;
+    while (f_.vlan_count < received_frame::max_vlan_tags &&
+           (type == ethertype::vlan || type == ethertype::qinq)) {
+      const auto tag = read<vlan_tag>(layer_kind::vlan, at, n);
+      if (!tag) return;
+      f_.vlan[f_.vlan_count++] = located<vlan_tag>{tag.value, at};
+      at += layout<vlan_tag>::size;
+      type = tag->type;
+    }
+    if (type == o_.sue_ethertype || type == o_.shim_ethertype) return afh1(at, type);
+    if (type == ethertype::ipv4) return ipv4(at, n);
+    if (type == ethertype::ipv6) return ipv6(at, n);
+  }
+
+  // The Ethertype after the addresses (and tags) names SUE or the shim: AFH Gen 1.
+  constexpr void afh1(std::size_t at, std::uint16_t type) noexcept {
+    const std::size_t n = b_.size();
+    const bool shim = type == o_.shim_ethertype;
+    const bool tagged = f_.vlan_count > 0;
+    f_.kind = shim ? (tagged ? encap::afh1_vlan_shim : encap::afh1_shim)
+                   : (tagged ? encap::afh1_vlan : encap::afh1);
+    const auto a = read(f_.afh1, layer_kind::afh1, 0, n);
+    set_xpus(a->src_xpu, a->dst_xpu);
+    if (!shim) return sue_pdu(at, n, false);
+    const auto s = read(f_.shim, layer_kind::afh1_shim, at, n);
+    if (s.err.code != errc::truncated) set_xpus(s->src_xpu, s->dst_xpu);
+    if (!s) return;
+    if (s->next_header != o_.shim_next_sue)
+      return report(error{.code = errc::unsupported,
+                          .layer = "afh1.shim",
+                          .offset = static_cast<std::uint32_t>(at + 2),
+                          .what = "transport is not SUE",
+                          .field = "afh1.shim.next_header",
+                          .value = s->next_header,
+                          .level = severity::warning});
+    const std::size_t end = shim_payload_end(*s, b_, at, [this](const error& e) { report(e); });
+    sue_pdu(at + layout<afh1_shim>::size, end, true);
+  }
+
+  // ---- IP and UDP (R2 3.5.1, Fig. 11) -----------------------------------------------------
+
+  constexpr void ipv4(std::size_t at, std::size_t end) noexcept {
+    f_.net = carrier::ipv4;
+    const auto ip = read(f_.ipv4, layer_kind::ipv4, at, end);
+    if (!ip) return;
+    const auto sink = [this](const error& e) { report(e); };
+    const std::size_t hl = ipv4_header_length(*ip, b_.first(end), at, sink);
+    if (hl == 0) return;
+    constexpr std::size_t fixed = layout<ipv4_header>::size;
+    if (hl > fixed) {
+      push(layer_kind::ipv4_options, at + fixed, hl - fixed);
+      f_.ipv4_options = b_.subspan(at + fixed, hl - fixed);
+    }
+    const ip_extent x = ipv4_datagram(*ip, b_.first(end), at, hl, sink);
+    if (!x.usable) return;
+    if (x.fragment)
+      return report(error{.code = errc::unsupported,
+                          .layer = "ip",
+                          .offset = static_cast<std::uint32_t>(at + 6),
+                          .what = "IPv4 fragment: not reassembled",
+                          .level = severity::warning});
+    if (ip->protocol != ip_proto_udp) return;
+    udp(at + hl, x.end, false);
+  }
+
+  constexpr void ipv6(std::size_t at, std::size_t end) noexcept {
+    f_.net = carrier::ipv6;
+    const auto ip = read(f_.ipv6, layer_kind::ipv6, at, end);
+    if (!ip) return;
+    const ip_extent x =
+        ipv6_datagram(*ip, b_.first(end), at, [this](const error& e) { report(e); });
+    if (ip->next_header != ip_proto_udp) return;  // extension headers: not SUE's
+    udp(at + layout<ipv6_header>::size, x.end, true);
+  }
+
+  constexpr void udp(std::size_t at, std::size_t end, bool v6) noexcept {
+    f_.net = v6 ? carrier::ipv6_udp : carrier::ipv4_udp;
+    const auto u = read(f_.udp, layer_kind::udp, at, end);
+    if (!u) return;
+    const ones_sum pseudo = v6 ? udp_pseudo_header(f_.ipv6->value, u->length)
+                               : udp_pseudo_header(f_.ipv4->value, u->length);
+    const std::size_t udp_end =
+        udp_datagram_end(*u, b_.first(end), at, pseudo, v6, [this](const error& e) { report(e); });
+    if (udp_end == 0) return;
+    constexpr std::size_t header = layout<udp_header>::size;
+    if (!is_sue_datagram(*u, b_.subspan(at + header, udp_end - at - header))) return;
+    f_.kind = v6 ? encap::udp6 : encap::udp4;
+    sue_pdu(at + header, udp_end, true);
+  }
+
+  // Whether a datagram carries SUE: by port, else (if allowed) by what it carries.
+  constexpr bool is_sue_datagram(const udp_header& u, bytes payload) const noexcept {
+    return o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port) ||
+           (o_.heuristics && plausible_pdu(payload));
+  }
+
+  received_frame& f_;
+  const receive_options& o_;
+  bytes b_;
+};
+
+// The link types read_frame knows: the step each starts with, and whether its frames may end in
+// an Ethernet FCS. A new link type (Linux cooked capture, raw IP, ...) is a row and a step.
+struct link_reader {
+  std::uint32_t link = 0;
+  bool may_have_fcs = false;
+  void (frame_reader::*start)() noexcept = nullptr;
+};
+
+inline constexpr std::array<link_reader, 2> link_readers{{
+    {link_ethernet, true, &frame_reader::ethernet_link},
+    {link_afh2, false, &frame_reader::afh2_link},
+}};
+
+}  // namespace detail
+
+// Whether read_frame reads frames of this link type.
+constexpr bool reads_link(std::uint32_t link) noexcept {
+  for (const auto& r : detail::link_readers)
+    if (r.link == link) return true;
+  return false;
+}
+
+// One frame as captured on `link`. Never fails as a call: what it could not read is in
+// f.errors (an unknown link type, an empty or cut-off frame, a bad checksum, ...).
+constexpr received_frame read_frame(bytes frame, std::uint32_t link,
+                                    const receive_options& o = {}) noexcept {
+  received_frame f;
+  f.link = link;
+  f.frame = frame;
+  f.length = frame.size();
+  const detail::link_reader* how = nullptr;
+  for (const auto& r : detail::link_readers)
+    if (r.link == link) how = &r;
+  if (!how) {
+    f.errors.add(error{.code = errc::unsupported,
+                       .layer = "frame",
+                       .what = "link type not decoded",
+                       .value = link});
+    return f;
+  }
+  if (how->may_have_fcs) {
+    f.fcs = find_fcs(frame, o.fcs);
+    if (f.fcs.present) f.length -= fcs_size;
+  }
+  detail::frame_reader r(f, o);
+  (r.*(how->start))();
+  if (f.fcs.present) r.fcs();
+  return f;
+}
+
+// A SUE PDU on its own, its length given by its carrier (RH, payload, R-CRC): for a carrier
+// read_frame does not read itself, such as a tunnel. Offsets count from the PDU's first byte;
+// kind is empty.
+constexpr received_frame read_pdu(bytes pdu, const receive_options& o = {}) noexcept {
+  received_frame f;
+  f.frame = pdu;
+  f.length = pdu.size();
+  detail::frame_reader(f, o).sue_pdu(0, pdu.size(), true);
+  return f;
+}
+
+}  // namespace scaleup::wire
