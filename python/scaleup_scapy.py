@@ -185,14 +185,16 @@ class ScaleupPacket(Packet):
 
     def scaleup_check(self):
         """What dump computes into scaleup_status: "good" when the trailer's CRC matches header
-        and payload, "bad" when not, the third name when there is no trailer. Reads the layers
-        as they are: call it on a dissected packet (or one built and read back)."""
+        and payload, "bad" when not, "missing" (SUE) or None (dump has no status then) when
+        there is no trailer. Reads the layers as they are: call it on a dissected packet (or
+        one built and read back)."""
         cls = self.scaleup_trailer
         if cls is None:
             return None
         trailer = self.payload.getlayer(cls)
         if trailer is None:
-            return self.scaleup_status_names[-1]
+            names = self.scaleup_status_names
+            return names[2] if len(names) > 2 else None
         body, tail = self.do_build(), trailer.do_build()
         data = body[:len(body) - len(tail)]
         at = cls.scaleup_crc[1]

@@ -59,10 +59,8 @@ part part_of(std::string_view only = {}) {
 
 // A trailer that ends the PDU its header opens, with a CRC-32 over header and payload.
 struct trailer {
-  std::string_view cls;         // the trailer's class
-  const field_info* crc;        // its CRC field
-  const field_info* status;     // the field dump computes from it (good / bad / missing)
-  bool may_be_missing = false;  // a PDU too short for it has none (an RH-only SUE PDU)
+  std::string_view cls;      // the trailer's class
+  const field_info* status;  // the field dump computes from it: good, bad (, missing)
 };
 
 struct layer {
@@ -84,6 +82,7 @@ const std::array<length_field, 2> lengths{{
     {&wire::info_of<rdma::data_header, &rdma::data_header::len>(), false},
 }};
 
+// The trailers' CRCs: computed when left None.
 const field_info& rcrc_field = wire::info_of<wire::rcrc_trailer, &wire::rcrc_trailer::value>();
 const field_info& tofu_fcs_field = wire::info_of<tofu::fcs_trailer, &tofu::fcs_trailer::value>();
 const field_info& rdma_crc_field = wire::info_of<rdma::packet_footer, &rdma::packet_footer::crc>();
@@ -91,9 +90,9 @@ const field_info& rdma_crc_field = wire::info_of<rdma::packet_footer, &rdma::pac
 // In the registry's order. The SUE PDU is named for the protocol: its class is what a user
 // stacks on UDP or an AFH.
 std::vector<layer> layers() {
-  const trailer rcrc{"SUERCRC", &rcrc_field, &dissect::generated::rcrc_status, true};
-  const trailer tofu_fcs{"TofuFCS", &tofu_fcs_field, &tofu::generated::fcs_status};
-  const trailer footer{"ExaJetFooter", &rdma_crc_field, &rdma::generated::crc_status};
+  const trailer rcrc{"SUERCRC", &dissect::generated::rcrc_status};
+  const trailer tofu_fcs{"TofuFCS", &tofu::generated::fcs_status};
+  const trailer footer{"ExaJetFooter", &rdma::generated::crc_status};
   return {
       {"SUE", "_PDU", {part_of<wire::reliability_header>()}, rcrc},
       // AFH Gen 1 takes Ethernet's place: the Ethertype comes with it.
@@ -265,21 +264,21 @@ std::string address_default(const field_info& f, const std::vector<std::uint8_t>
 // between the byte-sized fields and BitField).
 std::string field_decl(const field_info& f, std::string_view name, std::size_t bit,
                        const std::vector<std::uint8_t>& defaults) {
-  const bool computed = is_length(f) || is_crc(f);
-  const std::string def = computed ? "None" : [&] {
-    const std::uint64_t v = wire::get_bits(defaults.data(), f.bit, f.width);
-    return f.type == wire::kind::hex ? hex(v) : std::to_string(v);
-  }();
   const std::string n = py_str(name);
   const bool aligned = bit % 8 == 0;
-  const bool named = !f.names.empty();
-  const bool x = f.type == wire::kind::hex;
   if (aligned && f.type == wire::kind::mac && f.width == 48)
     return "MACField(" + n + ", " + address_default(f, defaults) + ")";
   if (aligned && f.type == wire::kind::ipv4 && f.width == 32)
     return "IPField(" + n + ", " + address_default(f, defaults) + ")";
   if (aligned && f.type == wire::kind::ipv6 && f.width == 128)
     return "IP6Field(" + n + ", " + address_default(f, defaults) + ")";
+  const bool computed = is_length(f) || is_crc(f);
+  const std::string def = computed ? "None" : [&] {
+    const std::uint64_t v = wire::get_bits(defaults.data(), f.bit, f.width);
+    return f.type == wire::kind::hex ? hex(v) : std::to_string(v);
+  }();
+  const bool named = !f.names.empty();
+  const bool x = f.type == wire::kind::hex;
   if (aligned && (f.width == 8 || f.width == 16 || f.width == 32)) {
     const std::string_view size = f.width == 8 ? "Byte" : f.width == 16 ? "Short" : "Int";
     if (named) return std::string(size) + "EnumField(" + n + ", " + def + ", " + enum_dict(f) + ")";
@@ -467,14 +466,16 @@ class ScaleupPacket(Packet):
 
     def scaleup_check(self):
         """What dump computes into scaleup_status: "good" when the trailer's CRC matches header
-        and payload, "bad" when not, the third name when there is no trailer. Reads the layers
-        as they are: call it on a dissected packet (or one built and read back)."""
+        and payload, "bad" when not, "missing" (SUE) or None (dump has no status then) when
+        there is no trailer. Reads the layers as they are: call it on a dissected packet (or
+        one built and read back)."""
         cls = self.scaleup_trailer
         if cls is None:
             return None
         trailer = self.payload.getlayer(cls)
         if trailer is None:
-            return self.scaleup_status_names[-1]
+            names = self.scaleup_status_names
+            return names[2] if len(names) > 2 else None
         body, tail = self.do_build(), trailer.do_build()
         data = body[:len(body) - len(tail)]
         at = cls.scaleup_crc[1]

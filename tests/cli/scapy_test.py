@@ -383,7 +383,7 @@ def case_built_frames():
                                ("rdma", rdma, 149)):
         cap = tmp(f"built-{name}.pcap")
         wrpcap(cap, [p for p, _ in frames], linktype=link)
-        got = dump(cap, "--profile", "none")
+        got = dump(cap, "--profile", "none")  # random payloads: no commands to read in them
         check(len(got) == len(frames), f"{name}: {len(frames)} frames written, {len(got)} dumped")
         back = rdpcap(cap)
         for i, ((p, encap), d, read) in enumerate(zip(frames, got, back)):
