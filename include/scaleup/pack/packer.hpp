@@ -7,7 +7,7 @@
 // waits for more commands (R2 4.5: "SUE does not delay transactions for reasons of packing").
 // No heap: queues are linked lists in a fixed pool, like the thesis's shared linked-list queues.
 //
-// What the packer keeps of a command, and for how long (style.md 15):
+// What the packer keeps of a command, and for how long (decisions.md practice 15):
 //   - the control (at most 18 bytes, R2 Table 3's 144-bit tx_control) is copied into the pool
 //     at push: it may be a temporary (`.control = wire::to_bytes(cmd).value`), or a typed
 //     command (`push(queued<cmd_write>{...})`) encoded straight into the pool;

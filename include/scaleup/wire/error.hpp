@@ -1,4 +1,4 @@
-// Structured errors: what went wrong and where, never a bare bool (style.md, etherparse).
+// Structured errors: what went wrong and where, never a bare bool (decisions.md practice 4, etherparse).
 #pragma once
 
 #include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
