@@ -268,7 +268,7 @@ class fabric {
   }
 
   // The earliest time something happens (never: nothing is waiting).
-  std::uint64_t next_event_time() {
+  std::uint64_t next_event_time() const {
     return std::min(events_.next_time(), offer_queue_.next_time());
   }
   // Runs everything due at or before `t`, then sets the clock to `t`: for an outside event
@@ -1193,8 +1193,15 @@ class fabric {
       // on the failed connection: one round trip.
       cs.failing = true;
       ++xpus_[cs.xpu].failing;
-      const auto ref = static_cast<std::uint32_t>(failovers_.size());
-      failovers_.push_back(failover_move{c, to});
+      std::uint32_t ref = 0;
+      if (free_failovers_.empty()) {
+        ref = static_cast<std::uint32_t>(failovers_.size());
+        failovers_.push_back(failover_move{c, to});
+      } else {
+        ref = free_failovers_.back();
+        free_failovers_.pop_back();
+        failovers_[ref] = failover_move{c, to};
+      }
       schedule(now_ + 2 * (delay_of(cs.xpu, to) + delay_of(cs.peer, to) + cfg_.switch_delay),
                ev::failover, cs.xpu, to, ref);
       return;
@@ -1203,6 +1210,7 @@ class fabric {
 
   void on_failover(std::uint32_t ref) {
     const failover_move mv = failovers_[ref];
+    free_failovers_.push_back(ref);
     const std::uint32_t c = mv.conn;
     const std::uint16_t x = conns_[c].xpu, peer = conns_[c].peer;
     const std::uint8_t from = conns_[c].port, vk = conns_[c].vc;
@@ -1290,7 +1298,8 @@ class fabric {
   index_map stream_index_;
   std::vector<pending_offer> offers_;
   std::vector<std::uint32_t> free_offers_;
-  std::vector<failover_move> failovers_;
+  std::vector<failover_move> failovers_;  // moves under way, by event
+  std::vector<std::uint32_t> free_failovers_;
   buffer_pool<frame_tag> frames_;  // frames in flight, each with its tag
   buffer_pool<> bytes_;            // kept PDUs' payloads, commands waiting to be packed
   bool perfect_links_ = false;     // the default model, all its probabilities 0
