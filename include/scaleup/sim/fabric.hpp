@@ -42,6 +42,7 @@
 #include "scaleup/sim/link_model.hpp"
 #include "scaleup/sim/read_pdu.hpp"
 #include "scaleup/sim/ring.hpp"
+#include "scaleup/sim/slot_pool.hpp"
 #include "scaleup/transport/go_back_n.hpp"
 #include "scaleup/wire/frame.hpp"
 
@@ -239,16 +240,7 @@ class fabric {
                          .available = p.size,
                          .what = "command larger than the packing limit"};
     }
-    std::uint32_t ref = 0;
-    if (free_offers_.empty()) {
-      ref = static_cast<std::uint32_t>(offers_.size());
-      offers_.push_back(p);
-    } else {
-      ref = free_offers_.back();
-      free_offers_.pop_back();
-      offers_[ref] = p;
-    }
-    offer_queue_.push(event{std::max(o.at, now_), ref, 0, 0, ev::offer});
+    offer_queue_.push(event{std::max(o.at, now_), offers_.add(p), 0, 0, ev::offer});
     return {};
   }
 
@@ -530,7 +522,7 @@ class fabric {
   // ---- offering commands -----------------------------------------------------------------
   void on_offer(std::uint32_t ref) {
     const pending_offer o = offers_[ref];
-    free_offers_.push_back(ref);
+    offers_.remove(ref);
     if (stats_.offered++ == 0) stats_.first_offer = now_;
     const std::uint32_t s = stream_of(o.src, o.dst, o.vc);
     stream_state& st = streams_[s];
@@ -1193,15 +1185,7 @@ class fabric {
       // on the failed connection: one round trip.
       cs.failing = true;
       ++xpus_[cs.xpu].failing;
-      std::uint32_t ref = 0;
-      if (free_failovers_.empty()) {
-        ref = static_cast<std::uint32_t>(failovers_.size());
-        failovers_.push_back(failover_move{c, to});
-      } else {
-        ref = free_failovers_.back();
-        free_failovers_.pop_back();
-        failovers_[ref] = failover_move{c, to};
-      }
+      const std::uint32_t ref = failovers_.add(failover_move{c, to});
       schedule(now_ + 2 * (delay_of(cs.xpu, to) + delay_of(cs.peer, to) + cfg_.switch_delay),
                ev::failover, cs.xpu, to, ref);
       return;
@@ -1210,7 +1194,7 @@ class fabric {
 
   void on_failover(std::uint32_t ref) {
     const failover_move mv = failovers_[ref];
-    free_failovers_.push_back(ref);
+    failovers_.remove(ref);
     const std::uint32_t c = mv.conn;
     const std::uint16_t x = conns_[c].xpu, peer = conns_[c].peer;
     const std::uint8_t from = conns_[c].port, vk = conns_[c].vc;
@@ -1296,13 +1280,11 @@ class fabric {
   index_map conn_index_;
   std::vector<stream_state> streams_;
   index_map stream_index_;
-  std::vector<pending_offer> offers_;
-  std::vector<std::uint32_t> free_offers_;
-  std::vector<failover_move> failovers_;  // moves under way, by event
-  std::vector<std::uint32_t> free_failovers_;
-  buffer_pool<frame_tag> frames_;  // frames in flight, each with its tag
-  buffer_pool<> bytes_;            // kept PDUs' payloads, commands waiting to be packed
-  bool perfect_links_ = false;     // the default model, all its probabilities 0
+  slot_pool<pending_offer> offers_;     // waiting for their time
+  slot_pool<failover_move> failovers_;  // moves under way
+  buffer_pool<frame_tag> frames_;       // frames in flight, each with its tag
+  buffer_pool<> bytes_;                 // kept PDUs' payloads, commands waiting to be packed
+  bool perfect_links_ = false;          // the default model, all its probabilities 0
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;
