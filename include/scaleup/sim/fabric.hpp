@@ -1216,6 +1216,8 @@ class fabric {
       k.sent = false;  // transmitted anew on its new connection
       conns_[to].backlog.push_back(k);
       ++moved;
+      // Strict mode: a stream whose PDUs moved follows them, so its newer ones come after.
+      if (!cfg_.unordered && k.tag.stream < streams_.size()) streams_[k.tag.stream].pin = mv.to;
     }
     cs.kept.clear();
     // Restart both ends far ahead of anything still in flight: late arrivals are duplicates.
@@ -1236,13 +1238,14 @@ class fabric {
                       .vc = vk,
                       .to_port = mv.to,
                       .moved = moved});
-    // Strict mode: the streams the connection carried are pinned to the new port.
+    // Strict mode: so do the connection's streams pinned to the failed port with nothing in
+    // flight (a stream of another VC pinned elsewhere stays: its PDUs are there).
     if (!cfg_.unordered)
       for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc)
         if (vc_key(vc) == vk)
           if (const std::uint32_t s =
                   stream_index_.find((std::uint64_t{x} * max_xpus + peer) * max_vcs + vc);
-              s != index_map::absent)
+              s != index_map::absent && streams_[s].pin == from)
             streams_[s].pin = mv.to;
     drain_backlog(to);
     wake(c);
