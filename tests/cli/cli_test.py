@@ -206,7 +206,12 @@ def case_session():
                "--commands", "20000", "--load", "0.9").stdout
     check("duplicates            0" in text and "out of order          0" in text, text)
     check("failovers             0 " not in text, text)
+    # The specification's largest fabric: 1024 XPUs with 4 ports each.
+    big = json.loads(run("gen", "session", "-o", cap, "--xpus", "1024", "--ports", "4",
+                         "--loss", "0.01", "--commands", "3000", "--json").stdout)
+    check(big["offered"] == big["delivered"] == 3000 and big["duplicates"] == 0, f"{big}")
     for bad in (["--ports", "3"], ["--loss", "2"], ["--loss", "x"], ["--xpus", "1"],
+                ["--xpus", "1025"],
                 ["--encap", "lite"], ["--fail-link", "9:0:100"], ["--fail-link", "1:x"],
                 ["--commands", "0"]):
         run("gen", "session", "-o", cap, *bad, expect=2)

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "scaleup/sim/slot_pool.hpp"
+
 namespace scaleup::sim {
 
 // E has a std::uint64_t member `at`.
@@ -146,7 +148,7 @@ class event_queue {
       words_[s >> 6] &= ~(std::uint64_t{1} << (s & 63));
       if (words_[s >> 6] == 0) summary_ &= ~(std::uint64_t{1} << (s >> 6));
     }
-    free_.push_back(n);
+    nodes_.remove(n);
     --near_;
     --size_;
     if (out.at != cur_) {
@@ -170,15 +172,7 @@ class event_queue {
   };
 
   void link(const E& e) {
-    std::uint32_t n = 0;
-    if (free_.empty()) {
-      n = static_cast<std::uint32_t>(nodes_.size());
-      nodes_.push_back(node{e, nil});
-    } else {
-      n = free_.back();
-      free_.pop_back();
-      nodes_[n] = node{e, nil};
-    }
+    const std::uint32_t n = nodes_.add(node{e, nil});
     const std::size_t s = e.at & mask;
     slot& sl = slots_[s];
     if (sl.head == nil) {
@@ -213,8 +207,7 @@ class event_queue {
   std::array<slot, window> slots_{};
   std::array<std::uint64_t, 64> words_{};  // bit s & 63 of word s >> 6: slot s is used
   std::uint64_t summary_ = 0;              // bit w: word w is not zero
-  std::vector<node> nodes_;
-  std::vector<std::uint32_t> free_;
+  slot_pool<node> nodes_;
   radix_queue<E> far_;
   std::uint64_t cur_ = 0;  // the time of the last event taken
   std::size_t near_ = 0;   // events in the calendar

@@ -42,6 +42,7 @@
 #include "scaleup/sim/link_model.hpp"
 #include "scaleup/sim/read_pdu.hpp"
 #include "scaleup/sim/ring.hpp"
+#include "scaleup/sim/slot_pool.hpp"
 #include "scaleup/transport/go_back_n.hpp"
 #include "scaleup/wire/frame.hpp"
 
@@ -239,16 +240,7 @@ class fabric {
                          .available = p.size,
                          .what = "command larger than the packing limit"};
     }
-    std::uint32_t ref = 0;
-    if (free_offers_.empty()) {
-      ref = static_cast<std::uint32_t>(offers_.size());
-      offers_.push_back(p);
-    } else {
-      ref = free_offers_.back();
-      free_offers_.pop_back();
-      offers_[ref] = p;
-    }
-    offer_queue_.push(event{std::max(o.at, now_), ref, 0, 0, ev::offer});
+    offer_queue_.push(event{std::max(o.at, now_), offers_.add(p), 0, 0, ev::offer});
     return {};
   }
 
@@ -268,7 +260,7 @@ class fabric {
   }
 
   // The earliest time something happens (never: nothing is waiting).
-  std::uint64_t next_event_time() {
+  std::uint64_t next_event_time() const {
     return std::min(events_.next_time(), offer_queue_.next_time());
   }
   // Runs everything due at or before `t`, then sets the clock to `t`: for an outside event
@@ -530,7 +522,7 @@ class fabric {
   // ---- offering commands -----------------------------------------------------------------
   void on_offer(std::uint32_t ref) {
     const pending_offer o = offers_[ref];
-    free_offers_.push_back(ref);
+    offers_.remove(ref);
     if (stats_.offered++ == 0) stats_.first_offer = now_;
     const std::uint32_t s = stream_of(o.src, o.dst, o.vc);
     stream_state& st = streams_[s];
@@ -1193,8 +1185,7 @@ class fabric {
       // on the failed connection: one round trip.
       cs.failing = true;
       ++xpus_[cs.xpu].failing;
-      const auto ref = static_cast<std::uint32_t>(failovers_.size());
-      failovers_.push_back(failover_move{c, to});
+      const std::uint32_t ref = failovers_.add(failover_move{c, to});
       schedule(now_ + 2 * (delay_of(cs.xpu, to) + delay_of(cs.peer, to) + cfg_.switch_delay),
                ev::failover, cs.xpu, to, ref);
       return;
@@ -1203,6 +1194,7 @@ class fabric {
 
   void on_failover(std::uint32_t ref) {
     const failover_move mv = failovers_[ref];
+    failovers_.remove(ref);
     const std::uint32_t c = mv.conn;
     const std::uint16_t x = conns_[c].xpu, peer = conns_[c].peer;
     const std::uint8_t from = conns_[c].port, vk = conns_[c].vc;
@@ -1224,6 +1216,8 @@ class fabric {
       k.sent = false;  // transmitted anew on its new connection
       conns_[to].backlog.push_back(k);
       ++moved;
+      // Strict mode: a stream whose PDUs moved follows them, so its newer ones come after.
+      if (!cfg_.unordered && k.tag.stream < streams_.size()) streams_[k.tag.stream].pin = mv.to;
     }
     cs.kept.clear();
     // Restart both ends far ahead of anything still in flight: late arrivals are duplicates.
@@ -1244,13 +1238,14 @@ class fabric {
                       .vc = vk,
                       .to_port = mv.to,
                       .moved = moved});
-    // Strict mode: the streams the connection carried are pinned to the new port.
+    // Strict mode: so do the connection's streams pinned to the failed port with nothing in
+    // flight (a stream of another VC pinned elsewhere stays: its PDUs are there).
     if (!cfg_.unordered)
       for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc)
         if (vc_key(vc) == vk)
           if (const std::uint32_t s =
                   stream_index_.find((std::uint64_t{x} * max_xpus + peer) * max_vcs + vc);
-              s != index_map::absent)
+              s != index_map::absent && streams_[s].pin == from)
             streams_[s].pin = mv.to;
     drain_backlog(to);
     wake(c);
@@ -1288,12 +1283,11 @@ class fabric {
   index_map conn_index_;
   std::vector<stream_state> streams_;
   index_map stream_index_;
-  std::vector<pending_offer> offers_;
-  std::vector<std::uint32_t> free_offers_;
-  std::vector<failover_move> failovers_;
-  buffer_pool<frame_tag> frames_;  // frames in flight, each with its tag
-  buffer_pool<> bytes_;            // kept PDUs' payloads, commands waiting to be packed
-  bool perfect_links_ = false;     // the default model, all its probabilities 0
+  slot_pool<pending_offer> offers_;     // waiting for their time
+  slot_pool<failover_move> failovers_;  // moves under way
+  buffer_pool<frame_tag> frames_;       // frames in flight, each with its tag
+  buffer_pool<> bytes_;                 // kept PDUs' payloads, commands waiting to be packed
+  bool perfect_links_ = false;          // the default model, all its probabilities 0
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;
