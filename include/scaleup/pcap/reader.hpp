@@ -96,8 +96,10 @@ class reader {
   enum class status { packet, end, error };
   enum class format : std::uint8_t { pcap, pcapng };
 
-  // How much is asked of the source at a time, and the buffer's first size.
+  // How much is asked of the source at a time, once it has shown it holds that much; the
+  // buffer starts at first_chunk.
   static constexpr std::size_t chunk = std::size_t{1} << 20;
+  static constexpr std::size_t first_chunk = std::size_t{1} << 16;
 
   static std::optional<reader> open(const std::string& path, std::string& error_message) {
     std::string why;
@@ -171,9 +173,11 @@ class reader {
     }
     while (end_ < n) {
       if (ended_) return false;
-      if (end_ == cap_) {
-        // Grown as the data arrives, so a length that promises more than the file holds
-        // costs no more than the file.
+      // Grown as the data arrives: up to `chunk` while the source keeps filling it (a large
+      // file is read 1 MiB at a time, a small one never costs that much), beyond that only for
+      // a record larger than the buffer, so that a length promising more than the file holds
+      // costs no more than the file.
+      if (end_ == cap_ || (cap_ < chunk && filled_)) {
         auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(cap_ * 2);
         std::memcpy(bigger.get(), buf_.get(), end_);
         buf_ = std::move(bigger);
@@ -182,6 +186,7 @@ class reader {
       const std::size_t want = cap_ - end_;
       const std::size_t got = src_->read(std::span<std::uint8_t>(buf_.get() + end_, want));
       end_ += got;
+      filled_ = got == want;
       if (got < want) ended_ = true;
     }
     return true;
@@ -222,8 +227,8 @@ class reader {
   // ---- opening -------------------------------------------------------------------------------
 
   bool start() {
-    buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
-    cap_ = chunk;
+    buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(first_chunk);
+    cap_ = first_chunk;
     if (!need(4)) {
       if (!src_->error().empty())
         error_ = name_ + ": " + src_->error();
@@ -512,6 +517,7 @@ class reader {
   std::size_t end_ = 0;     // end of the bytes read
   std::uint64_t base_ = 0;  // file offset of buf_[0]
   bool ended_ = false;      // the source has nothing more
+  bool filled_ = false;     // the last read filled all it asked for
   format format_ = format::pcap;
   byte_order order_ = byte_order::little;
   pcap_file::variant variant_{};
