@@ -91,8 +91,8 @@ const field_info& rdma_crc_field = wire::info_of<rdma::packet_footer, &rdma::pac
 // stacks on UDP or an AFH.
 std::vector<layer> layers() {
   const trailer rcrc{"SUERCRC", &dissect::generated::rcrc_status};
-  const trailer tofu_fcs{"TofuFCS", &tofu::generated::fcs_status};
-  const trailer footer{"ExaJetFooter", &rdma::generated::crc_status};
+  const trailer tofu_fcs{"TofuFCS", &dissect::tofu_generated::fcs_status};
+  const trailer footer{"ExaJetFooter", &dissect::rdma_generated::crc_status};
   return {
       {"SUE", "_PDU", {part_of<wire::reliability_header>()}, rcrc},
       // AFH Gen 1 takes Ethernet's place: the Ethertype comes with it.
@@ -770,7 +770,7 @@ std::string constants() {
   // Every Ethertype the engine takes for ordinary Ethernet after a SLAP-looking first octet.
   std::vector<std::string> common;
   for (std::uint32_t t = 0; t <= 0xFFFF; ++t)
-    if (dissect::is_common_ethertype(static_cast<std::uint16_t>(t), o)) common.push_back(hex(t, 4));
+    if (wire::is_common_ethertype(static_cast<std::uint16_t>(t), o.sue_ethertype, o.shim_ethertype)) common.push_back(hex(t, 4));
   out += wrapped("COMMON_ETHERTYPES = frozenset({", common, "})\n");
   out += "AFH2_SIGNATURE_MASK = " + hex(wire::afh2_signature_mask, 2) + "\n";
   out += "AFH2_SIGNATURE = " + hex(wire::afh2_signature, 2) + "\n";
