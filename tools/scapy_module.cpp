@@ -770,7 +770,8 @@ std::string constants() {
   // Every Ethertype the engine takes for ordinary Ethernet after a SLAP-looking first octet.
   std::vector<std::string> common;
   for (std::uint32_t t = 0; t <= 0xFFFF; ++t)
-    if (wire::is_common_ethertype(static_cast<std::uint16_t>(t), o.sue_ethertype, o.shim_ethertype)) common.push_back(hex(t, 4));
+    if (wire::is_common_ethertype(static_cast<std::uint16_t>(t), o.sue_ethertype, o.shim_ethertype))
+      common.push_back(hex(t, 4));
   out += wrapped("COMMON_ETHERTYPES = frozenset({", common, "})\n");
   out += "AFH2_SIGNATURE_MASK = " + hex(wire::afh2_signature_mask, 2) + "\n";
   out += "AFH2_SIGNATURE = " + hex(wire::afh2_signature, 2) + "\n";

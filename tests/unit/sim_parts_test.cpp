@@ -214,14 +214,17 @@ TEST_CASE("sim: read_pdu finds nothing in what is not a SUE PDU") {
   REQUIRE(n);
   CHECK(!sm::read_pdu(w::bytes(f.data(), n.value)).rh);
   CHECK(!sm::read_pdu(w::bytes(f.data(), n.value)).kind);
-  // UDP to another port than SUE's, and an Ethertype SUE does not use.
+  // UDP to another port than SUE's: SUE only when the payload passes for a PDU (the receive
+  // path's heuristic, as dump applies it), so a damaged one is not SUE at all.
   p.kind = w::encap::udp4;
-  p.udp_dst_port = 80;
+  p.udp_src_port = p.udp_dst_port = 80;
   const w::reliability_header rh{};
   const auto u = w::emit_sue_frame(p, rh, {}, f);
   REQUIRE(u);
-  CHECK(!sm::read_pdu(w::bytes(f.data(), u.value)).good());
-  p.udp_dst_port = w::default_sue_udp_port;
+  CHECK(sm::read_pdu(w::bytes(f.data(), u.value)).good());
+  f[w::header_size(p.kind) + 8 + 3] ^= 1;  // the R-CRC's last byte (padding follows)
+  CHECK(!sm::read_pdu(w::bytes(f.data(), u.value)).kind);
+  p.udp_src_port = p.udp_dst_port = w::default_sue_udp_port;
   const auto v = w::emit_sue_frame(p, rh, {}, f);
   REQUIRE(v);
   CHECK(sm::read_pdu(w::bytes(f.data(), v.value)).good());

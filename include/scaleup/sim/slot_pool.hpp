@@ -3,6 +3,8 @@
 // at once, and nothing is allocated once a run has reached that.
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstdint>
 #include <vector>
 
