@@ -457,7 +457,13 @@ TEST_CASE("read_frame: works in constant expressions") {
   constexpr auto f = w::read_frame(frame.first, w::link_ethernet);
   static_assert(f.kind == w::encap::afh2c && f.accepted() && f.rh->npsn == 7);
   static_assert(*f.src_xpu == 3 && *f.dst_xpu == 9 && f.bounds.pad == 60 - 8 - 15);
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC's sanitizer builds cannot compare a global's address with null in a constant expression
+  // (the profile pointer's check): there the same call runs at run time.
+  CHECK(pk::read_frame(frame.first, w::link_afh2, &pk::default_profile).accepted());
+#else
   static_assert(pk::read_frame(frame.first, w::link_afh2, &pk::default_profile).accepted());
+#endif
   CHECK(f.payload.size() == 3);
 }
 

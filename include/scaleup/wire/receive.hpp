@@ -505,22 +505,24 @@ constexpr received_frame read_frame(bytes frame, std::uint32_t link,
   f.link = link;
   f.frame = frame;
   f.length = frame.size();
-  const detail::link_reader* how = nullptr;
-  for (const auto& r : detail::link_readers)
-    if (r.link == link) how = &r;
-  if (!how) {
+  // An index, not a pointer: GCC's sanitizer builds cannot compare the address of a global with
+  // null in a constant expression, and read_frame is constexpr.
+  std::size_t how = detail::link_readers.size();
+  for (std::size_t i = 0; i < detail::link_readers.size(); ++i)
+    if (detail::link_readers[i].link == link) how = i;
+  if (how == detail::link_readers.size()) {
     f.errors.add(error{.code = errc::unsupported,
                        .layer = "frame",
                        .what = "link type not decoded",
                        .value = link});
     return f;
   }
-  if (how->may_have_fcs) {
+  if (detail::link_readers[how].may_have_fcs) {
     f.fcs = find_fcs(frame, o.fcs);
     if (f.fcs.present) f.length -= fcs_size;
   }
   detail::frame_reader r(f, o);
-  (r.*(how->start))();
+  (r.*(detail::link_readers[how].start))();
   if (f.fcs.present) r.fcs();
   return f;
 }
