@@ -70,7 +70,13 @@ if [[ " ${want[*]} " == *" wireshark-scaleup "* ]]; then
   chmod -R a+rX "$plugins"
   run_as=()
   if ((EUID == 0)); then run_as=(setpriv --reuid=65534 --regid=65534 --clear-groups); fi
-  found=$(env WIRESHARK_PLUGIN_DIR="$plugins" HOME=/tmp "${run_as[@]}" tshark -G protocols \
+  # A sanitizer build of the plugin needs GCC's runtimes in tshark, which is not built with them.
+  preload=()
+  if readelf -d "$so" | grep -q 'NEEDED.*libasan'; then
+    preload=(LD_PRELOAD="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libubsan.so)"
+             ASAN_OPTIONS=detect_leaks=0)
+  fi
+  found=$(env "${preload[@]}" WIRESHARK_PLUGIN_DIR="$plugins" HOME=/tmp "${run_as[@]}" tshark -G protocols \
     2>/dev/null | awk -F'\t' '$3 == "sue"' || true)
   rm -rf "$plugins"
   [[ -n $found ]] || { echo "tshark did not load the plugin"; exit 1; }
