@@ -614,6 +614,48 @@ TEST_CASE("read_frame: frames written by scapy") {
     CHECK(f.errors[0].level == w::severity::warning);
     CHECK(f.ok());
   }
+  SUBCASE("the same datagrams without Ethernet: raw IP, IPv4 and IPv6 link types") {
+    // scapy's IP(...) / UDP / Raw(P) alone is the frame without its 14 Ethernet bytes.
+    const byte_vector v4(kScapyUdp4.begin() + 14, kScapyUdp4.end());
+    const byte_vector v6(kScapyUdp6.begin() + 14, kScapyUdp6.end());
+    for (const std::uint32_t link : {w::link_raw, w::link_ipv4}) {
+      const auto f = read(v4, link);
+      CHECK(f.errors.empty());
+      CHECK(f.kind == w::encap::udp4);
+      CHECK_FALSE(f.eth);
+      REQUIRE(f.ipv4);
+      CHECK(f.ipv4->offset == 0);
+      CHECK(f.ipv4->value.checksum == 0x8F71);
+      CHECK(kinds(f).front() == layer_kind::ipv4);
+      CHECK_FALSE(f.fcs.present);  // no Ethernet, no FCS
+      check_scapy_pdu(f, 28);
+    }
+    for (const std::uint32_t link : {w::link_raw, w::link_ipv6}) {
+      const auto f = read(v6, link);
+      CHECK(f.errors.empty());
+      CHECK(f.kind == w::encap::udp6);
+      REQUIRE(f.ipv6);
+      CHECK(f.ipv6->offset == 0);
+      check_scapy_pdu(f, 48);
+    }
+    // The version nibble decides on LINKTYPE_RAW; on LINKTYPE_IPV4 an IPv6 header is a bad IPv4
+    // version.
+    byte_vector v5 = v4;
+    v5[0] = 0x55;
+    auto f = read(v5, w::link_raw);
+    REQUIRE(f.errors.size() == 1);
+    CHECK(f.errors[0].code == errc::unsupported);
+    CHECK(f.errors[0].field == "ip.version");
+    CHECK(f.errors[0].value == 5);
+    CHECK(f.name() == "unknown");
+    f = read(v6, w::link_ipv4);
+    CHECK_FALSE(f.kind);
+    CHECK_FALSE(f.ok());
+    f = read(byte_vector{}, w::link_raw);
+    REQUIRE(f.errors.size() == 1);
+    CHECK(f.errors[0].code == errc::truncated);
+    CHECK(f.errors[0].what == "empty frame");
+  }
   SUBCASE("DNS is not SUE, by port or by heuristic") {
     const auto f = read(kScapyDns);
     CHECK(f.errors.empty());
@@ -671,6 +713,9 @@ TEST_CASE("read_frame: empty frames, unknown link types, missing signatures") {
   CHECK_FALSE(w::reads_link(12345));
   CHECK(w::reads_link(w::link_ethernet));
   CHECK(w::reads_link(w::link_afh2));
+  CHECK(w::reads_link(w::link_raw));
+  CHECK(w::reads_link(w::link_ipv4));
+  CHECK(w::reads_link(w::link_ipv6));
   f = read(frame, 12345);
   CHECK(f.name() == "unknown");
   CHECK(f.layer_count == 0);

@@ -37,6 +37,11 @@ namespace scaleup::wire {
 // header: the frame starts with the AFH Gen 2 header, R2 3.5.2).
 inline constexpr std::uint32_t link_ethernet = 1;
 inline constexpr std::uint32_t link_afh2 = 147;
+// Frames that start with an IP header: LINKTYPE_RAW (the version nibble tells IPv4 from IPv6),
+// LINKTYPE_IPV4 and LINKTYPE_IPV6 (what a tunnel interface or a reassembled datagram gives).
+inline constexpr std::uint32_t link_raw = 101;
+inline constexpr std::uint32_t link_ipv4 = 228;
+inline constexpr std::uint32_t link_ipv6 = 229;
 
 // What a receiver is configured with. Every default follows decisions.md; each is a parameter
 // because a fabric could reasonably differ.
@@ -264,6 +269,21 @@ class frame_reader {
     afh2(recognise_afh2(b_, true, o_.sue_ethertype, o_.shim_ethertype));
   }
 
+  // An IP header first: its version nibble says which (LINKTYPE_RAW).
+  constexpr void raw_ip_link() noexcept {
+    if (b_.empty()) return report(truncated("ip", 0, 1, 0, "empty frame"));
+    const unsigned version = b_[0] >> 4;
+    if (version == 4) return ipv4(0, b_.size());
+    if (version == 6) return ipv6(0, b_.size());
+    report(error{.code = errc::unsupported,
+                 .layer = "ip",
+                 .what = "raw IP frame of neither version 4 nor 6",
+                 .field = "ip.version",
+                 .value = version});
+  }
+  constexpr void ipv4_link() noexcept { ipv4(0, b_.size()); }
+  constexpr void ipv6_link() noexcept { ipv6(0, b_.size()); }
+
   // ---- the PDU ---------------------------------------------------------------------------
 
   // RH, payload, R-CRC between at and end. `exact`: the carrier says where the PDU ends (UDP,
@@ -483,9 +503,12 @@ struct link_reader {
   void (frame_reader::*start)() noexcept = nullptr;
 };
 
-inline constexpr std::array<link_reader, 2> link_readers{{
+inline constexpr std::array<link_reader, 5> link_readers{{
     {link_ethernet, true, &frame_reader::ethernet_link},
     {link_afh2, false, &frame_reader::afh2_link},
+    {link_raw, false, &frame_reader::raw_ip_link},
+    {link_ipv4, false, &frame_reader::ipv4_link},
+    {link_ipv6, false, &frame_reader::ipv6_link},
 }};
 
 }  // namespace detail
