@@ -2,7 +2,7 @@
 // the RDMA QoS thesis) at the thesis's sizes, prints who completes when, sets the model's
 // numbers beside the thesis's where they measure the same thing, and finishes with a lossy run
 // in which every transfer must still complete exactly once.
-#include <scaleup/sim/rdma_run.hpp>
+#include <scaleup/sim/rdma_figures.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -16,8 +16,6 @@ namespace sm = scaleup::sim;
 
 using testbed = sm::rdma_testbed<>;  // 16 pages x 128 channels, 1024 transactions
 using engine = r::qos_engine<>;
-
-constexpr std::uint64_t coord_shift = 48;  // destination coordinates: the top 16 bits
 
 const char* class_name(const sm::rdma_transfer_outcome& t) {
   if (t.is_inline) return "inline";
@@ -34,19 +32,7 @@ const char* class_name(const sm::rdma_transfer_outcome& t) {
 
 sm::rdma_request make(std::uint32_t page, std::uint32_t ch, std::uint32_t size, std::uint8_t prio,
                       bool cm, bool mp, bool notify = false) {
-  sm::rdma_request q;
-  q.channel = engine::channel_of(page, ch);
-  q.xfer.src = std::uint64_t{page} << 32 | std::uint64_t{ch} << 24;
-  q.xfer.dst =
-      std::uint64_t{1} << coord_shift | std::uint64_t{page} << 32 | std::uint64_t{ch} << 24;
-  q.xfer.size = size;
-  q.xfer.priority = prio;
-  q.xfer.cm = cm;
-  q.xfer.multipath = mp;
-  q.xfer.notify = notify;
-  q.xfer.notify_addr = std::uint64_t{1} << coord_shift | 0xF000;
-  q.xfer.notify_value = q.channel;
-  return q;
+  return sm::rdma_write(page, ch, size, prio, cm, mp, notify);
 }
 
 // Everything posted at once: the hierarchy decides who goes first.
@@ -72,47 +58,42 @@ bool priorities(testbed& tb) {
   return rep.all_exactly_once();
 }
 
-// The model beside the thesis's measurements, where the two measure the same thing.
+// The model beside the thesis's measurements, where the two measure the same thing, by the code
+// docs/reproduction.md checks (sim/rdma_figures.hpp).
 bool reference(testbed& tb) {
   const sm::rdma_run_config rc{};
   std::printf("\nReference numbers (model at 150 MHz, 512-bit datapath, %llu ns links)\n",
               static_cast<unsigned long long>(rc.link_delay_ns));
-
-  const sm::rdma_request big[] = {make(0, 0, 1 << 20, 0, false, false)};
-  const auto line = sm::run_rdma<1>(tb, big, rc);
-  const double gbps = 8.0 * (1 << 20) / static_cast<double>(line.transfers[0].latency_ns());
-  std::printf("  1 MB transfer: %.1f Gb/s; thesis maximum 16/18 x 76.8 = 68.3 Gb/s (4.3)\n", gbps);
-
-  // 64 outstanding 128-byte transfers in one page, polled collectively (Thesis 4.3).
-  std::vector<sm::rdma_request> small;
-  for (std::uint32_t c = 0; c < 64; ++c) small.push_back(make(1, c, 128, 0, false, false));
-  const auto many = sm::run_rdma<64>(tb, small, rc);
-  std::uint64_t last = 0;
-  for (const auto& t : many.list()) last = t.completed_ns > last ? t.completed_ns : last;
-  std::printf(
-      "  64 outstanding 128 B transfers: %.1f Gb/s; thesis 21.6 Gb/s, whose ARM core also\n"
-      "    wrote every descriptor over AXI (4.3)\n",
-      64.0 * 128 * 8 / static_cast<double>(last));
-
-  // Segmenter rate: back-to-back inline transfers leave one per cycle until the Packet FIFO
-  // fills (Thesis 4.2.1: 150 MOP/s, held to one per two cycles by the 128-bit AXI port).
-  std::vector<sm::rdma_request> inl;
-  for (std::uint32_t c = 0; c < 16; ++c) {
-    sm::rdma_request q = make(2, c, 8, 0, false, false);
-    q.xfer.is_inline = true;
-    inl.push_back(q);
+  const auto curve = sm::rdma_throughput_by_size(tb, rc);
+  std::printf("  %u outstanding transfers of each size (Gb/s):", sm::rdma_outstanding);
+  std::size_t shown = 0;
+  for (const auto& p : curve) {
+    if (p.gbps == 0) return false;
+    if (shown++ % 7 == 0) std::printf("\n   ");
+    if (p.size < 1024)
+      std::printf(" %u B %.1f", p.size, p.gbps);
+    else
+      std::printf(" %u KB %.1f", p.size / 1024, p.gbps);
   }
-  const auto rate = sm::run_rdma<16>(tb, inl, rc);
-  const std::uint64_t span = rate.transfers[15].first_issue_ns - rate.transfers[0].first_issue_ns;
-  std::printf("  16 inline transfers issued in %llu ns: %.0f M/s; thesis 150 MOP/s (1, 4.2.1)\n",
-              static_cast<unsigned long long>(span), 15.0 * 1000.0 / static_cast<double>(span));
-  const auto& one = rate.transfers[0];
+  std::printf("\n");
   std::printf(
-      "  inline 8 B: issued %llu ns after its post, done after %llu ns; thesis 360 ns for\n"
-      "    <= 512 B, BRAM to BRAM, with PS-PL round trips instead of links (4.3)\n",
-      static_cast<unsigned long long>(one.first_issue_ns - one.posted_ns),
-      static_cast<unsigned long long>(one.latency_ns()));
-  return line.all_exactly_once() && many.all_exactly_once() && rate.all_exactly_once();
+      "  line (16/18 x 76.8 = %.2f Gb/s, 4.3) within 5 %% from %u KB; thesis: from 16 KB, its\n"
+      "    ARM core also writing every descriptor; 128 B: thesis 21.6 Gb/s\n",
+      sm::rdma_line_gbps(rc), sm::rdma_line_rate_size(curve, rc) / 1024);
+  const auto small = sm::rdma_small(tb, rc);
+  std::printf("  16 inline transfers issued at %.0f M/s; thesis 150 MOP/s (1, 4.2.1)\n",
+              small.mops);
+  std::printf("  inline 8 B: issued %llu ns after its post, done after %llu ns over the links\n",
+              static_cast<unsigned long long>(small.inline_issue_ns),
+              static_cast<unsigned long long>(small.inline_latency_ns));
+  const auto local = sm::rdma_small(tb, {.link_delay_ns = 0});
+  std::printf(
+      "  512 B intra-node (no link delay): engine %llu ns, seen by polling software at a\n"
+      "    %llu ns PS-PL round trip %llu ns; thesis 360 ns, \"2-3 RTTs\" (4.3)\n",
+      static_cast<unsigned long long>(local.latency_512_ns),
+      static_cast<unsigned long long>(sm::thesis_ps_pl_rtt_ns),
+      static_cast<unsigned long long>(local.polled_512_ns));
+  return small.ok && local.ok;
 }
 
 // Block loss, lost ACKs, NACKs and control packets: retransmission (the thesis's future work)

@@ -4,9 +4,12 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 
 #include "scaleup/pack/router_sizing.hpp"
 #include "scaleup/rdma/params.hpp"
+#include "scaleup/sim/fabric.hpp"
+#include "scaleup/sim/rdma_figures.hpp"
 #include "scaleup/tofu/efficiency.hpp"
 #include "scaleup/tofu/put_latency.hpp"
 #include "scaleup/transport/deployment.hpp"
@@ -35,6 +38,18 @@ double reproduced(const Table& table, const t::instance_shape& s) {
   return static_cast<double>(all.n);
 }
 
+// The largest fabric the harness builds (asked for more, it gives what the RH's 10-bit xpuid
+// can name), counted only if a command crosses it between its lowest and highest XPU, both ways.
+double largest_fabric() {
+  scaleup::sim::fabric_config cfg;
+  cfg.xpus = 5000;
+  scaleup::sim::fabric f(cfg);
+  const auto top = static_cast<std::uint16_t>(f.config().xpus - 1);
+  if (f.add({.src = 0, .dst = top}) || f.add({.src = top, .dst = 0})) return 0;
+  const auto& st = f.run();
+  return st.delivered == 2 && st.misaddressed == 0 ? f.config().xpus : 0;
+}
+
 void sue() {
   using enum t::cable_kind;
   row("sue.latency.smf10", latency(single_mode_fiber, 10));
@@ -57,6 +72,7 @@ void sue() {
   for (std::uint64_t now = 0; now < 10'000'000'000; now += 10'000)
     port = t::send_management(port, pkt, out, now).port;
   row("sue.mgmt.rate", static_cast<double>(port.sent) / 10);
+  row("sue.max_xpus", largest_fabric());
 }
 
 void tofu() {
@@ -79,6 +95,16 @@ void rdma() {
   const double words = scaleup::rdma::thesis.packet_payload * 8 / datapath_bits;
   row("rdma.line_gbps", line_gbps);
   row("rdma.max_throughput", words / (words + 2) * line_gbps);
+  // The engine's run (sim/rdma_figures.hpp): the testbed holds a whole engine, so on the heap.
+  const auto tb = std::make_unique<scaleup::sim::rdma_testbed<>>();
+  // Intra-node, BRAM to BRAM, "excluding network" (Thesis 1): links of no delay.
+  const auto small = scaleup::sim::rdma_small(*tb, {.link_delay_ns = 0});
+  if (!small.ok) return;  // a run that lost a transfer computes nothing
+  row("rdma.latency.small", static_cast<double>(small.polled_512_ns));
+  row("rdma.mops", small.mops);
+  row("rdma.small_throughput", scaleup::sim::rdma_outstanding_gbps(*tb, 128));
+  const auto curve = scaleup::sim::rdma_throughput_by_size(*tb);
+  row("rdma.line_rate_size", scaleup::sim::rdma_line_rate_size(curve) / 1024.0);
 }
 
 // The patent's two routers against three crossbars, at its 256-byte payload example.

@@ -5,6 +5,7 @@
 // notification created once, while data packets, ACKs, NACKs and control packets are lost.
 #include <scaleup/rdma/exajet_packet.hpp>
 #include <scaleup/rdma/receiver.hpp>
+#include <scaleup/sim/rdma_figures.hpp>
 #include <scaleup/sim/rdma_run.hpp>
 
 #include <doctest/doctest.h>
@@ -312,3 +313,32 @@ TEST_CASE("rdma run: without retransmission (as built) a loss leaves transfers u
 }
 
 }  // namespace
+
+TEST_CASE("rdma figures: polling software sees a completion at its next status read") {
+  using scaleup::sim::polled_completion_ns;
+  // Descriptor at the engine after rtt/2; read k samples there at (k - 1) * rtt + rtt/2.
+  CHECK(polled_completion_ns(0, 135) == 135);    // done as it arrives: the first read sees it
+  CHECK(polled_completion_ns(79, 135) == 270);   // the model's 512 B write: 2 RTTs
+  CHECK(polled_completion_ns(135, 135) == 270);  // sampled the moment it is done
+  CHECK(polled_completion_ns(136, 135) == 405);  // one ns later: a third read, 3 RTTs
+  CHECK(polled_completion_ns(79, 0) == 79);      // no round trip: the engine's own time
+}
+
+TEST_CASE("rdma figures: the thesis's measurements on the model") {
+  auto tb = std::make_unique<scaleup::sim::rdma_testbed<>>();
+  const auto local = scaleup::sim::rdma_small(*tb, {.link_delay_ns = 0});
+  REQUIRE(local.ok);
+  CHECK(local.latency_512_ns < 135);  // the engine alone is faster than one PS-PL round trip
+  CHECK(local.polled_512_ns == 270);
+  CHECK(local.mops > 140);  // one issue a cycle at 150 MHz, less the first
+  CHECK(local.mops <= 150.0 * 16 / 15 + 1e-9);
+  // Throughput rises with size and never passes the line.
+  const auto curve = scaleup::sim::rdma_throughput_by_size(*tb);
+  REQUIRE(curve.size() == 14);
+  for (std::size_t i = 1; i < curve.size(); ++i) CHECK(curve[i].gbps >= curve[i - 1].gbps);
+  // The run's cycle is whole picoseconds (6666 ps at 150 MHz): 0.005 % faster than the line.
+  CHECK(curve.back().gbps <= scaleup::sim::rdma_line_gbps() * 1.0001);
+  CHECK(curve.back().gbps > 0.99 * scaleup::sim::rdma_line_gbps());
+  CHECK(scaleup::sim::rdma_line_rate_size(curve) == 2048);
+  CHECK(scaleup::sim::rdma_line_rate_size({}) == 0);
+}
