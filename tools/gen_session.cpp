@@ -91,6 +91,11 @@ int gen_session(std::span<const std::string_view> argv) {
     }
   }
   if (out.empty()) return fail_usage("gen: -o FILE is required");
+  // R2 4.4: the unordered mode spreads work over ports; with one there is nothing to spread, and
+  // running strict under the name "unordered" would misreport the capture.
+  if (cfg.unordered && cfg.ports == 1)
+    return fail_usage(
+        "gen: --unordered needs --ports 2 or 4 (R2 4.4: only with more than one port)");
   for (const auto& l : cfg.link_events)
     if (l.xpu >= cfg.xpus || l.port >= cfg.ports)
       return fail_usage("gen: --fail-link names an XPU or port the fabric does not have");
@@ -177,10 +182,10 @@ int gen_session(std::span<const std::string_view> argv) {
         "  failovers             %llu (%llu PDUs moved)\n"
         "  goodput               %.1f Gb/s over %.1f us\n"
         "  capture               %s\n",
-        cfg.xpus, cfg.ports, cfg.ports == 1 ? "" : "s", cfg.unordered ? "unordered" : "strict",
-        cfg.loss, cfg.corrupt, std::string(wire::to_string(cfg.encap)).c_str(),
-        static_cast<unsigned long long>(s.offered), static_cast<unsigned long long>(s.delivered),
-        static_cast<unsigned long long>(s.duplicates),
+        cfg.xpus, cfg.ports, cfg.ports == 1 ? "" : "s",
+        fab.config().unordered ? "unordered" : "strict", cfg.loss, cfg.corrupt,
+        std::string(wire::to_string(cfg.encap)).c_str(), static_cast<unsigned long long>(s.offered),
+        static_cast<unsigned long long>(s.delivered), static_cast<unsigned long long>(s.duplicates),
         static_cast<unsigned long long>(s.out_of_order), static_cast<unsigned long long>(s.frames),
         static_cast<unsigned long long>(s.acks), static_cast<unsigned long long>(s.retransmissions),
         static_cast<unsigned long long>(s.nacks), static_cast<unsigned long long>(s.lost),

@@ -213,8 +213,12 @@ def case_session():
     for bad in (["--ports", "3"], ["--loss", "2"], ["--loss", "x"], ["--xpus", "1"],
                 ["--xpus", "1025"],
                 ["--encap", "lite"], ["--fail-link", "9:0:100"], ["--fail-link", "1:x"],
-                ["--commands", "0"]):
+                ["--commands", "0"], ["--unordered"], ["--unordered", "--ports", "1"]):
         run("gen", "session", "-o", cap, *bad, expect=2)
+    # Unordered with ports to spread over says so; refused above with one.
+    text = run("gen", "session", "-o", cap, "--ports", "2", "--unordered",
+               "--commands", "500").stdout
+    check("(unordered)" in text or "unordered" in text.split("\n")[0], text)
 
 
 def case_tofu():

@@ -665,3 +665,100 @@ TEST_CASE("fabric: random configurations keep the invariants") {
     CHECK(f.buffers_in_use() == 0);  // every frame and kept PDU given back
   }
 }
+
+// R1's keying (one connection per {port, peer}, VCs sharing it) must still send each PDU on the
+// VC it was packed for: a timeout resend, a NACK resend and a failover move all resend the kept
+// PDU, whose VC is its own, not the connection's (VC 0) or the NACKing frame's.
+TEST_CASE("fabric: with R1 keying a PDU keeps its VC through retransmission and failover") {
+  t::fabric_config cfg;
+  cfg.xpus = 3;
+  cfg.ports = 2;
+  cfg.vcs = 2;
+  cfg.keys = scaleup::transport::keying::port_peer;
+  cfg.loss = 0.05;
+  cfg.link_events = {{2'000, 1, 0, false}};
+  t::fabric f(cfg);
+  // The VC each PDU first went out with, by its first command's address (which names the
+  // stream, VC included, and the command), so a moved or resent PDU is recognised by it.
+  std::map<std::uint64_t, std::uint8_t> first_vc;
+  std::uint64_t resent = 0, wrong_vc = 0, wrong_tc = 0, acks_only = 0;
+  f.on_trace([&](const t::trace_event& e) {
+    if (e.kind != t::trace_kind::transmit && e.kind != t::trace_kind::retransmit &&
+        e.kind != t::trace_kind::ack && e.kind != t::trace_kind::nack)
+      return;
+    const auto fr = w::read_frame(e.frame, w::link_ethernet);
+    REQUIRE(fr.rh);
+    REQUIRE(fr.ipv4);
+    const bool data = !fr.payload.empty();
+    // Traffic classes from the PFC map: a VC's priority, or the acknowledgements' own.
+    const std::uint8_t tc =
+        data ? cfg.priorities.vc_priority[fr.rh->vc] : cfg.priorities.ack_priority;
+    wrong_tc += fr.ipv4->value.dscp != tc;
+    if (!data) {
+      ++acks_only;
+      return;
+    }
+    // The harness's first command, a WR_FULL_P whose address names its stream: source in bits
+    // 63-48, VC in 47-40, the command's sequence below.
+    const auto cmd = w::decode<scaleup::pack::cmd_write>(fr.payload);
+    REQUIRE(cmd);
+    const auto vc = static_cast<std::uint8_t>(cmd->addr >> 40);
+    wrong_vc += vc != fr.rh->vc;
+    const auto [it, fresh] =
+        first_vc.try_emplace(cmd->addr ^ (std::uint64_t{e.peer} << 32), fr.rh->vc);
+    if (!fresh) {
+      ++resent;
+      wrong_vc += it->second != fr.rh->vc;
+    }
+  });
+  offer_random(f, 4'000);
+  const auto& st = f.run();
+  CHECK(st.delivered == 4'000);
+  CHECK(st.mismatched == 0);  // every command arrived on the VC it was offered on
+  CHECK(st.retransmissions > 0);
+  CHECK(st.failovers > 0);
+  CHECK(resent > 0);
+  CHECK(acks_only > 0);
+  CHECK(wrong_vc == 0);
+  CHECK(wrong_tc == 0);
+}
+
+// ACK/NACK piggybacking (R2 3.2.2): with traffic both ways, the RH of reverse data carries the
+// acknowledgement, so fewer stand-alone ACKs go out than with traffic one way; every kept PDU
+// is still released.
+TEST_CASE("fabric: acknowledgements ride in the RH of reverse traffic") {
+  const auto run_pairs = [](bool both_ways) {
+    t::fabric_config cfg;
+    cfg.xpus = 2;
+    t::fabric f(cfg);
+    std::uint64_t piggybacked = 0, standalone = 0;
+    f.on_trace([&](const t::trace_event& e) {
+      if (e.kind != t::trace_kind::transmit && e.kind != t::trace_kind::retransmit &&
+          e.kind != t::trace_kind::ack)
+        return;
+      const auto fr = w::read_frame(e.frame, w::link_ethernet);
+      REQUIRE(fr.rh);
+      if (e.kind == t::trace_kind::ack && fr.payload.empty()) ++standalone;
+      if (!fr.payload.empty() && fr.rh->op == static_cast<std::uint8_t>(w::rh_op::ack))
+        ++piggybacked;
+    });
+    for (std::uint32_t i = 0; i < 2'000; ++i) {
+      const bool back = both_ways && i % 2 == 1;
+      REQUIRE(!f.add({.at = i * 20,
+                      .src = static_cast<std::uint16_t>(back ? 1 : 0),
+                      .dst = static_cast<std::uint16_t>(back ? 0 : 1),
+                      .data = 64,
+                      .send_now = true}));
+    }
+    const auto& st = f.run();
+    CHECK(st.delivered == 2'000);
+    CHECK(f.buffers_in_use() == 0);
+    return std::pair{piggybacked, standalone};
+  };
+  const auto [one_pig, one_alone] = run_pairs(false);
+  const auto [two_pig, two_alone] = run_pairs(true);
+  CHECK(one_pig == 0);  // no reverse data to ride on
+  CHECK(one_alone > 0);
+  CHECK(two_pig > 100);
+  CHECK(two_alone < one_alone);
+}

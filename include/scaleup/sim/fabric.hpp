@@ -44,6 +44,7 @@
 #include "scaleup/sim/ring.hpp"
 #include "scaleup/sim/slot_pool.hpp"
 #include "scaleup/transport/go_back_n.hpp"
+#include "scaleup/transport/pfc.hpp"
 #include "scaleup/wire/frame.hpp"
 
 namespace scaleup::sim {
@@ -76,6 +77,11 @@ struct fabric_config {
   wire::encap encap = wire::encap::udp4;
   transport::gbn_config gbn{};
   transport::keying keys = transport::keying::port_peer_vc;
+  // The traffic class each frame carries (VLAN PCP, DSCP, AFH Gen 2 / shim TC), from the PFC map
+  // (transport/pfc.hpp, R2 3.5.6): a data PDU its VC's priority, a stand-alone ACK/NACK (an RH
+  // only) the acknowledgements' own, so requests never block acknowledgements. AFH Gen 1 without
+  // a tag carries none.
+  transport::pfc_config priorities{};
   // The commands' framing: offers are checked against it, receivers walk payloads with it.
   const pack::profile* profile = &pack::default_profile;
   std::size_t pack_limit = pack::sue_pack_limit;  // payload bytes per PDU (R2 3.3)
@@ -817,7 +823,9 @@ class fabric {
     fp.kind = cfg_.encap;
     fp.src_xpu = x;
     fp.dst_xpu = cs.peer;
-    fp.tc = cfg_.encap == wire::encap::afh1 ? 0 : rh.vc;
+    fp.tc = cfg_.encap == wire::encap::afh1 ? 0
+            : k                             ? cfg_.priorities.vc_priority[rh.vc]
+                                            : cfg_.priorities.ack_priority;
     const auto r =
         wire::emit_sue_frame(fp, rh, payload, wire::mutable_bytes(frames_.data(f), need));
     if (!r) {  // cannot happen for the fabric's own parameters: nothing to send
