@@ -149,6 +149,14 @@ def case_traffic():
     made, seen = compare_gen_and_dump(["--link", "afh2", "--encap", "lite,afh2c", "--count", "30"],
                                       scenario="traffic")
     check({m["encap"] for m in made} == {"lite", "afh2c"}, "bare AFH Gen 2 link")
+    # SUE Lite: the payload's first byte is the first octet of the source MAC a switch reads
+    # (R2 3.4, Fig. 10); its bit 0, the I/G bit, must never make the source a group address.
+    cap = os.path.join(TMP, "lite.pcap")
+    run("gen", "traffic", "-o", cap, "--encap", "lite", "--count", "200", "--seed", "5")
+    _, _, _, link, records = read_pcap(cap)
+    check(link == 1 and len(records) > 10, f"{len(records)} SUE Lite frames")
+    group = [i for i, r in enumerate(records) if r[3][6] & 1]
+    check(not group, f"SUE Lite frames whose source MAC is a group address: {group}")
 
 
 def case_traffic_fig21():

@@ -208,7 +208,7 @@ TEST_CASE("analysis: facts come from a dissected frame, and never from a damaged
     rh.op = op_ack;
     rh.npsn = 300;
     rh.apsn = 299;
-    const std::vector<std::uint8_t> payload{0x01, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0xAA};
+    const std::vector<std::uint8_t> payload{0x02, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0xAA};
     std::vector<std::uint8_t> frame(256);
     const auto n = w::emit_sue_frame(p, rh, payload, frame);
     REQUIRE(n);

@@ -165,11 +165,11 @@ static_assert(!ten_units_profile.check().empty());
 // ---- golden control bytes ---------------------------------------------------------------------
 
 TEST_CASE("command: golden bytes of the read request (RD, 6 units, no data)") {
-  // type 05 | read length - 1 | tag (16) | address (64)
+  // type 0A | read length - 1 | tag (16) | address (64)
   const pk::cmd_read c{
       .type = pk::code::read, .dlen = 0x3F, .tag = 0x1234, .addr = 0x0102030405060708};
   // No data: byte 1 is the read length and is written as given.
-  CHECK(hex(emit(c)) == "05 3F 12 34 01 02 03 04 05 06 07 08");
+  CHECK(hex(emit(c)) == "0A 3F 12 34 01 02 03 04 05 06 07 08");
 }
 
 TEST_CASE("command: golden bytes of the full writes (WR_FULL, WR_FULL_P)") {
@@ -178,10 +178,10 @@ TEST_CASE("command: golden bytes of the full writes (WR_FULL, WR_FULL_P)") {
       .type = pk::code::write_full, .dlen = 0x00, .tag = 0xBEEF, .addr = 0x1122334455667788};
   // dlen says 0 (1 byte), the data is 4 bytes: byte 1 follows the data.
   CHECK(hex(emit(c, {0xDE, 0xAD, 0xBE, 0xEF})) ==
-        "02 03 BE EF 11 22 33 44 55 66 77 88 DE AD BE EF");
+        "04 03 BE EF 11 22 33 44 55 66 77 88 DE AD BE EF");
   c.type = pk::code::write_full_posted;
   c.dlen = 0x77;
-  CHECK(hex(emit(c, {0x42})) == "01 00 BE EF 11 22 33 44 55 66 77 88 42");
+  CHECK(hex(emit(c, {0x42})) == "02 00 BE EF 11 22 33 44 55 66 77 88 42");
 }
 
 TEST_CASE("command: golden bytes of the partial writes (WR_PART, WR_PART_P)") {
@@ -193,18 +193,18 @@ TEST_CASE("command: golden bytes of the partial writes (WR_PART, WR_PART_P)") {
                           .be_first = 0x0F,
                           .be_last = 0xF0};
   CHECK(hex(emit(c, ramp(9, 0x10))) ==
-        "04 08 00 01 A0 A1 A2 A3 A4 A5 A6 A7 0F F0 00 00 "
+        "08 08 00 01 A0 A1 A2 A3 A4 A5 A6 A7 0F F0 00 00 "
         "10 11 12 13 14 15 16 17 18");
   c.type = pk::code::write_partial_posted;
   c.be_first = 0xFF;
   c.be_last = 0x01;
-  CHECK(hex(emit(c, {0x33, 0x44})) == "03 01 00 01 A0 A1 A2 A3 A4 A5 A6 A7 FF 01 00 00 33 44");
+  CHECK(hex(emit(c, {0x33, 0x44})) == "06 01 00 01 A0 A1 A2 A3 A4 A5 A6 A7 FF 01 00 00 33 44");
 }
 
 TEST_CASE("command: golden bytes of the write response (WR_RSP, no data)") {
-  // type 07 | reserved | tag | status | reserved
+  // type 0E | reserved | tag | status | reserved
   const pk::cmd_response c{.type = pk::code::write_response, .dlen = 0, .tag = 0xCAFE, .status = 2};
-  CHECK(hex(emit(c)) == "07 00 CA FE 02 00");
+  CHECK(hex(emit(c)) == "0E 00 CA FE 02 00");
 }
 
 TEST_CASE("command: golden bytes of the read and atomic responses (RD_RSP, ATOMIC_RSP)") {
@@ -213,42 +213,42 @@ TEST_CASE("command: golden bytes of the read and atomic responses (RD_RSP, ATOMI
   c.type = pk::code::read_response;
   c.tag = 0x0102;
   c.status = 1;
-  CHECK(hex(emit(c, {0x5A})) == "06 00 01 02 01 00 5A");
+  CHECK(hex(emit(c, {0x5A})) == "0C 00 01 02 01 00 5A");
   // 256 bytes of read data: byte 1 = 0xFF.
   const byte_vector full = ramp(256, 0x00);
   const byte_vector out = emit(c, full);
   REQUIRE(out.size() == 6 + 256);
-  CHECK(hex(w::bytes(out).first(6)) == "06 FF 01 02 01 00");
+  CHECK(hex(w::bytes(out).first(6)) == "0C FF 01 02 01 00");
   CHECK(byte_vector(out.begin() + 6, out.end()) == full);
 
   c.type = pk::code::atomic_response;
   c.tag = 0xABCD;
   c.status = 0;
-  CHECK(hex(emit(c, ramp(8, 0x90))) == "0B 07 AB CD 00 00 90 91 92 93 94 95 96 97");
+  CHECK(hex(emit(c, ramp(8, 0x90))) == "16 07 AB CD 00 00 90 91 92 93 94 95 96 97");
 }
 
 TEST_CASE("command: golden bytes of the message (MSG)") {
-  // type 08 | data length - 1 | tag | queue (16); then the message.
+  // type 10 | data length - 1 | tag | queue (16); then the message.
   const pk::cmd_message c{.type = pk::code::message, .dlen = 0xFF, .tag = 0x7777, .queue = 0x0A0B};
-  CHECK(hex(emit(c, {'h', 'i', '!'})) == "08 02 77 77 0A 0B 68 69 21");
+  CHECK(hex(emit(c, {'h', 'i', '!'})) == "10 02 77 77 0A 0B 68 69 21");
 }
 
 TEST_CASE("command: golden bytes of the barrier (BARRIER, 2 units)") {
   const pk::cmd_barrier c{.type = pk::code::barrier, .dlen = 0, .tag = 0xFFFF};
-  CHECK(hex(emit(c)) == "09 00 FF FF");
+  CHECK(hex(emit(c)) == "12 00 FF FF");
 }
 
 TEST_CASE("command: golden bytes of the atomic (ATOMIC, 7 units)") {
-  // type 0A | dlen | tag | op | reserved | address (64); then the operands.
+  // type 14 | dlen | tag | op | reserved | address (64); then the operands.
   const pk::cmd_atomic c{
       .type = pk::code::atomic, .dlen = 0, .tag = 0x0042, .op = 2, .addr = 0x0000000100000002};
   CHECK(hex(emit(c, ramp(16, 0x00))) ==
-        "0A 0F 00 42 02 00 00 00 00 01 00 00 00 02 "
+        "14 0F 00 42 02 00 00 00 00 01 00 00 00 02 "
         "00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F");
 }
 
 TEST_CASE("command: the profile's field tables read the golden bytes back") {
-  const byte_vector rd = {0x05, 0x3F, 0x12, 0x34, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+  const byte_vector rd = {0x0A, 0x3F, 0x12, 0x34, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
   const walked r = walk(pk::default_profile, rd);
   REQUIRE(r.views.size() == 1);
   const pk::command_view& v = r.views[0];
@@ -257,7 +257,7 @@ TEST_CASE("command: the profile's field tables read the golden bytes back") {
     CAPTURE(f.filter);
     std::uint64_t want = 0;
     if (f.filter == "sue.cmd.type") {
-      want = 0x05;
+      want = 0x0A;
     } else if (f.filter == "sue.cmd.rlen") {
       want = 0x3F;
     } else if (f.filter == "sue.cmd.tag") {
@@ -272,8 +272,8 @@ TEST_CASE("command: the profile's field tables read the golden bytes back") {
   }
   CHECK(seen == 4);
   CHECK(v.type->name == "RD");
-  CHECK(pk::default_profile.name_field().name_of(0x05) == "RD");
-  CHECK(pk::default_profile.name_field().name_of(0x0B) == "ATOMIC_RSP");
+  CHECK(pk::default_profile.name_field().name_of(0x0A) == "RD");
+  CHECK(pk::default_profile.name_field().name_of(0x16) == "ATOMIC_RSP");
   CHECK(pk::default_profile.name_field().name_of(0x00).empty());
 }
 
@@ -314,7 +314,8 @@ TEST_CASE("command: default profile control lengths, data and VCs per type") {
     CHECK_FALSE(t.fields.empty());
   }
   CHECK(pk::default_profile.find(0) == nullptr);
-  CHECK(pk::default_profile.find(0x0C) == nullptr);
+  CHECK(pk::default_profile.find(0x01) == nullptr);  // odd: never a type (SUE Lite's I/G bit)
+  CHECK(pk::default_profile.find(0x18) == nullptr);
   CHECK(pk::default_profile.find(0xFF) == nullptr);
 }
 
@@ -360,10 +361,11 @@ TEST_CASE("command: a user profile emits and unpacks") {
   CHECK(r.views[2].offset == 22);
   CHECK(r.views[2].field(ping_fields[1]) == 0xCD);
 
-  // The default profile cannot read it: 0x10 is not one of its types.
+  // The default profile cannot read it: 0x10 is its MSG, whose data (0xAB + 1 bytes) runs past
+  // the payload.
   const walked d = walk(pk::default_profile, payload);
   CHECK(d.views.empty());
-  CHECK(d.err.code == errc::bad_value);
+  CHECK(d.err.code == errc::truncated);
   CHECK(d.err.item == 1);
 }
 
@@ -515,11 +517,11 @@ namespace {
 
 // RD (12) | WR_FULL_P (12 + 3) | BARRIER (4) | MSG (6 + 1) | WR_RSP (6): 44 bytes.
 byte_vector five_commands() {
-  const byte_vector rd = {0x05, 0x07, 0x00, 0x01, 1, 2, 3, 4, 5, 6, 7, 8};
-  const byte_vector wr = {0x01, 0x02, 0x00, 0x02, 9, 9, 9, 9, 9, 9, 9, 9, 0xD0, 0xD1, 0xD2};
-  const byte_vector bar = {0x09, 0x00, 0x00, 0x03};
-  const byte_vector msg = {0x08, 0x00, 0x00, 0x04, 0x00, 0x11, 0xE0};
-  const byte_vector rsp = {0x07, 0x00, 0x00, 0x05, 0x00, 0x00};
+  const byte_vector rd = {0x0A, 0x07, 0x00, 0x01, 1, 2, 3, 4, 5, 6, 7, 8};
+  const byte_vector wr = {0x02, 0x02, 0x00, 0x02, 9, 9, 9, 9, 9, 9, 9, 9, 0xD0, 0xD1, 0xD2};
+  const byte_vector bar = {0x12, 0x00, 0x00, 0x03};
+  const byte_vector msg = {0x10, 0x00, 0x00, 0x04, 0x00, 0x11, 0xE0};
+  const byte_vector rsp = {0x0E, 0x00, 0x00, 0x05, 0x00, 0x00};
   return cat({rd, wr, bar, msg, rsp});
 }
 
@@ -543,7 +545,7 @@ TEST_CASE("command: unpacker walks a payload by hand, without copying") {
       std::size_t data;
     };
     const want ws[] = {
-        {0x05, 0, 12, 0}, {0x01, 12, 12, 3}, {0x09, 27, 4, 0}, {0x08, 31, 6, 1}, {0x07, 38, 6, 0}};
+        {0x0A, 0, 12, 0}, {0x02, 12, 12, 3}, {0x12, 27, 4, 0}, {0x10, 31, 6, 1}, {0x0E, 38, 6, 0}};
     for (std::size_t i = 0; i < 5; ++i) {
       CAPTURE(i);
       const pk::command_view& v = r.views[i];
@@ -594,7 +596,7 @@ TEST_CASE("command: unpacker edge cases that are not errors") {
     CHECK(r.consumed == 0);
   }
   SUBCASE("zeros inside a command's data are data, not padding") {
-    const byte_vector p = {0x08, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const byte_vector p = {0x10, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const walked r = walk(pk::default_profile, p);
     CHECK_FALSE(r.err);
     REQUIRE(r.views.size() == 1);
@@ -602,8 +604,8 @@ TEST_CASE("command: unpacker edge cases that are not errors") {
     CHECK(r.padding == 0);
   }
   SUBCASE("data length boundaries: dlen 0x00 is 1 byte, 0xFF is 256") {
-    byte_vector one = {0x08, 0x00, 0, 0, 0, 0, 0x77};
-    byte_vector big = {0x08, 0xFF, 0, 0, 0, 0};
+    byte_vector one = {0x10, 0x00, 0, 0, 0, 0, 0x77};
+    byte_vector big = {0x10, 0xFF, 0, 0, 0, 0};
     const byte_vector d256 = ramp(256, 0x00);
     big.insert(big.end(), d256.begin(), d256.end());
     const byte_vector p = cat({one, big, one});
@@ -659,7 +661,7 @@ TEST_CASE("command: unpacker errors stop the walk and name the command") {
     CHECK(r.err.offset == 4 + 12);
   }
   SUBCASE("a lone type byte") {
-    const byte_vector p = {0x09};
+    const byte_vector p = {0x12};
     const walked r = walk(pk::default_profile, p);
     CHECK(r.err.code == errc::truncated);
     CHECK(r.err.needed == 4);
@@ -681,7 +683,7 @@ TEST_CASE("command: unpacker errors stop the walk and name the command") {
     CHECK(r.err.offset == 12);
   }
   SUBCASE("data cut off by one at 256") {
-    byte_vector p = {0x08, 0xFF, 0, 0, 0, 0};
+    byte_vector p = {0x10, 0xFF, 0, 0, 0, 0};
     p.resize(6 + 255, 0x11);
     const walked r = walk(pk::default_profile, p);
     CHECK(r.err.code == errc::truncated);
@@ -712,7 +714,7 @@ TEST_CASE("command: unpacker errors stop the walk and name the command") {
   SUBCASE("a zero type between two commands") {
     // RD, a zero byte, then a barrier: not padding, and the barrier is never delivered.
     const byte_vector p = cat({byte_vector(good.begin(), good.begin() + 12), byte_vector{0x00},
-                               byte_vector{0x09, 0x00, 0x00, 0x00}});
+                               byte_vector{0x12, 0x00, 0x00, 0x00}});
     const walked r = walk(pk::default_profile, p);
     CHECK(r.views.size() == 1);
     CHECK(r.err.code == errc::bad_value);

@@ -24,15 +24,15 @@ using scaleup::test::byte_vector;
 using scaleup::test::cat;
 using scaleup::test::render;
 
-// WR_FULL, data 5 bytes: type 02, dlen 04, tag 0x1234, address 0x0000000000001000, data.
-const byte_vector write5{0x02, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
+// WR_FULL, data 5 bytes: type 04, dlen 04, tag 0x1234, address 0x0000000000001000, data.
+const byte_vector write5{0x04, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
                          0x00, 0x10, 0x00, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5};
-// BARRIER: type 09, reserved 00, tag 0x0007.
-const byte_vector barrier{0x09, 0x00, 0x00, 0x07};
-// WR_RSP: type 07, reserved, tag 0x1234, status SLVERR (2), reserved.
-const byte_vector wr_rsp{0x07, 0x00, 0x12, 0x34, 0x02, 0x00};
+// BARRIER: type 12, reserved 00, tag 0x0007.
+const byte_vector barrier{0x12, 0x00, 0x00, 0x07};
+// WR_RSP: type 0E, reserved, tag 0x1234, status SLVERR (2), reserved.
+const byte_vector wr_rsp{0x0E, 0x00, 0x12, 0x34, 0x02, 0x00};
 // WR_FULL whose data ends in zero bytes: 3 bytes 11 00 00.
-const byte_vector write_zeros{0x02, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+const byte_vector write_zeros{0x04, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
                               0x00, 0x00, 0x00, 0x08, 0x11, 0x00, 0x00};
 
 byte_vector frame(w::encap e, const byte_vector& payload) {
@@ -91,7 +91,7 @@ TEST_CASE("dissect commands: each command is a layer with its table's fields") {
   CHECK(cmds[0]->length == 17);
   CHECK(cmds[1]->offset == 67);
   CHECK(cmds[2]->offset == 71);
-  CHECK(member(*t.tree, cmds[0], "sue.cmd.type") == 0x02);
+  CHECK(member(*t.tree, cmds[0], "sue.cmd.type") == 0x04);
   CHECK(member(*t.tree, cmds[0], "sue.cmd.tag") == 0x1234);
   CHECK(member(*t.tree, cmds[0], "sue.cmd.addr") == 0x1000);
   CHECK(member(*t.tree, cmds[0], "sue.cmd.dlen") == 4);
@@ -107,9 +107,9 @@ TEST_CASE("dissect commands: each command is a layer with its table's fields") {
 TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line each") {
   const auto t = dissect(frame(w::encap::udp4, cat({write5, wr_rsp})));
   const std::string json = render([&](auto& out) { d::put_json(out, *t.tree, 1); });
-  CHECK(json.find("\"sue.cmds\":[{\"sue.cmd.type\":2,\"sue.cmd.dlen\":4,\"sue.cmd.tag\":4660,"
+  CHECK(json.find("\"sue.cmds\":[{\"sue.cmd.type\":4,\"sue.cmd.dlen\":4,\"sue.cmd.tag\":4660,"
                   "\"sue.cmd.addr\":4096,\"sue.cmd.name\":\"WR_FULL\",\"sue.cmd.control_len\":12,"
-                  "\"sue.cmd.data_len\":5},{\"sue.cmd.type\":7,\"sue.cmd.tag\":4660,"
+                  "\"sue.cmd.data_len\":5},{\"sue.cmd.type\":14,\"sue.cmd.tag\":4660,"
                   "\"sue.cmd.status\":2,\"sue.cmd.name\":\"WR_RSP\",\"sue.cmd.control_len\":6,"
                   "\"sue.cmd.data_len\":0}]") != std::string::npos);
   // Reserved command fields stay out of JSON; top-level keys are not repeated per command.

@@ -1361,7 +1361,7 @@ TEST_CASE("dissect: more truncations and size limits") {
   }
   SUBCASE("a SUE Lite payload over 1024 bytes: a warning") {
     byte_vector f{0x22, 0x18, 0x00, 0x01, 0x00, 0x02};
-    f.resize(6 + 1025, 0x33);
+    f.resize(6 + 1025, 0x32);
     for (std::uint32_t link : {d::link_ethernet, d::link_afh2}) {
       CAPTURE(link);
       const auto t = dissect(f, link);

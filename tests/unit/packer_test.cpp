@@ -1026,7 +1026,7 @@ static_assert([] {
     return false;
   std::array<std::uint8_t, pk::sue_pack_limit> out{};
   const auto r = p.next(out);
-  const std::array<std::uint8_t, 14> want{0x02, 0x01, 0x01, 0x02, 0,    0,    0,
+  const std::array<std::uint8_t, 14> want{0x04, 0x01, 0x01, 0x02, 0,    0,    0,
                                           0,    0,    0,    0x03, 0x04, 0xD0, 0xD1};
   for (std::size_t i = 0; i < want.size(); ++i)
     if (out[i] != want[i]) return false;
@@ -1087,7 +1087,7 @@ TEST_CASE("packer: a control's bytes may change after push; data may not, and is
   data[2] = 9;      // borrowed: the packer reads it when it packs
   const pdu got = take(*p);
   // Written by hand: WR_FULL, data length - 1 = 2, tag 0A0B, address 0, then the data.
-  CHECK(got.payload == byte_vector{0x02, 0x02, 0x0A, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 9});
+  CHECK(got.payload == byte_vector{0x04, 0x02, 0x0A, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 9});
 }
 
 TEST_CASE("packer: typed commands of every shape are encoded into the pool") {
@@ -1113,11 +1113,11 @@ TEST_CASE("packer: typed commands of every shape are encoded into the pool") {
 
   const pdu got = take(*p);
   CHECK(got.cookies == cookies_of({1, 2, 3, 4, 5, 6, 7}));
-  // The first command by hand: type 02, data length - 1 = 3 (from the data, not the struct),
+  // The first command by hand: type 04, data length - 1 = 3 (from the data, not the struct),
   // tag 12 34, address 00 00 00 00 00 00 10 00, then the data.
   REQUIRE(got.payload.size() > 16);
   CHECK(byte_vector(got.payload.begin(), got.payload.begin() + 16) ==
-        byte_vector{0x02, 0x03, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0, 0xD0, 0xD1, 0xD2, 0xD3});
+        byte_vector{0x04, 0x03, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0, 0xD0, 0xD1, 0xD2, 0xD3});
   pk::unpacker u(pk::default_profile, got.payload);
   pk::command_view v;
   REQUIRE(u.next(v));

@@ -12,9 +12,9 @@ namespace t = scaleup::transport;
 using P = t::psn<16>;
 
 namespace {
-// WR_FULL_P (code 1 << 10) to XPU 5, 64 bytes (63 << 18).
+// WR_FULL_P (code 2 << 10) to XPU 5, 64 bytes (63 << 18).
 p::axi_aw posted_aw(std::uint16_t id) {
-  return p::axi_aw{.id = id, .addr = 0x1000, .len = 3, .size = 4, .user = 0x00FC0405};
+  return p::axi_aw{.id = id, .addr = 0x1000, .len = 3, .size = 4, .user = 0x00FC0805};
 }
 }  // namespace
 
@@ -29,7 +29,7 @@ TEST_CASE("posted writes: B = OKAY only once an ACK covers the PDU that carried 
   // Nothing is answered before the receiver acknowledges (the old behaviour answered at once).
   CHECK(w.acknowledged(P(9), out) == 0);
   CHECK(w.acknowledged(P(10), out) == 2);
-  CHECK(out[0] == p::axi_b{.id = 1, .resp = p::axi_resp_okay, .user = 0x1C05});
+  CHECK(out[0] == p::axi_b{.id = 1, .resp = p::axi_resp_okay, .user = 0x3805});
   CHECK(out[1].id == 2);
   CHECK(w.pending() == 1);
   // A cumulative ACK far ahead answers the rest; a stale one answers nothing more.
@@ -82,13 +82,13 @@ TEST_CASE("posted writes: the fire-and-forget option, and the errors") {
   const auto r = early.accept(posted_aw(9), P(0), out);
   REQUIRE(r.ok());
   CHECK(r.value == 1);
-  CHECK(out[0] == p::axi_b{.id = 9, .resp = p::axi_resp_okay, .user = 0x1C05});
+  CHECK(out[0] == p::axi_b{.id = 9, .resp = p::axi_resp_okay, .user = 0x3805});
   CHECK(early.pending() == 0);
   CHECK(early.accept(posted_aw(9), P(0), {}).err.code == scaleup::wire::errc::no_space);
 
   t::posted_writes<2> w;
   p::axi_aw non_posted = posted_aw(1);
-  non_posted.user = 0x00FC0805;  // WR_FULL: its B is the remote WR_RSP
+  non_posted.user = 0x00FC1005;  // WR_FULL: its B is the remote WR_RSP
   CHECK(w.accept(non_posted, P(0), out).err.code == scaleup::wire::errc::bad_value);
   REQUIRE(w.accept(posted_aw(1), P(0), out).ok());
   REQUIRE(w.accept(posted_aw(2), P(1), out).ok());

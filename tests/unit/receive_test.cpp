@@ -78,10 +78,10 @@ void fix_rcrc(byte_vector& f, std::size_t at, std::size_t end) {
   set32(f, end - 4, ref_crc32(f.data() + at, end - 4 - at));
 }
 
-// Commands of the default profile, by hand (pack/default_profile.hpp): a barrier (type 09, no
-// data, tag 1) and a message (type 08, 4 data bytes so byte 1 = 3, tag 2, queue 5) whose data
+// Commands of the default profile, by hand (pack/default_profile.hpp): a barrier (type 12, no
+// data, tag 1) and a message (type 10, 4 data bytes so byte 1 = 3, tag 2, queue 5) whose data
 // ends in zeros, which a reader must not take for padding.
-const byte_vector kCommands{0x09, 0x00, 0x00, 0x01, 0x08, 0x03, 0x00,
+const byte_vector kCommands{0x12, 0x00, 0x00, 0x01, 0x10, 0x03, 0x00,
                             0x02, 0x00, 0x05, 0x07, 0x00, 0x00, 0x00};
 const byte_vector kOpaque{0xAA, 0xBB, 0xCC};
 
@@ -355,6 +355,33 @@ TEST_CASE("read_frame: a SUE Lite payload, its padding told apart by the profile
   byte_vector bad = frame;
   bad[6] = 0xEE;  // not a type of the default profile
   CHECK(read_with_profile(bad).payload.size() == 54);
+}
+
+// R2 3.4, Fig. 10: the SUE Lite payload follows the 6-byte compressed header, so its first byte
+// is the first octet of the source MAC a standard switch reads; bit 0 there is the I/G bit.
+TEST_CASE("SUE Lite: the first payload byte never makes the source MAC a group address") {
+  const w::frame_params p = params_for(w::encap::lite);
+  // Every command type of the default profile is even: none sets the I/G bit.
+  for (const auto& t : pk::default_profile.types()) CHECK((t.code & 1u) == 0);
+  // The emitter refuses a payload that would (an odd first byte), and says why.
+  std::array<std::uint8_t, 64> out{};
+  const byte_vector odd{0x01, 0x00, 0x00, 0x01};
+  const auto refused = w::emit_frame(p, odd, out);
+  CHECK(refused.err.code == errc::bad_value);
+  CHECK(refused.err.what.find("group address") != std::string_view::npos);
+  CHECK(w::emit_frame(p, kCommands, out).ok());
+  // A frame that does so anyway is read, with a warning at the payload's first byte.
+  byte_vector frame = emit(p, {}, kCommands);
+  frame[6] |= 1u;
+  const auto f = read(frame, w::link_afh2);
+  REQUIRE(f.kind == w::encap::lite);
+  REQUIRE(f.errors.size() == 1);
+  CHECK(f.errors[0].code == errc::bad_value);
+  CHECK(f.errors[0].layer == "sue_lite");
+  CHECK(f.errors[0].offset == 6);
+  CHECK(f.errors[0].value == 0x13);
+  CHECK(f.errors[0].level == w::severity::warning);
+  CHECK(f.ok());
 }
 
 TEST_CASE("read_frame: R-CRC at the first command boundary of a padded minimum frame") {
@@ -1119,7 +1146,7 @@ TEST_CASE("read_frame: the PDU's own problems") {
   SUBCASE("SUE Lite payload over 1024 bytes") {
     byte_vector f(6, 0);
     REQUIRE(w::encode(w::afh2_compressed{.tc = 1, .src_xpu = 1, .dst_xpu = 2}, f));
-    const byte_vector payload = ramp(1100, 1);
+    const byte_vector payload = ramp(1100, 2);
     f.insert(f.end(), payload.begin(), payload.end());
     const auto r = read(f, w::link_afh2);
     CHECK(r.kind == w::encap::lite);

@@ -32,7 +32,7 @@ using scaleup::test::byte_array;
 
 // The control of a 64-byte WR_FULL, tag 0x1234, address 0x0000'0001'0000'0040, laid out as the
 // default profile draws cmd_write: type, data length - 1, tag (16), address (64), big-endian.
-constexpr byte_array<12> write64_control{0x02, 0x3F, 0x12, 0x34, 0x00, 0x00,
+constexpr byte_array<12> write64_control{0x04, 0x3F, 0x12, 0x34, 0x00, 0x00,
                                          0x00, 0x01, 0x00, 0x00, 0x00, 0x40};
 
 template <std::size_t N>
@@ -134,7 +134,7 @@ TEST_CASE("signal interface: golden 64-byte write on a 32-byte bus") {
 
 TEST_CASE("signal interface: golden read request and a 33-byte message") {
   // RD, read length 8 (byte 1 = 7, kept: RD carries no data), tag 0xBEEF, address 0x10.
-  constexpr byte_array<12> rd{0x05, 0x07, 0xBE, 0xEF, 0, 0, 0, 0, 0, 0, 0, 0x10};
+  constexpr byte_array<12> rd{0x0A, 0x07, 0xBE, 0xEF, 0, 0, 0, 0, 0, 0, 0, 0x10};
   const auto r = p::to_beats<16>(p::default_profile, 0x3FF, 0, rd, {});
   REQUIRE(r.ok());
   REQUIRE(r->count == 1);
@@ -145,7 +145,7 @@ TEST_CASE("signal interface: golden read request and a 33-byte message") {
 
   // MSG to queue 0x0102 with 33 bytes on a 32-byte bus: two cycles, the second holds one data
   // byte and 31 zeros. Control: 08, 33 - 1 = 0x20, tag 0x0001, queue 0x0102.
-  constexpr byte_array<6> msg{0x08, 0x20, 0x00, 0x01, 0x01, 0x02};
+  constexpr byte_array<6> msg{0x10, 0x20, 0x00, 0x01, 0x01, 0x02};
   std::array<std::uint8_t, 33> data{};
   data.fill(0xEE);
   const auto m = p::to_beats<32, p::direction::rx>(p::default_profile, 7, 3, msg, data);
@@ -258,7 +258,7 @@ TEST_CASE("signal interface: to_beats refuses what the signals cannot carry") {
   CHECK(bad(0, 0, write64_control, {}).code == errc::bad_length);  // WR_FULL needs data
   std::array<std::uint8_t, 257> big{};
   CHECK(bad(0, 0, write64_control, big).code == errc::bad_length);
-  constexpr byte_array<4> barrier{0x09, 0x00, 0x00, 0x01};
+  constexpr byte_array<4> barrier{0x12, 0x00, 0x00, 0x01};
   CHECK(bad(0, 0, barrier, data).code == errc::bad_length);  // BARRIER carries none
   CHECK(bad(0, 0, barrier, {}).code == errc::none);
 }
@@ -413,7 +413,7 @@ TEST_CASE("signal interface: from_beats refuses broken cycle runs") {
     auto e = decode(v).err;
     CHECK(e.code == errc::bad_value);
     CHECK(e.what == "valid says command only, but the type carries data");
-    constexpr byte_array<4> barrier{0x09, 0x00, 0x00, 0x01};
+    constexpr byte_array<4> barrier{0x12, 0x00, 0x00, 0x01};
     const auto s = p::to_beats<32>(p::default_profile, 1, 0, barrier, {});
     REQUIRE(s.ok());
     auto b = to_vector(*s);
@@ -540,7 +540,7 @@ TEST_CASE("signal interface: credit counters per VC and pool") {
   const auto after = p::consume(t, *wr);
   REQUIRE(after.ok());
   CHECK(after->available(1, p::credit_pool::command_data) == 3);
-  constexpr byte_array<4> barrier{0x09, 0x00, 0x00, 0x01};
+  constexpr byte_array<4> barrier{0x12, 0x00, 0x00, 0x01};
   const auto bar = p::to_beats<16>(p::default_profile, 5, 1, barrier, {});
   REQUIRE(bar.ok());
   CHECK(p::consume(*after, *bar).err.code == errc::no_space);  // command pool of vc 1 is empty

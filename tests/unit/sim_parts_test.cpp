@@ -209,7 +209,7 @@ TEST_CASE("sim: read_pdu finds nothing in what is not a SUE PDU") {
   w::frame_params p;
   p.kind = w::encap::lite;
   p.dst_xpu = 3;
-  const std::array<std::uint8_t, 4> cmds{9, 0, 0, 1};
+  const std::array<std::uint8_t, 4> cmds{0x12, 0, 0, 1};
   const auto n = w::emit_frame(p, cmds, f);
   REQUIRE(n);
   CHECK(!sm::read_pdu(w::bytes(f.data(), n.value)).rh);

@@ -14,17 +14,22 @@
 namespace scaleup::pack {
 
 namespace code {
-inline constexpr std::uint8_t write_full_posted = 0x01;
-inline constexpr std::uint8_t write_full = 0x02;  // non-posted: a write response comes back
-inline constexpr std::uint8_t write_partial_posted = 0x03;
-inline constexpr std::uint8_t write_partial = 0x04;
-inline constexpr std::uint8_t read = 0x05;
-inline constexpr std::uint8_t read_response = 0x06;
-inline constexpr std::uint8_t write_response = 0x07;
-inline constexpr std::uint8_t message = 0x08;
-inline constexpr std::uint8_t barrier = 0x09;
-inline constexpr std::uint8_t atomic = 0x0A;
-inline constexpr std::uint8_t atomic_response = 0x0B;
+// Even codes only: in a SUE Lite frame the first command's type byte is the first octet of the
+// source MAC a standard switch reads (R2 3.4, Fig. 10: the payload follows the 6-byte compressed
+// AFH Gen 2 header, in the place of the SA), and bit 0 of that octet is the I/G bit. An odd code
+// would make the source look like a group address, which the SLAP addressing must never do
+// (docs/decisions.md, AFH Gen 2).
+inline constexpr std::uint8_t write_full_posted = 0x02;
+inline constexpr std::uint8_t write_full = 0x04;  // non-posted: a write response comes back
+inline constexpr std::uint8_t write_partial_posted = 0x06;
+inline constexpr std::uint8_t write_partial = 0x08;
+inline constexpr std::uint8_t read = 0x0A;
+inline constexpr std::uint8_t read_response = 0x0C;
+inline constexpr std::uint8_t write_response = 0x0E;
+inline constexpr std::uint8_t message = 0x10;
+inline constexpr std::uint8_t barrier = 0x12;
+inline constexpr std::uint8_t atomic = 0x14;
+inline constexpr std::uint8_t atomic_response = 0x16;
 }  // namespace code
 
 // AXI response codes (AMBA AXI4 RRESP/BRESP), so the AXI mapping carries them unchanged.
@@ -342,7 +347,8 @@ inline constexpr std::array<command_type, 11> default_types{{
 
 inline constexpr profile default_profile{
     "default", default_types,
-    "R2 Table 2 transaction types with the AXI mapping of R2 3.2.2 (scaleup layout)"};
+    "R2 Table 2 transaction types with the AXI mapping of R2 3.2.2 (scaleup layout; even codes "
+    "only, so a SUE Lite payload never sets the source MAC's I/G bit, R2 3.4)"};
 static_assert(default_profile.check().empty(), "default profile breaks the framing rules");
 
 }  // namespace scaleup::pack

@@ -166,6 +166,12 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
     return detail::frame_error(errc::no_space, "output buffer too small", padded, out.size());
   if (p.kind == encap::lite && inner_len > sue_lite_max_payload)
     return detail::frame_error(errc::value_too_big, "SUE Lite payload over 1024 bytes");
+  // R2 3.4, Fig. 10: a SUE Lite payload starts where a switch reads the source MAC; bit 0 of its
+  // first byte is that address's I/G bit, and a source must never look like a group address.
+  if (p.kind == encap::lite && inner_len > 0 && (out[hs] & 1u) != 0)
+    return detail::frame_error(errc::bad_value,
+                               "SUE Lite payload's first byte has bit 0 set: the source MAC a "
+                               "switch reads would be a group address");
   // Nothing the caller asked for is dropped: a value with no place in this encapsulation is
   // refused.
   const bool afh2_family = p.kind == encap::afh2 || p.kind == encap::afh2c || p.kind == encap::lite;

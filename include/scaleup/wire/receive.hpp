@@ -375,6 +375,15 @@ class frame_reader {
     f_.payload = carried.first(used);
     f_.bounds = pdu_bounds{.payload_end = used, .pad = carried.size() - used};
     push(layer_kind::sue_lite, at, used);
+    // Bit 0 of the first payload byte is the I/G bit of the source MAC a switch reads.
+    if (!carried.empty() && (carried[0] & 1u) != 0)
+      report(error{.code = errc::bad_value,
+                   .layer = "sue_lite",
+                   .offset = static_cast<std::uint32_t>(at),
+                   .what = "first byte has bit 0 set: the source MAC a switch reads is a group "
+                           "address",
+                   .value = carried[0],
+                   .level = severity::warning});
     f_.command_errors_at = f_.errors.size();
     if (used > sue_lite_max_payload)
       report(error{.code = errc::bad_length,
