@@ -1,6 +1,7 @@
 // The typed readers: wire::read_frame (through pack::read_frame, with or without a profile's
 // command boundaries), tofu::read_record and tofu::read_frame, rdma::read_packet. The first byte
-// picks the link type (Ethernet, AFH Gen 2, Tofu slices, ExaJet RDMA, or one no reader knows)
+// picks the link type (Ethernet, AFH Gen 2, Tofu slices, ExaJet RDMA, a cooked, loopback or raw
+// IP capture, or one no reader knows)
 // and a few options; the rest is the frame. Beyond not crashing, what is read must lie inside
 // the bytes, the layers and problems must be in order, an accepted PDU's R-CRC must hold, and
 // the dissection tree must report exactly the reader's problems when no commands are walked.
@@ -97,9 +98,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   static constexpr std::array<std::uint32_t, 4> links{wire::link_ethernet, wire::link_afh2,
                                                       tofu::link_tofu, rdma::link_rdma};
+  // With both high bits set: the link types without an Ethernet header, or one no reader knows.
+  static constexpr std::array<std::uint32_t, 8> other_links{
+      4000,           wire::link_null,       wire::link_loop, wire::link_linux_sll,
+      wire::link_raw, wire::link_linux_sll2, wire::link_ipv4, wire::link_ipv6};
   const std::uint8_t sel = data[0];
   const wire::bytes b(data + 1, size - 1);
-  const std::uint32_t link = (sel & 0x80) && (sel & 0x40) ? 4000 : links[sel & 3];
+  const std::uint32_t link =
+      (sel & 0x80) && (sel & 0x40) ? other_links[(sel >> 2) & 7] : links[sel & 3];
   if (link == tofu::link_tofu) {
     check_tofu(b);
     return 0;

@@ -17,12 +17,13 @@ How frames are recognised (the dissector's rules, dissect/engine.hpp):
   SUE over UDP   port 4793 (SUE_UDP_PORTS, as dump --udp-port adds), source or destination;
                  any other port when the payload passes for a PDU (SUE_UDP_HEURISTIC,
                  plausible_pdu: version 0, reserved bits zero, R-CRC good)
-  AFH Gen 1      Ethertype 0x88B5 (a PDU) or 0x88B6 (the shim) after up to 2 tags (0x8100, 0x88A8);
+  AFH Gen 1      Ethertype 0x88B5 (a PDU) or 0x88B6 (the shim) after up to 8 tags (0x8100, 0x88A8, 0x9100);
                  AFH1 replaces Ether; the shim's next header 253 is SUE
   AFH Gen 2      on an Ethernet link, by the SLAP signature of the first octet (mask 0xDE,
                  value 0x02; W 0x20 = compressed), see ethernet_class; bare on link type 147
   SUE Lite       a compressed AFH Gen 2 header not followed by SUE's Ethertype
   link types     1 ScaleupEthernet, 147 ScaleupAFH2Link, 148 TofuSlice, 149 ExaJet (conf.l2types)
+                 0 and 108 Loopback, 113 CookedLinux, 276 CookedLinuxV2: scapy's own classes
 
 Classes, one per field table (scaleup_layer: the table's name, the dissector's layer):
   SUE                   sue.rh            SUE Reliability Header
@@ -72,7 +73,7 @@ from scapy.fields import (BitEnumField, BitField, ByteEnumField, ByteField, IntE
                           ShortField, XBitField, XByteField, XIntField, XLongField, XShortField)
 from scapy.layers.inet import UDP
 from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
-from scapy.packet import NoPayload, Packet, Raw, bind_layers, bind_top_down
+from scapy.packet import NoPayload, Packet, Raw, bind_bottom_up, bind_layers, bind_top_down
 
 # ---- bindings: how `scaleup dump` recognises frames ----
 
@@ -81,8 +82,8 @@ SHIM_ETHERTYPE = 0x88B6
 SHIM_NEXT_SUE = 253
 SUE_UDP_PORTS = {4793}  # add a port as dump --udp-port does
 SUE_UDP_HEURISTIC = True  # False: as dump --no-heuristics
-TAG_ETHERTYPES = (0x8100, 0x88A8)
-MAX_TAGS = 2
+TAG_ETHERTYPES = (0x8100, 0x88A8, 0x9100)
+MAX_TAGS = 8
 COMMON_ETHERTYPES = frozenset({
     0x0800, 0x0806, 0x8100, 0x86DD, 0x8808, 0x88A8, 0x88B5, 0x88B6, 0x88CC
 })
@@ -825,6 +826,10 @@ bind_top_down(Dot1AD, SUE, type=SUE_ETHERTYPE)
 bind_top_down(Dot1AD, AFH1Shim, type=SHIM_ETHERTYPE)
 bind_layers(AFH1, Dot1Q, type=0x8100)
 bind_layers(AFH1, Dot1AD, type=0x88A8)
+bind_bottom_up(Ether, Dot1Q, type=0x9100)
+bind_bottom_up(AFH1, Dot1Q, type=0x9100)
+bind_bottom_up(Dot1Q, Dot1Q, type=0x9100)
+bind_bottom_up(Dot1AD, Dot1Q, type=0x9100)
 bind_layers(AFH1Shim, SUE, next_header=SHIM_NEXT_SUE)
 bind_layers(AFH2, AFH2Type)
 bind_layers(AFH2Type, SUE, type=SUE_ETHERTYPE)

@@ -28,9 +28,14 @@ using wire::field_info;
 // The dissector's defaults: UDP ports, the heuristic, SUE's and the shim's Ethertypes, the shim's
 // next header. A change of the port policy there reaches the module through these.
 const dissect::options dump_defaults{};
-// detail::ethernet reads up to two tags, 802.1Q or 802.1ad, before the Ethertype it acts on.
-constexpr std::array<std::uint16_t, 2> tag_ethertypes{wire::ethertype::vlan, 0x88A8};
-constexpr std::size_t max_tags = 2;
+// detail::ethertype_next reads a stack of tags, 802.1Q, 802.1ad or 0x9100 (wire::is_tag_ethertype),
+// before the Ethertype it acts on.
+constexpr std::array<std::uint16_t, 3> tag_ethertypes{wire::ethertype::vlan, wire::ethertype::qinq,
+                                                      wire::ethertype::qinq_old};
+static_assert(wire::is_tag_ethertype(tag_ethertypes[0]) &&
+              wire::is_tag_ethertype(tag_ethertypes[1]) &&
+              wire::is_tag_ethertype(tag_ethertypes[2]));
+constexpr std::size_t max_tags = wire::received_frame::max_vlan_tags;
 // detail::plausible_pdu wants the RH's version zero besides its reserved fields.
 constexpr std::string_view heuristic_version = "sue.rh.ver";
 // The layer detail::afh2 names the packed payload of a SUE Lite frame.
@@ -118,9 +123,13 @@ std::vector<layer> layers() {
 }
 
 // Frame tables scapy has classes of its own for.
-constexpr std::array<std::array<std::string_view, 2>, 5> scapy_own{{
+constexpr std::array<std::array<std::string_view, 2>, 9> scapy_own{{
+    {"sll", "CookedLinux"},
+    {"sll2", "CookedLinuxV2"},
+    {"null", "Loopback"},
     {"eth", "Ether"},
     {"vlan", "Dot1Q"},
+    {"ieee8021ad", "Dot1AD"},
     {"ip", "IP"},
     {"ipv6", "IPv6"},
     {"udp", "UDP"},
@@ -378,7 +387,7 @@ from scapy.fields import (BitEnumField, BitField, ByteEnumField, ByteField, IntE
                           ShortField, XBitField, XByteField, XIntField, XLongField, XShortField)
 from scapy.layers.inet import UDP
 from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
-from scapy.packet import NoPayload, Packet, Raw, bind_layers, bind_top_down
+from scapy.packet import NoPayload, Packet, Raw, bind_bottom_up, bind_layers, bind_top_down
 )py";
 
 constexpr std::string_view runtime = R"py(
@@ -715,6 +724,10 @@ How frames are recognised (the dissector's rules, dissect/engine.hpp):
   out += "  link types     " + std::to_string(link_ethernet) + " ScaleupEthernet, " +
          std::to_string(link_afh2) + " ScaleupAFH2Link, " + std::to_string(link_tofu) +
          " TofuSlice, " + std::to_string(link_rdma) + " ExaJet (conf.l2types)\n";
+  out += "                 " + std::to_string(wire::link_null) + " and " +
+         std::to_string(wire::link_loop) + " Loopback, " + std::to_string(wire::link_linux_sll) +
+         " CookedLinux, " + std::to_string(wire::link_linux_sll2) +
+         " CookedLinuxV2: scapy's own classes\n";
   out += R"py(
 Classes, one per field table (scaleup_layer: the table's name, the dissector's layer):
 )py";
@@ -819,6 +832,11 @@ std::string bindings(const std::vector<layer>& ls) {
   }
   out += "bind_layers(AFH1, Dot1Q, type=" + hex(tag_ethertypes[0], 4) + ")\n";
   out += "bind_layers(AFH1, Dot1AD, type=" + hex(tag_ethertypes[1], 4) + ")\n";
+  // The service tag's Ethertype before 802.1ad's, which scapy does not bind: read as a VLAN tag,
+  // as dump and tshark read it (bottom up only: Ether() / Dot1Q() still builds 0x8100).
+  for (const std::string_view below : {"Ether", "AFH1", "Dot1Q", "Dot1AD"})
+    out += "bind_bottom_up(" + std::string(below) + ", Dot1Q, type=" + hex(tag_ethertypes[2], 4) +
+           ")\n";
   out += "bind_layers(AFH1Shim, SUE, next_header=SHIM_NEXT_SUE)\n";
   out += "bind_layers(AFH2, AFH2Type)\n";
   out += "bind_layers(AFH2Type, SUE, type=" + sue + ")\n";

@@ -18,7 +18,8 @@ Values are compared after these normalisations (scapy -> dump --json):
     MAC text of eth.dst (eth.src); IPv4 addresses: dotted text; IPv6 addresses: both sides
     through ipaddress (compressed form);
   - IPv4 tos -> ip.dsfield.dscp (tos >> 2) and ip.dsfield.ecn (tos & 3); flags -> ip.flags.df,
-    ip.flags.mf; Dot1Q prio, id, vlan, type -> vlan.priority, vlan.dei, vlan.id, vlan.etype;
+    ip.flags.mf; Dot1Q prio, id, vlan, type -> vlan.priority, vlan.dei, vlan.id, vlan.etype
+    (Dot1AD -> ieee8021ad.priority, .dei, .id and ieee8021ah.etype, as tshark names them);
   - a name two layers carry (two VLAN tags) is a list in layer order on both sides;
   - fields dump computes (the module's COMPUTED: sue.rcrc.status, sue.payload.len, ...) are
     skipped, except the trailers' CRC status, which scaleup_check() must give as dump does.
@@ -88,13 +89,16 @@ def standard_fields(m, layer):
     AFH1 gives dump's eth.dst and eth.src too, the MACs its prefixes and XPU ids make."""
     from scapy.layers.inet import IP, UDP
     from scapy.layers.inet6 import IPv6
-    from scapy.layers.l2 import Dot1Q, Ether
+    from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
     if isinstance(layer, m.AFH1):
         return {"eth.dst": mac(layer.da_prefix << 16 | layer.dst_xpu),
                 "eth.src": mac(layer.sa_prefix << 16 | layer.src_xpu)}
     if isinstance(layer, Ether):
         return {"eth.dst": layer.dst.lower(), "eth.src": layer.src.lower(), "eth.type": layer.type}
-    if isinstance(layer, Dot1Q):  # Dot1AD too
+    if isinstance(layer, Dot1AD):  # tshark's names for an 802.1ad tag
+        return {"ieee8021ad.priority": layer.prio, "ieee8021ad.dei": layer.id,
+                "ieee8021ad.id": layer.vlan, "ieee8021ah.etype": layer.type}
+    if isinstance(layer, Dot1Q):
         return {"vlan.priority": layer.prio, "vlan.dei": layer.id, "vlan.id": layer.vlan,
                 "vlan.etype": layer.type}
     if isinstance(layer, IP):
@@ -115,7 +119,7 @@ def standard_fields(m, layer):
     return {}
 
 
-STANDARD_KEYS = ("eth.", "vlan.", "ip.", "ipv6.", "udp.")
+STANDARD_KEYS = ("eth.", "vlan.", "ieee8021ad.", "ieee8021ah.", "ip.", "ipv6.", "udp.")
 
 
 def layers_of(pkt):
@@ -488,6 +492,12 @@ def case_recognition():
     def with_crc(rh):
         return rh + struct.pack(">I", crc(rh))
 
+    # More tags than dump reads (wire::received_frame::max_vlan_tags): not SUE to either.
+    nine_tagged = m.AFH1()
+    for _ in range(8):
+        nine_tagged = nine_tagged / Dot1Q()
+    nine_tagged = nine_tagged / Dot1Q(type=m.SUE_ETHERTYPE) / Raw(good)
+
     frames = [
         udp(1234, 5678, good),                                         # heuristic
         udp(1234, 5678, good[:-1] + bytes([good[-1] ^ 1])),            # bad R-CRC: not SUE
@@ -507,8 +517,9 @@ def case_recognition():
         m.AFH1(type=m.SHIM_ETHERTYPE) / m.AFH1Shim(next_header=17) / Raw(good),
         m.AFH1() / Dot1Q() / Dot1Q() / Dot1Q(type=m.SUE_ETHERTYPE) / Raw(good),  # three tags
         Ether(type=0x88A8) / Dot1Q(type=0x8100) / Dot1Q(type=m.SUE_ETHERTYPE) / Raw(good),
+        nine_tagged,
     ]
-    three_tags = 16
+    nine_tags = 18
     cap = tmp("recognition.pcap")
     wrpcap(cap, frames)
 
@@ -519,7 +530,7 @@ def case_recognition():
             where = f"{tag} frame {i + 1} ({p.summary()})"
             check_classes(m, where, p, d)
             check_status(m, where, p, d)
-            if i != three_tags:  # scapy reads a third tag dump leaves alone
+            if i != nine_tags:  # scapy reads a ninth tag dump leaves alone
                 compare(m, where, scapy_values(m, p), d)
         return got
 
@@ -530,7 +541,7 @@ def case_recognition():
     check(got[6]["sue.rcrc.status"] == "missing" and got[8]["sue.rcrc.status"] == "bad",
           "an RH without R-CRC, a bad R-CRC")
     check([d["encap"] for d in got[9:]] == ["ipv4/udp", "ipv4/udp", "afh2", "ipv4", "afh2c", "eth",
-                                            "afh1-shim", "eth", "afh1-vlan"],
+                                            "afh1-shim", "afh1-vlan", "afh1-vlan", "eth"],
           f"the SLAP signature and the tags exercised: {[d['encap'] for d in got[9:]]}")
     m.SUE_UDP_HEURISTIC = False
     got = agree("--no-heuristics", ["--no-heuristics"], rdpcap(cap))

@@ -1089,7 +1089,7 @@ TEST_CASE("read_frame: AFH Gen 1 shim and AFH Gen 2 rules") {
     o.sue_ethertype = 0x1234;
     CHECK(read(f, w::link_ethernet, o).accepted());
   }
-  SUBCASE("two tags, and a third that is not read") {
+  SUBCASE("two tags, and a third") {
     // Long enough to need no padding: the PDU runs to the frame's end however many tags.
     const byte_vector one = emit(params_for(w::encap::afh1_vlan), test_rh(), ramp(50, 1));
     byte_vector two(one.begin(), one.begin() + 12);
@@ -1107,9 +1107,11 @@ TEST_CASE("read_frame: AFH Gen 1 shim and AFH Gen 2 rules") {
     for (const std::uint8_t x : {0x81, 0x00, 0x00, 0x09}) three.push_back(x);
     three.insert(three.end(), two.begin() + 16, two.end());
     r = read(three);
-    CHECK(r.vlan_count == 2);
-    CHECK_FALSE(r.kind);
-    CHECK(r.name() == "eth");
+    CHECK(r.vlan_count == 3);
+    CHECK(r.vlan[1].value.vid == 9);
+    CHECK(r.vlan[2].offset == 22);
+    CHECK(r.kind == w::encap::afh1_vlan);
+    CHECK(r.accepted());
   }
 }
 

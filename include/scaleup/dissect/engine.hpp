@@ -134,11 +134,23 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
     copied = copy_errors(t, f.errors, copied, l.errors_before);
     const auto header = [&](const auto& h) { return add_fields(t, frame, l.offset, h->value); };
     switch (l.kind) {
+      case layer_kind::sll:
+        header(f.sll);
+        break;
+      case layer_kind::sll2:
+        header(f.sll2);
+        break;
+      case layer_kind::null:
+        header(f.null);
+        break;
       case layer_kind::ethernet:
         header(f.eth);
         break;
       case layer_kind::vlan:
         header(&f.vlan[vlan++]);
+        break;
+      case layer_kind::service_tag:
+        add_fields(t, frame, l.offset, wire::as_service_tag(f.vlan[vlan++].value));
         break;
       case layer_kind::afh1:
         header(f.afh1);

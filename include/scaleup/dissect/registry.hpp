@@ -25,9 +25,11 @@
 #include "scaleup/transport/pfc.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
+#include "scaleup/wire/bsd_loopback.hpp"
 #include "scaleup/wire/ethernet.hpp"
 #include "scaleup/wire/field.hpp"
 #include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/linux_sll.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 
@@ -60,8 +62,12 @@ constexpr table table_of(table_group g) noexcept {
 // profile's command shapes, then link and XPU-interface tables.
 inline constexpr auto tables = std::array{
     table_of<wire::reliability_header>(table_group::frame),
+    table_of<wire::linux_sll>(table_group::frame),
+    table_of<wire::linux_sll2>(table_group::frame),
+    table_of<wire::bsd_loopback>(table_group::frame),
     table_of<wire::ethernet_header>(table_group::frame),
     table_of<wire::vlan_tag>(table_group::frame),
+    table_of<wire::service_tag>(table_group::frame),
     table_of<wire::ipv4_header>(table_group::frame),
     table_of<wire::ipv6_header>(table_group::frame),
     table_of<wire::udp_header>(table_group::frame),

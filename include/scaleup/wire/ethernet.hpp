@@ -14,6 +14,8 @@ namespace ethertype {
 inline constexpr std::uint16_t ipv4 = 0x0800;
 inline constexpr std::uint16_t vlan = 0x8100;
 inline constexpr std::uint16_t qinq = 0x88A8;  // 802.1ad service tag, read like 802.1Q's
+// The service tag's Ethertype before 802.1ad assigned one; tshark still reads it as a tag.
+inline constexpr std::uint16_t qinq_old = 0x9100;
 inline constexpr std::uint16_t ipv6 = 0x86DD;
 // IEEE 802 local experimental Ethertypes 1 and 2: defaults, every one is a parameter
 // (decisions.md "Network headers").
@@ -50,7 +52,7 @@ struct layout<ethernet_header> {
 };
 static_assert(tiles<ethernet_header>());
 
-// The four bytes after an 0x8100 Ethertype: TCI and the inner Ethertype.
+// The four bytes after a tag Ethertype (0x8100, 0x88A8, 0x9100): TCI and the inner Ethertype.
 struct vlan_tag {
   std::uint8_t pcp = 0;
   std::uint8_t dei = 0;
@@ -83,6 +85,52 @@ struct layout<vlan_tag> {
   // clang-format on
 };
 static_assert(tiles<vlan_tag>());
+
+// An 802.1ad service tag (S-TAG, announced by 0x88A8): the four bytes of a VLAN tag, under the
+// names tshark gives them (`ieee8021ad.*`, and `ieee8021ah.etype` for the Ethertype after it), so
+// that a tag stack reads the same in `dump` and in tshark. Read with vlan_tag's table (the bits
+// are the same); as_service_tag gives the value this table shows.
+struct service_tag {
+  std::uint8_t pcp = 0;
+  std::uint8_t dei = 0;
+  std::uint16_t vid = 0;
+  std::uint16_t type = 0;
+  friend constexpr bool operator==(const service_tag&, const service_tag&) = default;
+};
+
+template <>
+struct layout<service_tag> {
+  using T = service_tag;
+  static constexpr std::string_view name = "ieee8021ad";
+  static constexpr std::string_view title = "IEEE 802.1ad service tag";
+  static constexpr std::string_view seed = "IEEE 802.1ad";
+  static constexpr std::size_t size = 4;
+  // clang-format off
+  static constexpr auto fields = std::tuple{
+      member(&T::pcp, {.name = "PCP", .filter = "ieee8021ad.priority", .bit = 0, .width = 3,
+                     .description = "Priority code point", .seed = "IEEE 802.1ad"}),
+      member(&T::dei, {.name = "DEI", .filter = "ieee8021ad.dei", .bit = 3, .width = 1,
+                     .type = kind::flag, .description = "Drop eligible indicator",
+                     .seed = "IEEE 802.1ad"}),
+      member(&T::vid, {.name = "VID", .filter = "ieee8021ad.id", .bit = 4, .width = 12,
+                     .description = "Service VLAN identifier", .seed = "IEEE 802.1ad"}),
+      member(&T::type, {.name = "type", .filter = "ieee8021ah.etype", .bit = 16, .width = 16,
+                      .type = kind::hex, .description = "Inner Ethertype (tshark's name)",
+                      .seed = "IEEE 802.1ad"}),
+  };
+  // clang-format on
+};
+static_assert(tiles<service_tag>());
+
+constexpr service_tag as_service_tag(const vlan_tag& t) noexcept {
+  return {t.pcp, t.dei, t.vid, t.type};
+}
+
+// An Ethertype that a VLAN tag follows: 802.1Q's, 802.1ad's, or the older 0x9100 (IEEE 802.1Q,
+// 802.1ad; tshark's vlan dissector takes all three).
+constexpr bool is_tag_ethertype(std::uint16_t type) noexcept {
+  return type == ethertype::vlan || type == ethertype::qinq || type == ethertype::qinq_old;
+}
 
 // ---- the frame check sequence --------------------------------------------------------------
 //

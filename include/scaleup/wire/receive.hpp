@@ -23,11 +23,13 @@
 
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
+#include "scaleup/wire/bsd_loopback.hpp"
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/ethernet.hpp"
 #include "scaleup/wire/field.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/linux_sll.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 
@@ -42,6 +44,13 @@ inline constexpr std::uint32_t link_afh2 = 147;
 inline constexpr std::uint32_t link_raw = 101;
 inline constexpr std::uint32_t link_ipv4 = 228;
 inline constexpr std::uint32_t link_ipv6 = 229;
+// What libpcap writes where there is no link-layer header to keep: BSD loopback (LINKTYPE_NULL,
+// the family in the capturing host's byte order; LINKTYPE_LOOP, in network byte order) and
+// Linux cooked captures (LINKTYPE_LINUX_SLL and LINKTYPE_LINUX_SLL2: `tcpdump -i any`).
+inline constexpr std::uint32_t link_null = 0;
+inline constexpr std::uint32_t link_loop = 108;
+inline constexpr std::uint32_t link_linux_sll = 113;
+inline constexpr std::uint32_t link_linux_sll2 = 276;
 
 // What a receiver is configured with. Every default follows decisions.md; each is a parameter
 // because a fabric could reasonably differ.
@@ -94,6 +103,10 @@ enum class layer_kind : std::uint8_t {
   sue_pad,   // zeros after the R-CRC, to the minimum frame
   sue_lite,  // a SUE Lite payload, padding excluded
   fcs,
+  service_tag,  // a tag announced by 802.1ad's 0x88A8 (in `vlan`, shown as wire::service_tag)
+  sll,          // Linux cooked capture v1
+  sll2,         // Linux cooked capture v2
+  null,         // BSD loopback (LINKTYPE_NULL, LINKTYPE_LOOP)
 };
 
 struct layer_ref {
@@ -114,18 +127,29 @@ struct located {
 
 // How far a frame that is not (or not yet) SUE was read: what its outermost recognised protocol
 // is. A SUE frame is named by its encap instead.
-enum class carrier : std::uint8_t { unknown, ethernet, ipv4, ipv6, ipv4_udp, ipv6_udp, afh2 };
+enum class carrier : std::uint8_t {
+  unknown,
+  ethernet,
+  ipv4,
+  ipv6,
+  ipv4_udp,
+  ipv6_udp,
+  afh2,
+  linux_sll,  // either version: what follows is not one the reader knows
+  null,
+};
 
-inline constexpr std::array<std::string_view, 7> carrier_names{
-    "unknown", "eth", "ipv4", "ipv6", "ipv4/udp", "ipv6/udp", "afh2"};
+inline constexpr std::array<std::string_view, 9> carrier_names{
+    "unknown", "eth", "ipv4", "ipv6", "ipv4/udp", "ipv6/udp", "afh2", "sll", "null"};
 
 constexpr std::string_view to_string(carrier c) noexcept {
   return carrier_names[static_cast<std::size_t>(c)];
 }
 
 struct received_frame {
-  static constexpr std::size_t max_vlan_tags = 2;  // 802.1Q or 802.1ad tags read in a row
-  static constexpr std::size_t max_layers = 16;
+  // 802.1Q or 802.1ad tags read in a row; a frame of more is reported (errc::unsupported).
+  static constexpr std::size_t max_vlan_tags = 8;
+  static constexpr std::size_t max_layers = 24;
   static constexpr std::size_t max_errors = 16;
 
   std::uint32_t link = 0;
@@ -140,7 +164,12 @@ struct received_frame {
 
   // Each network header the frame carries, decoded (also when a fixed field is wrong: the
   // error is in `errors`), with its offset. Absent: not in the frame, or cut off.
+  std::optional<located<linux_sll>> sll;    // link type 113
+  std::optional<located<linux_sll2>> sll2;  // link type 276
+  // Link types 0 and 108: the family after the byte-order rule (bsd_family_of).
+  std::optional<located<bsd_loopback>> null;
   std::optional<located<ethernet_header>> eth;
+  // Every tag, outermost first; the layer list says which were 802.1ad service tags.
   std::array<located<vlan_tag>, max_vlan_tags> vlan{};
   std::size_t vlan_count = 0;
   std::optional<located<afh1_addresses>> afh1;
@@ -284,6 +313,25 @@ class frame_reader {
   constexpr void ipv4_link() noexcept { ipv4(0, b_.size()); }
   constexpr void ipv6_link() noexcept { ipv6(0, b_.size()); }
 
+  // A Linux cooked header, then what its protocol names, as after an Ethernet header.
+  constexpr void linux_sll_link() noexcept {
+    f_.net = carrier::linux_sll;
+    const auto h = read(f_.sll, layer_kind::sll, 0, b_.size());
+    if (!h) return;
+    cooked(layout<linux_sll>::size, h->protocol);
+  }
+  constexpr void linux_sll2_link() noexcept {
+    f_.net = carrier::linux_sll;
+    const auto h = read(f_.sll2, layer_kind::sll2, 0, b_.size());
+    if (!h) return;
+    cooked(layout<linux_sll2>::size, h->protocol);
+  }
+
+  // BSD loopback: the family in the capturing host's byte order (LINKTYPE_NULL) or big-endian
+  // (LINKTYPE_LOOP), then an IP packet.
+  constexpr void null_link() noexcept { loopback(false); }
+  constexpr void loop_link() noexcept { loopback(true); }
+
   // ---- the PDU ---------------------------------------------------------------------------
 
   // RH, payload, R-CRC between at and end. `exact`: the carrier says where the PDU ends (UDP,
@@ -295,7 +343,9 @@ class frame_reader {
     if (rh.err.code == errc::truncated) return;
     f_.rh = rh.value;
     const bytes pdu = b_.subspan(at, end - at);
-    f_.bounds = exact ? pdu_bounds_exact(pdu) : pdu_bounds_l2(pdu, b_.size(), o_.commands);
+    // The frame's length as it was on Ethernet, where the minimum-size rule applies.
+    const std::size_t l2_length = b_.size() - cooked_extra_;
+    f_.bounds = exact ? pdu_bounds_exact(pdu) : pdu_bounds_l2(pdu, l2_length, o_.commands);
     const std::size_t payload = f_.bounds.payload_end - rh_size;
     f_.payload = pdu.subspan(rh_size, payload);
     push(layer_kind::sue_payload, at + rh_size, payload);
@@ -398,15 +448,27 @@ class frame_reader {
   // ---- Ethernet, AFH Gen 1 (R2 3.5.1, 3.5.3) ----------------------------------------------
 
   constexpr void ethernet() noexcept {
-    const std::size_t n = b_.size();
     f_.net = carrier::ethernet;
-    const auto eth = read(f_.eth, layer_kind::ethernet, 0, n);
+    const auto eth = read(f_.eth, layer_kind::ethernet, 0, b_.size());
     if (!eth) return;
-    std::size_t at = layout<ethernet_header>::size;
-    std::uint16_t type = eth->type;
-    while (f_.vlan_count < received_frame::max_vlan_tags &&
-           (type == ethertype::vlan || type == ethertype::qinq)) {
-      const auto tag = read<vlan_tag>(layer_kind::vlan, at, n);
+    ethertype_next(layout<ethernet_header>::size, eth->type);
+  }
+
+  // What an Ethertype at `at` - 2 names: VLAN tags (any stack of 802.1Q and 802.1ad, up to
+  // max_vlan_tags), then AFH Gen 1 (SUE's or the shim's Ethertype), IPv4 or IPv6. Any other
+  // protocol is not SUE's and ends the reading without a problem.
+  constexpr void ethertype_next(std::size_t at, std::uint16_t type) noexcept {
+    const std::size_t n = b_.size();
+    while (is_tag_ethertype(type)) {
+      if (f_.vlan_count == received_frame::max_vlan_tags)
+        return report(error{.code = errc::unsupported,
+                            .layer = "vlan",
+                            .offset = static_cast<std::uint32_t>(at),
+                            .what = "more VLAN tags than are read (8): the rest is not decoded",
+                            .field = "vlan.etype",
+                            .value = type});
+      const auto kind = type == ethertype::qinq ? layer_kind::service_tag : layer_kind::vlan;
+      const auto tag = read<vlan_tag>(kind, at, n);
       if (!tag) return;
       f_.vlan[f_.vlan_count++] = located<vlan_tag>{tag.value, at};
       at += layout<vlan_tag>::size;
@@ -417,15 +479,45 @@ class frame_reader {
     if (type == ethertype::ipv6) return ipv6(at, n);
   }
 
-  // The Ethertype after the addresses (and tags) names SUE or the shim: AFH Gen 1.
+  // ---- link headers that stand in for Ethernet's ------------------------------------------
+
+  // After a cooked header of `size` bytes: the protocol is an Ethertype above 1536. The frame
+  // was an Ethernet frame (or a loopback one) without its 14-byte header.
+  constexpr void cooked(std::size_t size, std::uint16_t protocol) noexcept {
+    cooked_extra_ = size - layout<ethernet_header>::size;
+    if (protocol <= sll_max_linux_protocol) return;  // 802.2 LLC, CAN, ...: not SUE's
+    ethertype_next(size, protocol);
+  }
+
+  constexpr void loopback(bool network_order) noexcept {
+    f_.net = carrier::null;
+    const std::size_t n = b_.size();
+    auto h = read<bsd_loopback>(layer_kind::null, 0, n);
+    if (h.err.code == errc::truncated) return;
+    if (!network_order) h.value.family = bsd_family_of(h.value.family);
+    f_.null = located<bsd_loopback>{h.value, 0};
+    constexpr std::size_t at = layout<bsd_loopback>::size;
+    if (h->family == bsd_family::inet) return ipv4(at, n);
+    if (is_bsd_inet6(h->family)) return ipv6(at, n);
+    report(error{.code = errc::unsupported,
+                 .layer = "null",
+                 .what = "address family is neither IPv4 nor IPv6",
+                 .field = "null.family",
+                 .value = h->family});
+  }
+
+  // The Ethertype after the addresses (and tags) names SUE or the shim: AFH Gen 1. Behind a
+  // cooked header the addresses are gone (only the source's is kept, in the cooked header).
   constexpr void afh1(std::size_t at, std::uint16_t type) noexcept {
     const std::size_t n = b_.size();
     const bool shim = type == o_.shim_ethertype;
     const bool tagged = f_.vlan_count > 0;
     f_.kind = shim ? (tagged ? encap::afh1_vlan_shim : encap::afh1_shim)
                    : (tagged ? encap::afh1_vlan : encap::afh1);
-    const auto a = read(f_.afh1, layer_kind::afh1, 0, n);
-    set_xpus(a->src_xpu, a->dst_xpu);
+    if (f_.eth) {
+      const auto a = read(f_.afh1, layer_kind::afh1, 0, n);
+      set_xpus(a->src_xpu, a->dst_xpu);
+    }
     if (!shim) return sue_pdu(at, n, false);
     const auto s = read(f_.shim, layer_kind::afh1_shim, at, n);
     if (s.err.code != errc::truncated) set_xpus(s->src_xpu, s->dst_xpu);
@@ -502,6 +594,8 @@ class frame_reader {
   received_frame& f_;
   const receive_options& o_;
   bytes b_;
+  // Bytes a cooked header has beyond the Ethernet header it stands for.
+  std::size_t cooked_extra_ = 0;
 };
 
 // The link types read_frame knows: the step each starts with, and whether its frames may end in
@@ -512,12 +606,16 @@ struct link_reader {
   void (frame_reader::*start)() noexcept = nullptr;
 };
 
-inline constexpr std::array<link_reader, 5> link_readers{{
+inline constexpr std::array<link_reader, 9> link_readers{{
     {link_ethernet, true, &frame_reader::ethernet_link},
     {link_afh2, false, &frame_reader::afh2_link},
     {link_raw, false, &frame_reader::raw_ip_link},
     {link_ipv4, false, &frame_reader::ipv4_link},
     {link_ipv6, false, &frame_reader::ipv6_link},
+    {link_linux_sll, false, &frame_reader::linux_sll_link},
+    {link_linux_sll2, false, &frame_reader::linux_sll2_link},
+    {link_null, false, &frame_reader::null_link},
+    {link_loop, false, &frame_reader::loop_link},
 }};
 
 }  // namespace detail
