@@ -118,11 +118,12 @@ std::vector<layer> layers() {
 }
 
 // Frame tables scapy has classes of its own for.
-constexpr std::array<std::array<std::string_view, 2>, 5> scapy_own{{
+constexpr std::array<std::array<std::string_view, 2>, 6> scapy_own{{
     {"eth", "Ether"},
     {"vlan", "Dot1Q"},
     {"ip", "IP"},
     {"ipv6", "IPv6"},
+    {"ipv6.fraghdr", "IPv6ExtHdrFragment"},
     {"udp", "UDP"},
 }};
 
