@@ -421,6 +421,7 @@ TEST_CASE("dissection with reassembly: the PDU in the frame that completes its d
     CHECK_FALSE(t.find("sue.rh.npsn"));
     REQUIRE(t.error_count == 1);
     CHECK(t.errors[0].level == w::severity::warning);
+    CHECK(t.errors[0].code == w::errc::unsupported);
     CHECK(t.errors[0].what == d::fragment_held_note);
     CHECK(t.errors[0].field == "ip.id");
     CHECK(t.errors[0].offset == 4);

@@ -45,7 +45,9 @@ inline constexpr std::array<const field_info*, 6> all{
     &ipv6_fragment, &ipv6_fragment_count, &ipv6_reassembled_length};
 }  // namespace reassembly_generated
 
-// Where a frame's fragment stands, as a note on the frame (a warning: the frame is not at fault).
+// Where a frame's fragment stands, as a note on the frame: a warning (the frame is not at fault)
+// of code `unsupported` (what the frame carries is not decoded in it), as read_frame reported an
+// IPv4 fragment before reassembly.
 inline constexpr std::string_view fragment_held_note =
     "fragment held for reassembly: the datagram is dissected in the frame that completes it";
 inline constexpr std::string_view fragment_duplicate_note =
@@ -79,9 +81,9 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, con
   };
   switch (got.state) {
     case wire::fragment_state::held:
-      return note(fragment_held_note, wire::errc::none);
+      return note(fragment_held_note, wire::errc::unsupported);
     case wire::fragment_state::duplicate:
-      return note(fragment_duplicate_note, wire::errc::none);
+      return note(fragment_duplicate_note, wire::errc::unsupported);
     case wire::fragment_state::rejected:
       if (got.report_count == 0) note(got.problem.what, got.problem.code);
       return;
