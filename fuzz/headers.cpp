@@ -16,14 +16,15 @@ namespace {
 using namespace scaleup;
 
 using header_types =
-    std::tuple<wire::reliability_header, wire::ethernet_header, wire::vlan_tag, wire::ipv4_header,
-               wire::ipv6_header, wire::udp_header, wire::afh1_addresses, wire::afh1_shim,
-               wire::afh2_normal, wire::afh2_compressed, wire::afh2_ethertype, wire::rcrc_trailer,
-               tofu::record_header, tofu::routing_header, tofu::fcs_trailer, rdma::data_header,
-               rdma::response_header, rdma::control_header, rdma::control_payload,
-               rdma::packet_footer, pack::cmd_write, pack::cmd_write_partial, pack::cmd_read,
-               pack::cmd_response_data, pack::cmd_response, pack::cmd_message, pack::cmd_barrier,
-               pack::cmd_atomic, transport::llr_header, transport::llr_control,
+    std::tuple<wire::reliability_header, wire::linux_sll, wire::linux_sll2, wire::bsd_loopback,
+               wire::ethernet_header, wire::vlan_tag, wire::service_tag, wire::ipv4_header,
+               wire::ipv6_header, wire::ipv6_fragment_header, wire::udp_header,
+               wire::afh1_addresses, wire::afh1_shim, wire::afh2_normal, wire::afh2_compressed,
+               wire::afh2_ethertype, wire::rcrc_trailer, tofu::record_header, tofu::routing_header,
+               tofu::fcs_trailer, rdma::data_header, rdma::response_header, rdma::control_header,
+               rdma::control_payload, rdma::packet_footer, pack::cmd_write, pack::cmd_write_partial,
+               pack::cmd_read, pack::cmd_response_data, pack::cmd_response, pack::cmd_message,
+               pack::cmd_barrier, pack::cmd_atomic, transport::llr_header, transport::llr_control,
                transport::cbfc_update, transport::pfc_pdu, pack::credit_word, pack::axi_user,
                rdma::memory_descriptor, rdma::memory_descriptor_notify, rdma::inline_descriptor,
                rdma::inline_descriptor_long, rdma::block_descriptor, rdma::pending_entry,

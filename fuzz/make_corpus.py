@@ -6,8 +6,9 @@ usage: fuzz/make_corpus.py PATH/TO/scaleup
 
 Seeds are small and deterministic (fixed generator seeds); rerunning replaces the generated
 files (named gen-*) and keeps every other file, such as the reproducers of past findings.
-The state-machine targets (gbn, llr, cbfc, pfc, packer) need no capture: their seeds are event
-scripts written here; --state-machines rebuilds only those, without the tool.
+The state-machine targets (gbn, llr, cbfc, pfc, packer) and ip_reassembly need no capture: their
+seeds are event or fragment scripts written here; --state-machines rebuilds only those, without
+the tool.
 """
 import hashlib
 import os
@@ -18,7 +19,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
-HEADER_TYPES = 41  # entries of dissect::tables (fuzz/headers.cpp checks the count)
+HEADER_TYPES = 46  # entries of dissect::tables (fuzz/headers.cpp checks the count)
 
 
 def read_pcap(path):
@@ -199,6 +200,28 @@ def state_machine_seeds(add):
         add("packer", script(c, 0x39 * (i + 1), list(lcg_bytes(0x9AC + i, 300 + 100 * i))))
 
 
+def ip_reassembly_seeds(add):
+    """Fragment scripts for ip_reassembly (the byte meanings are in fuzz/ip_reassembly.cpp):
+    limits, then per fragment flags (bit 0 IPv6, 1 MF, 2-3 datagram, 4 cut short), offset in
+    8-byte units (2 bytes), data length (2 bytes), time step."""
+    def frag(flags, units, length, step=1):
+        return bytes([flags, units >> 8, units & 0xFF, length >> 8, length & 0xFF, step])
+
+    def datagram(flags, pieces, order):
+        """A datagram of `pieces` fragments of 1480 bytes and a last of 40, in `order`."""
+        fr = [frag(flags | (2 if k < pieces - 1 else 0), k * 185, 1480 if k < pieces - 1 else 40)
+              for k in range(pieces)]
+        return b"".join(fr[k] for k in order)
+
+    add("ip_reassembly", bytes([0xFF]) + datagram(0, 3, [0, 1, 2]))
+    add("ip_reassembly", bytes([0xFF]) + datagram(0, 3, [2, 0, 1]) + datagram(1, 3, [1, 2, 0]))
+    add("ip_reassembly", bytes([0xFF]) + datagram(4, 4, [3, 2, 1, 0]) + datagram(9, 2, [1, 1, 0]))
+    # Interleaved datagrams under tight limits, an overlap, a cut fragment, an old one.
+    add("ip_reassembly", bytes([0x08]) + datagram(0, 3, [0]) + datagram(4, 3, [0, 1]) +
+        datagram(8, 2, [1]) + frag(2, 90, 1480) + frag(0x12, 185, 1480) +
+        frag(0, 370, 40, 255) + datagram(0, 3, [1, 2]))
+
+
 def write_seeds(seeds):
     for target, items in seeds.items():
         d = os.path.join(CORPUS, target)
@@ -222,6 +245,7 @@ def main():
         seeds.setdefault(target, []).append(bytes(data))
 
     state_machine_seeds(add)
+    ip_reassembly_seeds(add)
     if sys.argv[1] == "--state-machines":
         write_seeds(seeds)
         return
@@ -280,7 +304,7 @@ def main():
         else:
             src = udp4[t % len(udp4)] if udp4 else bytes(64)
             add("headers", bytes([t]) + src[(t * 7) % 40:][:64])
-    for t, off in [(0, 42), (1, 0), (3, 14), (5, 34)]:  # RH, Ethernet, IPv4, UDP in place
+    for t, off in [(0, 42), (1, 0), (3, 14), (6, 34)]:  # RH, Ethernet, IPv4, UDP in place
         for fr in udp4:
             add("headers", bytes([t]) + fr[off:])
 

@@ -45,6 +45,13 @@ void check_frame(wire::bytes b, std::uint32_t link, const dissect::options& o) {
   for (const auto& e : f.errors) fuzz::check(static_cast<bool>(e), "frame: empty problem kept");
   fuzz::check(inside(f.payload, b.first(f.length)), "frame: payload outside the frame");
   fuzz::check(inside(f.ipv4_options, b.first(f.length)), "frame: options outside the frame");
+  if (f.fragment) {
+    fuzz::check(inside(f.fragment->header, b.first(f.length)) &&
+                    inside(f.fragment->data, b.first(f.length)),
+                "frame: fragment outside the frame");
+    fuzz::check(f.fragment->header.data() + f.fragment->header.size() <= f.fragment->data.data(),
+                "frame: fragment data before its header");
+  }
   if (f.rh) {
     const auto v = f.rh_view();
     fuzz::check(v.ok() && v->value() == *f.rh, "frame: RH view disagrees");

@@ -2,9 +2,11 @@
 // to a capture together with a JSON manifest of what was written.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <random>
 #include <span>
@@ -184,6 +186,13 @@ inline std::optional<cap::reader> open_capture(const std::string& path) {
   auto r = cap::reader::open(std::move(source), path, err);
   if (!r) std::fprintf(stderr, "scaleup: %s\n", err.c_str());
   return r;
+}
+
+// A packet's time as the analysis and the IP reassembler count it: signed nanoseconds, enough
+// until 2262.
+inline std::int64_t capture_time_ns(const cap::packet& p) {
+  return static_cast<std::int64_t>(
+      std::min<std::uint64_t>(p.ts_ns, std::numeric_limits<std::int64_t>::max()));
 }
 
 // One command as the generator knows it, for the manifest.

@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/ip_reassembly.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/tofu.hpp"
 #include "scaleup/tofu/slicer.hpp"
@@ -49,6 +50,7 @@ int dump(std::span<const std::string_view> argv) {
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   static tofu::record_collector tofu_lanes;
   static tofu::frame_buffer tofu_frame{};
+  static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
   const auto print = [&](const dissect::large_tree& t, std::uint64_t number) {
     if (json)
       dissect::put_json(out, t, number);
@@ -67,8 +69,10 @@ int dump(std::span<const std::string_view> argv) {
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
       return 1;
     }
-    // Each packet on its interface's link type: a pcapng file may mix them.
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o);
+    // Each packet on its interface's link type: a pcapng file may mix them. IP fragments are
+    // joined; a datagram is dissected in the frame that completes it.
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number,
+                           capture_time_ns(pkt));
     if (pkt.caplen < pkt.len)
       tree.add_error(wire::error{wire::errc::truncated, "frame", pkt.caplen, pkt.len, pkt.caplen,
                                  "frame cut short by the capture's snapshot length"});

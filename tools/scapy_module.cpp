@@ -123,7 +123,7 @@ std::vector<layer> layers() {
 }
 
 // Frame tables scapy has classes of its own for.
-constexpr std::array<std::array<std::string_view, 2>, 9> scapy_own{{
+constexpr std::array<std::array<std::string_view, 2>, 10> scapy_own{{
     {"sll", "CookedLinux"},
     {"sll2", "CookedLinuxV2"},
     {"null", "Loopback"},
@@ -132,6 +132,7 @@ constexpr std::array<std::array<std::string_view, 2>, 9> scapy_own{{
     {"ieee8021ad", "Dot1AD"},
     {"ip", "IP"},
     {"ipv6", "IPv6"},
+    {"ipv6.fraghdr", "IPv6ExtHdrFragment"},
     {"udp", "UDP"},
 }};
 

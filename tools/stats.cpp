@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/ip_reassembly.hpp"
 
 namespace scaleup::cli {
 
@@ -214,6 +215,7 @@ int stats(std::span<const std::string_view> argv) {
   if (!r) return 1;
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   dissect::analysis an(cfg);
+  static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
   std::int64_t t0 = 0, t1 = 0;
   cap::precision_digits digits = 0;  // the finest any packet has
@@ -225,13 +227,12 @@ int stats(std::span<const std::string_view> argv) {
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
       return 1;
     }
-    // The analysis counts signed nanoseconds: enough until 2262.
-    const auto ns = static_cast<std::int64_t>(
-        std::min<std::uint64_t>(pkt.ts_ns, std::numeric_limits<std::int64_t>::max()));
+    const std::int64_t ns = capture_time_ns(pkt);
     digits = std::max(digits, pkt.precision);
     if (frames++ == 0) t0 = ns;
     t1 = std::max(t1, ns);
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o);
+    // A reassembled PDU counts at the time of the frame that completed it.
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns);
     // A frame cut by the snapshot length is as untrustworthy as one with an error.
     const auto facts =
         pkt.caplen < pkt.len ? std::nullopt : dissect::facts_of(tree, pkt.number, ns);

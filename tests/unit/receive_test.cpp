@@ -627,19 +627,21 @@ TEST_CASE("read_frame: frames written by scapy") {
     CHECK(f.udp->offset == 38);
     check_scapy_pdu(f, 46);
   }
-  SUBCASE("an IPv4 fragment is not reassembled") {
+  SUBCASE("an IPv4 fragment is reported for reassembly, not read further") {
     const auto f = read(kScapyFragment);
     CHECK_FALSE(f.kind);
     CHECK(f.net == w::carrier::ipv4);
     CHECK(f.name() == "ipv4");
     CHECK_FALSE(f.udp);
-    REQUIRE(f.errors.size() == 1);
-    CHECK(f.errors[0].code == errc::unsupported);
-    CHECK(f.errors[0].layer == "ip");
-    CHECK(f.errors[0].offset == 20);
-    CHECK(f.errors[0].what == "IPv4 fragment: not reassembled");
-    CHECK(f.errors[0].level == w::severity::warning);
-    CHECK(f.ok());
+    CHECK(f.errors.empty());
+    REQUIRE(f.fragment);
+    CHECK(f.fragment->key.id == 7);
+    CHECK(f.fragment->key.protocol == 17);
+    CHECK(f.fragment->offset == 0);
+    CHECK(f.fragment->more);
+    CHECK(f.fragment->whole);
+    CHECK(f.fragment->header.data() == kScapyFragment.data() + 14);
+    CHECK(f.fragment->data.size() == kScapyFragment.size() - 34);
   }
   SUBCASE("the same datagrams without Ethernet: raw IP, IPv4 and IPv6 link types") {
     // scapy's IP(...) / UDP / Raw(P) alone is the frame without its 14 Ethernet bytes.

@@ -409,6 +409,46 @@ def case_tunnel():
     print(f"{len(frames)} frames in VXLAN, {len(ours)} filter names agree")
 
 
+def case_ip_fragments():
+    """SUE PDUs of 4000 bytes in IPv4 and IPv6 fragments (scapy's fragment and fragment6),
+    shuffled: Wireshark reassembles them (ip.defragment, ipv6.defragment) and hands the plugin
+    the whole UDP payload, found by the heuristic. The PDUs appear in the frames that complete
+    their datagrams, with the RH fields `scaleup dump` shows there."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    import random
+    from scapy.all import (IP, UDP, Ether, IPv6, IPv6ExtHdrFragment, Raw, fragment, fragment6,
+                           wrpcap)
+    frames = []
+    for i in range(4):
+        rh = struct.pack(">II", (2 << 28) | (9 << 16) | (500 + i), (1 << 30) | (4 << 16))
+        body = rh + bytes((i + k) & 0xFF for k in range(4000))
+        pdu = body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+        udp = UDP(sport=50001, dport=50001) / Raw(pdu)
+        if i % 2:
+            frames += fragment6(IPv6(src="fd00::1", dst="fd00::2") /
+                                IPv6ExtHdrFragment(id=0x7000 + i) / udp, 1280)
+        else:
+            frames += fragment(IP(src="10.0.0.1", dst="10.0.0.2", id=0x700 + i) / udp,
+                               fragsize=1480)
+    random.Random(4).shuffle(frames)
+    frames = [Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / f for f in frames]
+    for n, f in enumerate(frames):
+        f.time = 1700000000 + n * 0.000001
+    pcap = os.path.join(TMP, "fragments.pcap")
+    wrpcap(pcap, frames)
+    readable(pcap)
+    ours = {f["frame"]: f["sue.rh.npsn"]
+            for f in jsonl(scaleup("dump", "--json", "--udp-port", "50001", pcap).stdout)
+            if "sue.rh.npsn" in f}
+    check(sorted(ours.values()) == [500, 501, 502, 503], f"dump: {ours}")
+    lines = tshark("-r", pcap, "-Y", "sue.rh.npsn", "-T", "fields", "-e", "frame.number", "-e",
+                   "sue.rh.npsn", "-e", "sue.rcrc.status").stdout.splitlines()
+    theirs = {int(n): int(p) for n, p, _ in (line.split("\t") for line in lines)}
+    check(theirs == ours, f"tshark shows the PDUs in frames {theirs}, dump in {ours}")
+    check(all(line.split("\t")[2] in ("good", "0") for line in lines), f"R-CRC: {lines}")
+    print(f"{len(frames)} fragments, {len(ours)} PDUs reassembled in the same frames")
+
+
 def case_fields_rdma():
     pcap, _ = capture("rdma", "rdma", "--transfers", "6", "--loss", "0.01", "--seed", "5")
     compare_fields(pcap)

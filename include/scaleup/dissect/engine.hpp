@@ -6,6 +6,7 @@
 // commands, which a command profile delimits.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -114,9 +115,12 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
 
 // The tree of what the reader found: a layer for each layer it recorded, its problems between
 // the layers they were found between, and the packed commands walked where the payload is.
-// `t` is not cleared, and its encap and frame length are the caller's.
+// `t` is not cleared, and its encap and frame length are the caller's. Layers before
+// `first_layer` are left out (a reassembled datagram's IP header, shown from the frame); the
+// problems found before them are not.
 template <class Tree>
-constexpr void build_layers(Tree& t, const wire::received_frame& f, const options& o) noexcept {
+constexpr void build_layers(Tree& t, const wire::received_frame& f, const options& o,
+                            std::size_t first_layer = 0) noexcept {
   using wire::layer_kind;
   const bytes frame = f.frame;
   std::size_t copied = 0;
@@ -130,7 +134,7 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
                     static_cast<std::uint64_t>(f.bounds.status));
     status_due = false;
   };
-  for (const wire::layer_ref& l : f.layer_list()) {
+  for (const wire::layer_ref& l : f.layer_list().subspan(std::min(first_layer, f.layer_count))) {
     copied = copy_errors(t, f.errors, copied, l.errors_before);
     const auto header = [&](const auto& h) { return add_fields(t, frame, l.offset, h->value); };
     switch (l.kind) {
@@ -166,6 +170,9 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         break;
       case layer_kind::ipv6:
         header(f.ipv6);
+        break;
+      case layer_kind::ipv6_fragment:
+        header(f.ipv6_frag);
         break;
       case layer_kind::udp:
         header(f.udp);

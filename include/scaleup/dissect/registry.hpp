@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/ip_reassembly.hpp"
 #include "scaleup/dissect/rdma.hpp"
 #include "scaleup/dissect/tofu.hpp"
 #include "scaleup/pack/axi.hpp"
@@ -29,6 +30,7 @@
 #include "scaleup/wire/ethernet.hpp"
 #include "scaleup/wire/field.hpp"
 #include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/ip_fragment.hpp"
 #include "scaleup/wire/linux_sll.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/reliability_header.hpp"
@@ -70,6 +72,7 @@ inline constexpr auto tables = std::array{
     table_of<wire::service_tag>(table_group::frame),
     table_of<wire::ipv4_header>(table_group::frame),
     table_of<wire::ipv6_header>(table_group::frame),
+    table_of<wire::ipv6_fragment_header>(table_group::frame),
     table_of<wire::udp_header>(table_group::frame),
     table_of<wire::afh1_addresses>(table_group::frame),
     table_of<wire::afh1_shim>(table_group::frame),
@@ -110,13 +113,15 @@ inline constexpr auto tables = std::array{
 
 // Computed fields of every dissector, for the same consumers.
 inline constexpr auto computed = [] {
-  std::array<const wire::field_info*,
-             generated::all.size() + tofu_generated::all.size() + rdma_generated::all.size()>
+  std::array<const wire::field_info*, generated::all.size() + tofu_generated::all.size() +
+                                          rdma_generated::all.size() +
+                                          reassembly_generated::all.size()>
       out{};
   std::size_t n = 0;
   for (const auto* f : generated::all) out[n++] = f;
   for (const auto* f : tofu_generated::all) out[n++] = f;
   for (const auto* f : rdma_generated::all) out[n++] = f;
+  for (const auto* f : reassembly_generated::all) out[n++] = f;
   return out;
 }();
 

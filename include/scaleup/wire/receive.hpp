@@ -29,6 +29,7 @@
 #include "scaleup/wire/field.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/ip_fragment.hpp"
 #include "scaleup/wire/linux_sll.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/reliability_header.hpp"
@@ -93,6 +94,7 @@ enum class layer_kind : std::uint8_t {
   ipv4,
   ipv4_options,
   ipv6,
+  ipv6_fragment,
   udp,
   afh2,  // normal format
   afh2c,
@@ -177,6 +179,7 @@ struct received_frame {
   std::optional<located<ipv4_header>> ipv4;
   bytes ipv4_options{};
   std::optional<located<ipv6_header>> ipv6;
+  std::optional<located<ipv6_fragment_header>> ipv6_frag;
   std::optional<located<udp_header>> udp;
   std::optional<located<afh2_normal>> afh2;
   std::optional<located<afh2_compressed>> afh2c;
@@ -187,6 +190,11 @@ struct received_frame {
   // ipv4/ipv6; a fabric that follows frame.hpp's plan maps them with xpu_of_ipv4/xpu_of_ipv6.
   std::optional<std::uint32_t> src_xpu;
   std::optional<std::uint32_t> dst_xpu;
+
+  // A fragment of an IP datagram (IPv4 MF or offset set; an IPv6 Fragment header that does not
+  // hold the whole datagram): what ip_reassembler needs to join it. Nothing after the IP layer
+  // (and the Fragment header) is read from such a frame.
+  std::optional<ip_fragment> fragment;
 
   // The PDU: where the RH starts (or the SUE Lite payload), the RH, the packed payload (between
   // RH and R-CRC; for SUE Lite the payload before its padding), and where the PDU ends: the
@@ -550,12 +558,19 @@ class frame_reader {
     }
     const ip_extent x = ipv4_datagram(*ip, b_.first(end), at, hl, sink);
     if (!x.usable) return;
-    if (x.fragment)
-      return report(error{.code = errc::unsupported,
-                          .layer = "ip",
-                          .offset = static_cast<std::uint32_t>(at + 6),
-                          .what = "IPv4 fragment: not reassembled",
-                          .level = severity::warning});
+    if (x.fragment) {
+      f_.fragment = ip_fragment{.key = {.src = ipv4_key_address(ip->src),
+                                        .dst = ipv4_key_address(ip->dst),
+                                        .protocol = ip->protocol,
+                                        .id = ip->id},
+                                .next_header = ip->protocol,
+                                .offset = std::size_t{ip->frag_offset} * 8,
+                                .more = ip->flag_mf != 0,
+                                .header = b_.subspan(at, hl),
+                                .data = b_.subspan(at + hl, x.end - at - hl),
+                                .whole = at + ip->total_length <= end};
+      return;
+    }
     if (ip->protocol != ip_proto_udp) return;
     udp(at + hl, x.end, false);
   }
@@ -566,8 +581,31 @@ class frame_reader {
     if (!ip) return;
     const ip_extent x =
         ipv6_datagram(*ip, b_.first(end), at, [this](const error& e) { report(e); });
-    if (ip->next_header != ip_proto_udp) return;  // extension headers: not SUE's
-    udp(at + layout<ipv6_header>::size, x.end, true);
+    constexpr std::size_t fixed = layout<ipv6_header>::size;
+    if (ip->next_header == ip_proto_ipv6_fragment) return ipv6_fragment(at, x.end, end);
+    if (ip->next_header != ip_proto_udp) return;  // other extension headers: not SUE's
+    udp(at + fixed, x.end, true);
+  }
+
+  // The Fragment header as the first extension header (RFC 8200 4.5). One that holds the whole
+  // datagram (offset 0, M clear: an atomic fragment, RFC 6946) is read through.
+  constexpr void ipv6_fragment(std::size_t at, std::size_t datagram_end, std::size_t end) noexcept {
+    constexpr std::size_t fixed = layout<ipv6_header>::size;
+    constexpr std::size_t fh = layout<ipv6_fragment_header>::size;
+    const auto h = read(f_.ipv6_frag, layer_kind::ipv6_fragment, at + fixed, datagram_end);
+    if (h.err.code == errc::truncated) return;
+    if (h->offset == 0 && h->more == 0) {
+      if (h->next_header != ip_proto_udp) return;
+      return udp(at + fixed + fh, datagram_end, true);
+    }
+    const auto& ip = f_.ipv6->value;
+    f_.fragment = ip_fragment{.key = {.v6 = true, .src = ip.src, .dst = ip.dst, .id = h->id},
+                              .next_header = h->next_header,
+                              .offset = std::size_t{h->offset} * 8,
+                              .more = h->more != 0,
+                              .header = b_.subspan(at, fixed),
+                              .data = b_.subspan(at + fixed + fh, datagram_end - at - fixed - fh),
+                              .whole = at + fixed + ip.payload_length <= end};
   }
 
   constexpr void udp(std::size_t at, std::size_t end, bool v6) noexcept {
