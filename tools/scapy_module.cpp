@@ -695,9 +695,10 @@ classes below and dump reads them back.
 
 How frames are recognised (the dissector's rules, dissect/engine.hpp):
 )py";
-  out += "  SUE over UDP   the ports named in SUE_UDP_PORTS (" +
+  out += "  SUE over UDP   the ports in SUE_UDP_PORTS (" +
          (ports.empty() ? std::string("none by default") : ports) +
-         "; dump --udp-port names them), source or destination;\n"
+         "; dump --udp-port names them),\n"
+         "                 source or destination;\n"
          "                 any other port when the payload passes for a PDU"
          " (SUE_UDP_HEURISTIC,\n"
          "                 plausible_pdu: version 0, reserved bits zero, R-CRC good)\n";

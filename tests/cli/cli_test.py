@@ -733,7 +733,7 @@ def case_udp_ports():
     from scapy.all import Ether, IP, UDP, Raw, wrpcap
     cap = os.path.join(TMP, "gen.pcap")
     run("gen", "basic", "-o", cap, "--encap", "udp4,udp6", "--count", "3")
-    d = jsonl(run("dump", "--json", *none, cap).stdout)
+    d = jsonl(run("dump", "--json", cap).stdout)
     check(d and all(f["encap"] in ("udp4", "udp6") for f in d), f"{[f['encap'] for f in d]}")
     check({f["udp.dstport"] for f in d} == {61793} == {f["udp.srcport"] for f in d},
           "gen writes SUE to port 61793")
