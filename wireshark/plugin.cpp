@@ -714,8 +714,10 @@ void register_protocols() {
                                  "The shim's next-header value that means a SUE PDU follows", 10,
                                  &pref_shim_next);
   prefs_register_bool_preference(m, "analyze_sequence", "Analyze PSNs",
-                                 "Go-back-N sequence analysis per connection {source XPU, "
-                                 "destination XPU, port, VC}, as Wireshark does for TCP",
+                                 "Go-back-N sequence analysis per connection {source, "
+                                 "destination, port, VC}, the ends XPU ids where the frame or "
+                                 "the XPU map names them, else IP addresses, as Wireshark "
+                                 "does for TCP",
                                  &pref_analyze);
   prefs_register_uint_preference(m, "window", "Go-back-N window",
                                  "PDUs in flight that make a connection's window full", 10,
