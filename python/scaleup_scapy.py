@@ -14,7 +14,8 @@ classes below and dump reads them back.
         print(dump_fields(p), p[SUE].scaleup_check())   # {"sue.rh.xpuid": 5, ...} good
 
 How frames are recognised (the dissector's rules, dissect/engine.hpp):
-  SUE over UDP   port 4793 (SUE_UDP_PORTS, as dump --udp-port adds), source or destination;
+  SUE over UDP   the ports in SUE_UDP_PORTS (none by default; dump --udp-port names them),
+                 source or destination;
                  any other port when the payload passes for a PDU (SUE_UDP_HEURISTIC,
                  plausible_pdu: version 0, reserved bits zero, R-CRC good)
   AFH Gen 1      Ethertype 0x88B5 (a PDU) or 0x88B6 (the shim) after up to 8 tags (0x8100, 0x88A8, 0x9100);
@@ -80,7 +81,7 @@ from scapy.packet import NoPayload, Packet, Raw, bind_bottom_up, bind_layers, bi
 SUE_ETHERTYPE = 0x88B5
 SHIM_ETHERTYPE = 0x88B6
 SHIM_NEXT_SUE = 253
-SUE_UDP_PORTS = {4793}  # add a port as dump --udp-port does
+SUE_UDP_PORTS = set()  # add a port as dump --udp-port does
 SUE_UDP_HEURISTIC = True  # False: as dump --no-heuristics
 TAG_ETHERTYPES = (0x8100, 0x88A8, 0x9100)
 MAX_TAGS = 8
@@ -834,7 +835,7 @@ bind_layers(AFH1Shim, SUE, next_header=SHIM_NEXT_SUE)
 bind_layers(AFH2, AFH2Type)
 bind_layers(AFH2Type, SUE, type=SUE_ETHERTYPE)
 bind_layers(TofuSlice, TofuRH)
-bind_top_down(UDP, SUE, sport=4793, dport=4793)
+bind_top_down(UDP, SUE, sport=61793, dport=61793)
 
 conf.l2types.register_num2layer(LINK_ETHERNET, ScaleupEthernet)
 conf.l2types.register_num2layer(LINK_AFH2, ScaleupAFH2Link)
@@ -872,6 +873,7 @@ COMPUTED = frozenset({
     "rdma.pkt.reissue",
     "sue.cmd.control_len",
     "sue.cmd.data_len",
+    "sue.dst_xpu",
     "sue.payload.len",
     "sue.rcrc.status",
     "sue_lite.len",

@@ -16,6 +16,7 @@
 
 #include "gzip_source.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/xpu_table.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
 #include "scaleup/wire/frame.hpp"
@@ -139,12 +140,31 @@ inline std::optional<std::string> gen_option(std::string_view flag, args& a, std
   return std::string{};
 }
 
-// The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics).
-// nullopt: `flag` is not one of them; an empty string: taken; otherwise the usage error.
+// The XPU map of this run (--xpu-map), which the options point to.
+inline dissect::xpu_table& run_xpu_map() {
+  static dissect::xpu_table map;
+  return map;
+}
+
+// The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics,
+// --xpu-map). nullopt: `flag` is not one of them; an empty string: taken; otherwise the usage
+// error.
 inline std::optional<std::string> engine_option(std::string_view cmd, std::string_view flag,
                                                 args& a, dissect::options& o) {
   const std::string c(cmd);
-  if (flag == "--no-heuristics") {
+  if (flag == "--xpu-map") {
+    const auto v = a.value();
+    if (!v || v->empty()) return c + ": --xpu-map needs a file of lines ADDRESS XPU";
+    const std::string path(*v);
+    auto m = dissect::read_xpu_map(path);
+    if (!m) {
+      const auto& e = m.err;
+      return c + ": " + path + (e.item ? ":" + std::to_string(e.item) : std::string()) + ": " +
+             std::string(e.what) + (e.value ? " (" + std::to_string(e.value) + ")" : "");
+    }
+    run_xpu_map() = std::move(m.value);
+    o.xpus = &run_xpu_map();
+  } else if (flag == "--no-heuristics") {
     o.heuristics = false;
   } else if (flag == "--udp-port") {
     const auto n = a.number<std::uint16_t>();

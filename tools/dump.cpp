@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/flow_table.hpp"
 #include "scaleup/dissect/ip_reassembly.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/tofu.hpp"
@@ -15,6 +16,8 @@ int dump(std::span<const std::string_view> argv) {
   std::string file;
   bool verbose = false, json = false;
   dissect::options o;
+  dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
+  o.flows = &flows;
   args a(argv);
   while (!a.done()) {
     const std::string_view f = a.flag();

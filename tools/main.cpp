@@ -58,18 +58,20 @@ commands:
       block is re-sent whole: at high loss a 64-packet block can exhaust its 15 retries).
 
   dump FILE [-v] [--json] [--profile NAME|none] [--udp-port N]... [--no-heuristics]
-            [--fcs auto|yes|no]
+            [--xpu-map FILE] [--fcs auto|yes|no]
       Dissect a pcap or pcapng capture: one summary line per frame (and one per packed
       command), a field tree with -v, JSON Lines with --json. Commands are read with the
-      profile (default: default; none leaves payloads opaque). SUE over UDP is found on
-      port 4793, on every --udp-port, and elsewhere when the payload is a plausible RH
-      (unless --no-heuristics). --fcs says whether Ethernet frames end in an FCS (default:
-      detect).
+      profile (default: default; none leaves payloads opaque). No UDP port is SUE's: SUE
+      over UDP is found on every --udp-port, and elsewhere when the payload is a plausible
+      RH (unless --no-heuristics), after which its flow stays SUE. --xpu-map FILE (lines
+      ADDRESS XPU, # comments) names the XPU of each IP address: a frame over IP carries
+      none. --fcs says whether Ethernet frames end in an FCS (default: detect).
 
   stats FILE [--json] [--svg OUT] [--window N] [--profile NAME|none] [--udp-port N]...
-            [--no-heuristics]
+            [--no-heuristics] [--xpu-map FILE]
       Go-back-N sequence analysis, the one the Wireshark plugin shows, per connection
-      {source XPU, destination XPU, port, VC}: PDUs, retransmissions, duplicates (PSNs
+      {source, destination, port, VC}, the ends XPU ids where the frames or the XPU map
+      name them, else IP addresses (with the RH's xpuid as source XPU): PDUs, retransmissions, duplicates (PSNs
       already acknowledged), out-of-order PDUs, gaps and missing PSNs, NACKs, ACKs, window-
       full events (--window, default 256) and ACK RTT percentiles. --json prints one object;
       --svg OUT draws PSN over time per connection (first transmissions, retransmissions,

@@ -705,8 +705,10 @@ classes below and dump reads them back.
 
 How frames are recognised (the dissector's rules, dissect/engine.hpp):
 )py";
-  out += "  SUE over UDP   port " + ports +
-         " (SUE_UDP_PORTS, as dump --udp-port adds), source or destination;\n"
+  out += "  SUE over UDP   the ports in SUE_UDP_PORTS (" +
+         (ports.empty() ? std::string("none by default") : ports) +
+         "; dump --udp-port names them),\n"
+         "                 source or destination;\n"
          "                 any other port when the payload passes for a PDU"
          " (SUE_UDP_HEURISTIC,\n"
          "                 plausible_pdu: version 0, reserved bits zero, R-CRC good)\n";
@@ -774,7 +776,8 @@ std::string constants() {
   std::string ports;
   for (std::size_t i = 0; i < o.udp_port_count; ++i)
     ports += (i ? ", " : "") + std::to_string(o.udp_ports[i]);
-  out += "SUE_UDP_PORTS = {" + ports + "}  # add a port as dump --udp-port does\n";
+  out += "SUE_UDP_PORTS = " + (ports.empty() ? std::string("set()") : "{" + ports + "}") +
+         "  # add a port as dump --udp-port does\n";
   out += std::string("SUE_UDP_HEURISTIC = ") + (o.heuristics ? "True" : "False") +
          "  # False: as dump --no-heuristics\n";
   std::string tags;
@@ -842,8 +845,8 @@ std::string bindings(const std::vector<layer>& ls) {
   out += "bind_layers(AFH2, AFH2Type)\n";
   out += "bind_layers(AFH2Type, SUE, type=" + sue + ")\n";
   out += "bind_layers(TofuSlice, TofuRH)\n";
-  // Built on UDP, a PDU goes from and to the first of dump's ports.
-  const std::string port = std::to_string(dump_defaults.udp_ports[0]);
+  // Built on UDP, a PDU goes from and to the port the library's emitters (and `scaleup gen`) write.
+  const std::string port = std::to_string(wire::emit_udp_port);
   out += "bind_top_down(UDP, SUE, sport=" + port + ", dport=" + port + ")\n";
   out += "\nconf.l2types.register_num2layer(LINK_ETHERNET, ScaleupEthernet)\n";
   out += "conf.l2types.register_num2layer(LINK_AFH2, ScaleupAFH2Link)\n";

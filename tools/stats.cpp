@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "cli.hpp"
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/flow_table.hpp"
 #include "scaleup/dissect/ip_reassembly.hpp"
 
 namespace scaleup::cli {
@@ -118,12 +120,13 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
     const auto y = [&](std::int64_t p) {
       return y0 + top + plot_h * (1.0 - static_cast<double>(p - lo) / static_cast<double>(hi - lo));
     };
-    put("<g class=\"connection\" data-src=\"%u\" data-dst=\"%u\" data-port=\"%u\" "
+    const std::string from = dissect::to_string(c.key.src), to = dissect::to_string(c.key.dst);
+    put("<g class=\"connection\" data-src=\"%s\" data-dst=\"%s\" data-port=\"%u\" "
         "data-vc=\"%u\">\n",
-        c.key.src, c.key.dst, unsigned{c.key.port}, unsigned{c.key.vc});
-    put("<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">connection %zu: XPU %u to XPU %u, port "
+        from.c_str(), to.c_str(), unsigned{c.key.port}, unsigned{c.key.vc});
+    put("<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">connection %zu: %s to %s, port "
         "%u, VC %u: %llu PDUs, %llu retransmissions, %llu NACKs</text>\n",
-        left, y0 + 20, i, c.key.src, c.key.dst, unsigned{c.key.port}, unsigned{c.key.vc},
+        left, y0 + 20, i, from.c_str(), to.c_str(), unsigned{c.key.port}, unsigned{c.key.vc},
         static_cast<unsigned long long>(c.pdus), static_cast<unsigned long long>(c.retransmissions),
         static_cast<unsigned long long>(c.nacks));
     put("<rect class=\"axis\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", left,
@@ -176,13 +179,39 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
   return s;
 }
 
+// A connection's ends in JSON (docs/wire-format.md, "stats --json"): "src" and "dst" as text
+// ("XPU 7", "192.168.1.10"), then what the frames gave: "src_xpu" and "dst_xpu" where the ends
+// are XPU ids, "src_ip" and "dst_ip" where they are IP addresses, with "src_xpu" then the RH's
+// xpuid. No destination XPU is made up from an address.
+std::string json_ends(const dissect::connection& c) {
+  const auto end = [](std::string_view side, const dissect::endpoint& e) {
+    std::string s = ",\"" + std::string(side) + "\":\"" + dissect::to_string(e) + "\"";
+    if (e.is_xpu())
+      s += ",\"" + std::string(side) + "_xpu\":" + std::to_string(e.xpu);
+    else
+      s += ",\"" + std::string(side) + "_ip\":\"" + dissect::to_string(e) + "\"";
+    return s;
+  };
+  std::string s = end("src", c.key.src) + end("dst", c.key.dst);
+  if (!c.key.src.is_xpu() && c.src_xpu) s += ",\"src_xpu\":" + std::to_string(*c.src_xpu);
+  return s;
+}
+
+// The text table's name of an end; an IP source with the RH's xpuid after it.
+std::string text_end(const dissect::endpoint& e, std::optional<std::uint16_t> xpuid = {}) {
+  if (e.is_xpu()) return std::to_string(e.xpu);
+  return dissect::to_string(e) + (xpuid ? " (XPU " + std::to_string(*xpuid) + ")" : "");
+}
+
 }  // namespace
 
 int stats(std::span<const std::string_view> argv) {
   std::string file, svg_out;
   bool json = false;
   dissect::options o;
-  o.command_nodes = false;  // the analysis reads the headers and the errors only
+  o.command_nodes = false;    // the analysis reads the headers and the errors only
+  dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
+  o.flows = &flows;
   dissect::analysis_config cfg;
   args a(argv);
   while (!a.done()) {
@@ -271,8 +300,7 @@ int stats(std::span<const std::string_view> argv) {
       const auto& c = conns[i];
       totals one;
       one.add(c);
-      out((i ? ",{" : "{") + std::string("\"connection\":") + std::to_string(i) +
-          ",\"src\":" + std::to_string(c.key.src) + ",\"dst\":" + std::to_string(c.key.dst) +
+      out((i ? ",{" : "{") + std::string("\"connection\":") + std::to_string(i) + json_ends(c) +
           ",\"port\":" + std::to_string(c.key.port) + ",\"vc\":" + std::to_string(c.key.vc) +
           ",\"frames\":" + std::to_string(c.frames) + ",\"bytes\":" + std::to_string(c.bytes) +
           ",\"first_us\":" + tf.us(c.first_ns - t0) + ",\"last_us\":" + tf.us(c.last_ns - t0) +
@@ -290,7 +318,15 @@ int stats(std::span<const std::string_view> argv) {
                 static_cast<unsigned long long>(analysed),
                 static_cast<unsigned long long>(left_out), conns.size(), cfg.window);
   out(line);
-  out("  conn    src    dst port vc    PDUs  retrans    dup  ooo gaps missing  NACKs   ACKs "
+  // Ends are XPU ids, or IP addresses: the columns are as wide as the widest.
+  std::size_t src_w = 6, dst_w = 6;
+  for (const auto& c : conns) {
+    src_w = std::max(src_w, text_end(c.key.src, c.src_xpu).size());
+    dst_w = std::max(dst_w, text_end(c.key.dst).size());
+  }
+  const auto pad = [](std::string v, std::size_t w) { return std::string(w - v.size(), ' ') + v; };
+  out("  conn " + pad("src", src_w) + " " + pad("dst", dst_w) +
+      " port vc    PDUs  retrans    dup  ooo gaps missing  NACKs   ACKs "
       "wfull   RTT p50/p90/p99 (us)\n");
   const auto row = [&](const std::string& head, const totals& t) {
     const auto s = dissect::summarize(t.rtt);
@@ -310,11 +346,12 @@ int stats(std::span<const std::string_view> argv) {
     const auto& c = conns[i];
     totals one;
     one.add(c);
-    std::snprintf(line, sizeof line, "%6zu %6u %6u %4u %2u", i, c.key.src, c.key.dst,
-                  unsigned{c.key.port}, unsigned{c.key.vc});
-    row(line, one);
+    std::snprintf(line, sizeof line, " %4u %2u", unsigned{c.key.port}, unsigned{c.key.vc});
+    row(pad(std::to_string(i), 6) + " " + pad(text_end(c.key.src, c.src_xpu), src_w) + " " +
+            pad(text_end(c.key.dst), dst_w) + line,
+        one);
   }
-  row("   all                     ", all);
+  row("   all" + std::string(src_w + dst_w + 10, ' '), all);
   return 0;
 }
 

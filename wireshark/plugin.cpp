@@ -1,7 +1,8 @@
 // The Wireshark plugin: every format `scaleup dump` reads, dissected by the library's engine
 // (dissect/engine.hpp) and shown by walking its tree, plus the go-back-N sequence analysis of
 // dissect/analysis.hpp. It hooks in where Wireshark hands over each encapsulation:
-//   UDP            port preference (default 4793) and a heuristic on any port
+//   UDP            port preference and Decode As (no port by default: none is SUE's), a heuristic
+//                  on any port, and the conversations the heuristic found SUE on
 //   AFH Gen 1      the SUE and shim Ethertype preferences (after Ethernet and 802.1Q)
 //   AFH Gen 2      a heuristic that looks at an Ethernet frame before Ethernet does (the SLAP
 //                  signature of the first octet), and the user link type 147 (USER0)
@@ -13,6 +14,7 @@
 #include <wireshark.h>
 
 #include <epan/address.h>
+#include <epan/conversation.h>
 #include <epan/conversation_table.h>
 #include <epan/expert.h>
 #include <epan/packet.h>
@@ -20,6 +22,7 @@
 #include <epan/tap.h>
 #include <wiretap/wtap.h>
 #include <ws_version.h>
+#include <wsutil/report_message.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -36,6 +39,7 @@
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/xpu_table.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/tofu/slicer.hpp"
 #include "scaleup/wire/frame.hpp"
@@ -68,6 +72,9 @@ guint pref_shim_next = wire::shim_next_sue;
 gboolean pref_analyze = TRUE;
 guint pref_window = transport::gbn_config{}.window;
 gboolean pref_port_by_interface = FALSE;
+const char* pref_xpu_map = "";
+// The map the preference names, as last loaded (none: the file is unset or could not be read).
+std::optional<dissect::xpu_table> xpu_map;
 
 std::vector<enum_val_t> profile_enum;
 std::vector<std::string> profile_strings;
@@ -89,7 +96,26 @@ dissect::options current_options() {
   o.sue_ethertype = static_cast<std::uint16_t>(pref_ethertype);
   o.shim_ethertype = static_cast<std::uint16_t>(pref_shim_ethertype);
   o.shim_next_sue = static_cast<std::uint8_t>(pref_shim_next);
+  o.xpus = xpu_map ? &*xpu_map : nullptr;
   return o;
+}
+
+// The XPU map preference: read again whenever the preferences change; an unreadable file is
+// reported once and leaves no map (destinations over IP are then the addresses).
+void load_xpu_map() {
+  static std::string loaded;
+  const std::string path = pref_xpu_map ? pref_xpu_map : "";
+  if (path == loaded) return;
+  loaded = path;
+  xpu_map.reset();
+  if (path.empty()) return;
+  auto m = dissect::read_xpu_map(path);
+  if (!m) {
+    report_failure("SUE XPU map %s:%u: %.*s", path.c_str(), static_cast<unsigned>(m.err.item),
+                   static_cast<int>(m.err.what.size()), m.err.what.data());
+    return;
+  }
+  xpu_map = std::move(m.value);
 }
 
 // ---- per-capture state -------------------------------------------------------------------
@@ -118,9 +144,10 @@ void cleanup_capture() {
   tofu_state.reset();
 }
 
-// What the conversation table counts, per SUE PDU.
+// What the conversation table counts, per SUE PDU: its connection's ends as the frames name them.
 struct tap_info {
-  guint32 src, dst, vc, length;
+  dissect::endpoint src, dst;
+  guint32 vc, length;
 };
 
 // ---- trees -------------------------------------------------------------------------------
@@ -161,11 +188,10 @@ wire::bytes bytes_of(tvbuff_t* tvb, [[maybe_unused]] packet_info* pinfo) {
 
 // ---- showing a tree ----------------------------------------------------------------------
 
-// `found`: dissect::destination_xpu(t), or where there is an RH the destination the analysis
-// takes (that, else `dst_hint`).
+// `dst`: the destination where the frame or the XPU map names one: an XPU id (shown bare, as the
+// source's), else the IP address; "?" when neither is known.
 template <class Tree>
-std::string info_text(const Tree& t, std::optional<std::uint32_t> found,
-                      std::optional<std::uint32_t> dst_hint) {
+std::string info_text(const Tree& t, const std::optional<dissect::endpoint>& dst) {
   std::string s;
   const auto value = [&](std::string_view filter) -> std::optional<std::uint64_t> {
     if (const auto* f = t.find(filter)) return f->value;
@@ -173,9 +199,12 @@ std::string info_text(const Tree& t, std::optional<std::uint32_t> found,
   };
   const auto num = [](std::uint64_t v) { return std::to_string(v); };
   constexpr const char* arrow = " \xe2\x86\x92 ";
+  const auto to = [&]() -> std::string {
+    if (!dst) return "?";
+    return dst->is_xpu() ? num(dst->xpu) : dissect::to_string(*dst);
+  };
   if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>().filter)) {
-    const auto dst = found ? found : dst_hint;
-    s = "XPU " + num(*src) + arrow + (dst ? num(*dst) : std::string("?"));
+    s = "XPU " + num(*src) + arrow + to();
     if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) s += " VC " + num(*vc);
     const auto payload = value(dissect::generated::payload_len.filter);
     const auto op = value(wire::info_of<rh_t, &rh_t::op>().filter);
@@ -188,8 +217,7 @@ std::string info_text(const Tree& t, std::optional<std::uint32_t> found,
     if (payload) s += *payload ? " Len=" + num(*payload) : " (RH only)";
   } else if (const auto* src = t.find(
                  wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>().filter)) {
-    const auto dst = found;
-    s = "XPU " + num(src->value) + arrow + (dst ? num(*dst) : std::string("?"));
+    s = "XPU " + num(src->value) + arrow + to();
     if (const auto tc =
             value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>().filter))
       s += " TC " + num(*tc);
@@ -267,7 +295,7 @@ void set_xpu_addresses(const Tree& t, packet_info* pinfo) {
 template <class Tree>
 int show(const Tree& t, const ws::placement& at, bool cut_short, packet_info* pinfo,
          proto_tree* root, const ws::protocol* expected, std::uint32_t expected_at,
-         bool whole_frame, std::optional<std::uint32_t> dst_hint = {}) {
+         bool whole_frame, const dissect::carrier_hint& hint = {}) {
   const ws::rendered r = ws::render(reg, t, at, pinfo, root, expected, expected_at, whole_frame);
   if (!r.any) return 0;
   set_xpu_addresses(t, pinfo);
@@ -280,14 +308,19 @@ int show(const Tree& t, const ws::placement& at, bool cut_short, packet_info* pi
       port = static_cast<std::uint16_t>(pinfo->rec->rec_header.packet_header.interface_id);
     const std::int64_t ns =
         static_cast<std::int64_t>(pinfo->abs_ts.secs) * 1'000'000'000 + pinfo->abs_ts.nsecs;
-    facts = dissect::facts_of(t, pinfo->num, ns, port, dst_hint);
+    facts = dissect::facts_of(t, pinfo->num, ns, port, hint);
   }
   // The facts hold the destination (the tree's, else the hint): the search is done once.
-  const auto dst =
-      facts ? std::optional<std::uint32_t>(facts->key.dst) : dissect::destination_xpu(t);
+  std::optional<dissect::endpoint> dst;
+  if (facts)
+    dst = facts->key.dst;
+  else if (const auto ends = dissect::endpoints_of(t, hint))
+    dst = ends->second;
+  else if (const auto x = dissect::destination_xpu(t))
+    dst = dissect::endpoint::of_xpu(*x);
   col_set_str(pinfo->cinfo, COL_PROTOCOL,
               proto_get_protocol_short_name(find_protocol_by_id(r.last->id)));
-  const std::string info = info_text(t, dst, dst_hint);
+  const std::string info = info_text(t, dst);
   col_clear(pinfo->cinfo, COL_INFO);
   col_add_str(pinfo->cinfo, COL_INFO, info.c_str());
   col_set_fence(pinfo->cinfo, COL_INFO);
@@ -385,18 +418,32 @@ const ws::protocol* afh2_protocol() {
 
 // ---- the hooks ---------------------------------------------------------------------------
 
-std::optional<std::uint32_t> destination_of(const packet_info* pinfo) {
-  const address& a = pinfo->dst;
+std::optional<wire::ip_address> ip_of(const address& a) {
   if (a.type == AT_IPv4 && a.len == 4)
-    return wire::load_be32(static_cast<const std::uint8_t*>(a.data)) & wire::xpu_ipv4_max;
-  if (a.type == AT_IPv6 && a.len == 16)
-    return wire::load_be32(static_cast<const std::uint8_t*>(a.data) + 12);
+    return wire::ip_address::v4(wire::load_be32(static_cast<const std::uint8_t*>(a.data)));
+  if (a.type == AT_IPv6 && a.len == 16) {
+    wire::ipv6_address v6{};
+    std::copy_n(static_cast<const std::uint8_t*>(a.data), 16, v6.begin());
+    return wire::ip_address::v6(v6);
+  }
   return std::nullopt;
 }
 
-int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, std::uint16_t port) {
+// A PDU dissected on its own: its addresses are the ones Wireshark has (IP's), and the XPU map
+// may name its destination XPU.
+dissect::carrier_hint hint_of(const packet_info* pinfo, const dissect::options& o) {
+  dissect::carrier_hint h{ip_of(pinfo->src), ip_of(pinfo->dst), std::nullopt};
+  if (o.xpus && h.dst) h.dst_xpu = o.xpus->xpu_of(*h.dst);
+  return h;
+}
+
+// `ports`: taken as SUE for this datagram (the port Wireshark matched, or both ports of a
+// conversation found SUE before).
+int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
+                    std::initializer_list<std::uint16_t> ports) {
   dissect::options o = current_options();
-  if (port) o.add_udp_port(port);
+  for (const std::uint16_t port : ports)
+    if (port) o.add_udp_port(port);
   if (const auto fr = enclosing_frame(tvb, pinfo)) {
     const int n = show_frame(*fr, o, pinfo, root, sue_protocol());
     if (n >= 0) return n > 0 ? static_cast<int>(tvb_captured_length(tvb)) : 0;
@@ -411,17 +458,33 @@ int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, std::ui
       },
       [&](auto& t) {
         return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, sue_protocol(), 0, false,
-                    destination_of(pinfo));
+                    hint_of(pinfo, o));
       });
 }
 
+// A port the user named (the port preference, Decode As).
 int dissect_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  return dissect_udp_pdu(tvb, pinfo, root, static_cast<std::uint16_t>(pinfo->match_uint));
+  return dissect_udp_pdu(tvb, pinfo, root, {static_cast<std::uint16_t>(pinfo->match_uint)});
 }
 
+// A datagram of a conversation the heuristic found SUE on: SUE whatever it holds, so that a
+// corrupted PDU shows as SUE with a bad R-CRC (wire/udp_flow.hpp).
+int dissect_udp_bound(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  return dissect_udp_pdu(
+      tvb, pinfo, root,
+      {static_cast<std::uint16_t>(pinfo->srcport), static_cast<std::uint16_t>(pinfo->destport)});
+}
+dissector_handle_t udp_bound_handle;
+
+// Any other port: SUE when the payload passes for a PDU, and then its conversation is bound to
+// SUE, as Wireshark does after a heuristic match.
 gboolean heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   if (!dissect::plausible_pdu(bytes_of(tvb, pinfo))) return FALSE;
-  return dissect_udp_pdu(tvb, pinfo, root, 0) > 0;
+  if (dissect_udp_pdu(tvb, pinfo, root, {}) <= 0) return FALSE;
+  // From this frame on, as `scaleup dump` binds it: the same frames are SUE on every pass.
+  conversation_set_dissector_from_frame_number(find_or_create_conversation(pinfo), pinfo->num,
+                                               udp_bound_handle);
+  return TRUE;
 }
 
 int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
@@ -540,19 +603,20 @@ int dissect_user_link(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
 
 // ---- conversations -----------------------------------------------------------------------
 
-// A conversation is a pair of XPUs on one VC, both directions: a connection and the reverse one
-// that carries its ACKs. The VC is part of the address, as "XPU 3 VC 1": tshark prints port
-// columns for TCP, UDP and SCTP only.
+// A conversation is a pair of ends on one VC, both directions: a connection and the reverse one
+// that carries its ACKs. Ends are as the frames name them: XPU ids where the destination XPU is
+// known, else IP addresses. The VC is part of the address, as "XPU 3 VC 1" or "10.1.2.3 VC 1":
+// tshark prints port columns for TCP, UDP and SCTP only.
 const char* no_filter(conv_item_t*, conv_filter_type_e) { return CONV_FILTER_INVALID; }
 const char* no_endpoint_filter(endpoint_item_t*, conv_filter_type_e) { return CONV_FILTER_INVALID; }
 ct_dissector_info_t conv_info = {&no_filter};
 et_dissector_info_t endpoint_info = {&no_endpoint_filter};
 
 struct endpoint_name {
-  char text[32];
+  char text[64];
   address addr;
-  endpoint_name(guint32 xpu, guint32 vc) {
-    std::snprintf(text, sizeof text, "XPU %u VC %u", xpu, vc);
+  endpoint_name(const dissect::endpoint& e, guint32 vc) {
+    std::snprintf(text, sizeof text, "%s VC %u", dissect::to_string(e).c_str(), vc);
     set_address(&addr, AT_STRINGZ, static_cast<int>(std::strlen(text) + 1), text);
   }
 };
@@ -588,11 +652,13 @@ guint registered_ethertype = 0;
 guint registered_shim_ethertype = 0;
 
 void handoff() {
+  load_xpu_map();
   static bool done = false;
   if (!done) {
     const dissector_handle_t udp = create_dissector_handle(dissect_udp, proto_sue);
-    dissector_add_uint_range_with_preference(
-        "udp.port", std::to_string(wire::default_sue_udp_port).c_str(), udp);
+    // No port by default: none is assigned to SUE, and 4793 is Ultra Ethernet Transport's.
+    dissector_add_uint_range_with_preference("udp.port", "", udp);
+    udp_bound_handle = create_dissector_handle(dissect_udp_bound, proto_sue);
     heur_dissector_add("udp", heur_udp, "SUE over UDP on any port", "sue_udp", proto_sue,
                        HEURISTIC_ENABLE);
     const ws::protocol* afh2 = reg.protocol_named(wire::layout<wire::afh2_normal>::name);
@@ -648,12 +714,20 @@ void register_protocols() {
                                  "The shim's next-header value that means a SUE PDU follows", 10,
                                  &pref_shim_next);
   prefs_register_bool_preference(m, "analyze_sequence", "Analyze PSNs",
-                                 "Go-back-N sequence analysis per connection {source XPU, "
-                                 "destination XPU, port, VC}, as Wireshark does for TCP",
+                                 "Go-back-N sequence analysis per connection {source, "
+                                 "destination, port, VC}, the ends XPU ids where the frame or "
+                                 "the XPU map names them, else IP addresses, as Wireshark "
+                                 "does for TCP",
                                  &pref_analyze);
   prefs_register_uint_preference(m, "window", "Go-back-N window",
                                  "PDUs in flight that make a connection's window full", 10,
                                  &pref_window);
+  prefs_register_filename_preference(
+      m, "xpu_map", "XPU map file",
+      "Which XPU each IP address is, one line ADDRESS XPU ('#' comments), as `scaleup dump "
+      "--xpu-map` reads it: over IP a frame carries no destination XPU id. Unset: connections "
+      "and the info column show the IP destination",
+      &pref_xpu_map, FALSE);
   prefs_register_bool_preference(m, "port_by_interface", "Capture interface is the port",
                                  "Tell connections apart by the capture interface (a frame "
                                  "does not say which port it crossed; off: port 0)",

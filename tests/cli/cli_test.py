@@ -283,7 +283,8 @@ def case_deterministic():
 
 
 def case_scapy_rh_only():
-    """Frames built by scapy: RH-only payloads on UDP 4793 have no R-CRC ("missing")."""
+    """Frames built by scapy: RH-only payloads on a port named SUE's (--udp-port 4793) have no
+    R-CRC ("missing"); without the port named they are UDP (no R-CRC to tell SUE by)."""
     sys.path.insert(0, "/usr/lib/python3/dist-packages")
     try:
         from scapy.all import Ether, IP, IPv6, UDP, Raw, Dot1Q, wrpcap  # noqa: F401
@@ -304,11 +305,21 @@ def case_scapy_rh_only():
     frames.append(Ether() / IP() / UDP(sport=4793, dport=4793) /
                   Raw(pdu + struct.pack(">I", zlib.crc32(pdu) ^ 1)))
     frames.append(Ether() / IP() / UDP(sport=1234, dport=5678) / Raw(pdu + rcrc(pdu)))
-    frames.append(Ether() / IP() / UDP(sport=1234, dport=5678) / Raw(b"not a sue pdu at all"))
+    frames.append(Ether() / IP() / UDP(sport=1235, dport=5678) / Raw(b"not a sue pdu at all"))
+    # The flow the heuristic found SUE on (1234 <-> 5678), the other way round: SUE whatever it
+    # holds (a damaged PDU: bad R-CRC).
+    frames.append(Ether() / IP() / UDP(sport=5678, dport=1234) /
+                  Raw(pdu + struct.pack(">I", zlib.crc32(pdu) ^ 1)))
     cap = os.path.join(TMP, "scapy.pcap")
     wrpcap(cap, frames)
-    d = jsonl(run("dump", "--json", cap).stdout)
-    check(len(d) == 7, f"7 frames, got {len(d)}")
+    plain = jsonl(run("dump", "--json", cap).stdout)
+    # 4793 is no port of SUE's: the RH-only frames are UDP; the good PDU is found by the
+    # heuristic, and the damaged one after it is SUE by its flow (the same ports and hosts).
+    check([f["encap"] for f in plain[:5]] == ["ipv4/udp", "ipv6/udp", "ipv4/udp", "udp4",
+                                              "udp4"], f"no port is SUE's: {plain}")
+    check(plain[7]["encap"] == "udp4" and plain[7]["sue.rcrc.status"] == "bad", "a bound flow")
+    d = jsonl(run("dump", "--json", "--udp-port", "4793", cap).stdout)
+    check(len(d) == 8, f"8 frames, got {len(d)}")
     for i, w in enumerate(want):
         f = d[i]
         check(f["encap"] == ("udp6" if i == 1 else "udp4"), f"frame {i+1} encap {f['encap']}")
@@ -326,12 +337,14 @@ def case_scapy_rh_only():
           f"bad R-CRC reported: {d[4]['errors']}")
     check(d[5]["encap"] == "udp4" and d[5]["sue.rh.xpuid"] == 9, "heuristic finds SUE")
     check(d[6]["encap"] == "ipv4/udp" and "sue.rh.ver" not in d[6], "not SUE: still listed")
+    check(d[7]["encap"] == "udp4" and d[7]["sue.rcrc.status"] == "bad", "the bound flow")
     # The payload 01 02 03 04 05 is no command of the default profile: opaque it reads clean.
     check(any(e["layer"] == "sue.cmd" and e.get("index") == 1 for e in d[3]["errors"]),
           f"malformed commands reported with their index: {d[3]['errors']}")
     d = jsonl(run("dump", "--json", "--profile", "none", cap).stdout)
     nh = jsonl(run("dump", "--json", "--no-heuristics", cap).stdout)
     check(nh[5]["encap"] == "ipv4/udp", "--no-heuristics")
+    check(nh[7]["encap"] == "ipv4/udp", "--no-heuristics binds no flow")
     port = jsonl(run("dump", "--json", "--no-heuristics", "--udp-port", "5678", cap).stdout)
     check(port[5]["encap"] == "udp4" and port[6]["encap"] == "udp4", "--udp-port")
     check(port[6]["sue.rcrc.status"] == "bad", "a non-SUE payload forced onto the port")
@@ -349,7 +362,7 @@ def case_text2pcap():
     cap = os.path.join(TMP, "t2p.pcap")
     subprocess.run(["text2pcap", "-q", "-F", "pcap", "-4", "10.1.2.3,10.1.2.4", "-u", "4793,4793",
                     hexdump, cap], check=True, capture_output=True)
-    (f,) = jsonl(run("dump", "--json", cap).stdout)
+    (f,) = jsonl(run("dump", "--json", "--udp-port", "4793", cap).stdout)
     want = {"sue.rh.ver": 0, "sue.rh.op": 1, "sue.rh.xpuid": 0x2A5, "sue.rh.npsn": 0xBEEF,
             "sue.rh.vc": 2, "sue.rh.partition": 0x155, "sue.rh.apsn": 0xBEEE,
             "sue.rcrc.status": "missing", "ip.src": "10.1.2.3", "udp.dstport": 4793}
@@ -360,7 +373,7 @@ def case_text2pcap():
     capng = os.path.join(TMP, "t2p.pcapng")
     subprocess.run(["text2pcap", "-q", "-4", "10.1.2.3,10.1.2.4", "-u", "4793,4793", hexdump,
                     capng], check=True, capture_output=True)
-    (g,) = jsonl(run("dump", "--json", capng).stdout)
+    (g,) = jsonl(run("dump", "--json", "--udp-port", "4793", capng).stdout)
     check(g == f, "pcapng and pcap dissect alike")
 
 
@@ -447,12 +460,13 @@ def case_truncated_frames():
     struct.pack_into("<I", data, 24 + 8, 56)  # caplen 56, len stays the frame length
     data = data[:24 + 16 + 56]
     open(cap, "wb").write(data)
-    (f,) = jsonl(run("dump", "--json", cap).stdout)
+    # A cut PDU has no R-CRC to be found by: the port is named.
+    (f,) = jsonl(run("dump", "--json", "--udp-port", "4793", cap).stdout)
     check(f["sue.rh.xpuid"] == 3 and f["sue.rh.npsn"] == 4, "the RH that was captured")
     codes = [(e["layer"], e["code"]) for e in f["errors"]]
     check(("udp", "truncated") in codes and ("frame", "truncated") in codes, f"{codes}")
     check(incl > 56, "the frame really was cut")
-    p = run("dump", "-v", cap)
+    p = run("dump", "-v", "--udp-port", "4793", cap)
     check("error: frame" in p.stdout and "snapshot length" in p.stdout, p.stdout)
 
 
@@ -722,6 +736,118 @@ def case_stats_precision():
            if line.strip().startswith("all")][0]
     want = "/".join(str(u["ack_rtt_us"][k]) for k in ("p50", "p90", "p99"))
     check(row.endswith(" " + want), f"text row {row!r}, wanted {want}")
+
+
+def uet_pds(ptype, next_header, psn, data=bytes(range(0x40, 0x50))):
+    """An Ultra Ethernet Transport packet as Wireshark's packet-uet.c reads it (UE 1.0): the PDS
+    prologue type(5) next header(4) flags(7); a RUD/ROD request's clear PSN offset, PSN, source
+    and destination PDC ids; with next header 3 a standard SES request header of 44 bytes (UET_WRITE,
+    SOM and EOM, message id 7, request length 16); then data."""
+    prologue = struct.pack(">H", ptype << 11 | next_header << 7)
+    pds = struct.pack(">hIHH", 0, psn, 0x11, 0x22)
+    ses = struct.pack(">BBHB3sHHQIQQI", 0x01, 0x03, 7, 0, b"\0\0\0", 0, 0, 0, 0, 0, 0, len(data))
+    return prologue + pds + ses + data
+
+
+def case_udp_ports():
+    """No UDP port is SUE's: gen writes to 61793, dump finds SUE on any port by a plausible RH,
+    binds its flow, decodes a named port without the test (an RH of version 1 with a warning),
+    and never takes Ultra Ethernet Transport on 4793 (packet-uet.c's port) for SUE."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap
+    cap = os.path.join(TMP, "gen.pcap")
+    run("gen", "basic", "-o", cap, "--encap", "udp4,udp6", "--count", "3")
+    d = jsonl(run("dump", "--json", cap).stdout)
+    check(d and all(f["encap"] in ("udp4", "udp6") for f in d), f"{[f['encap'] for f in d]}")
+    check({f["udp.dstport"] for f in d} == {61793} == {f["udp.srcport"] for f in d},
+          "gen writes SUE to port 61793")
+    # UET: requests of each kind, both directions; the first reads as RH version 0 with its
+    # reserved bits zero (RUD request, next header 3, PSN 0x1000): the R-CRC tells.
+    uet = [uet_pds(2, 3, 0x1000), uet_pds(3, 3, 0x1000), uet_pds(7, 0, 5), uet_pds(2, 3, 77)]
+    check(uet[0][0] == 0x11 and uet[0][1] == 0x80 and (uet[0][4] & 0x3C) == 0, "the lookalike")
+    frames = []
+    for i, p in enumerate(uet):
+        frames.append(Ether() / IP(src="192.168.1.10", dst="192.168.1.20") /
+                      UDP(sport=50000 + i, dport=4793) / Raw(p))
+        frames.append(Ether() / IP(src="192.168.1.20", dst="192.168.1.10") /
+                      UDP(sport=4793, dport=50000 + i) / Raw(p))
+    uet_cap = os.path.join(TMP, "uet.pcap")
+    wrpcap(uet_cap, frames)
+    d = jsonl(run("dump", "--json", uet_cap).stdout)
+    check(len(d) == 8 and all(f["encap"] == "ipv4/udp" and "sue.rh.ver" not in f for f in d),
+          f"UET is not SUE: {[f['encap'] for f in d]}")
+    s = json.loads(run("stats", "--json", uet_cap).stdout)
+    check(s["analysed"] == 0 and s["left_out"] == 0 and s["pdus"] == 0, f"stats: {s}")
+    # A flow found SUE stays SUE: good PDUs on 40000 -> 50000, then a damaged one.
+    pdu = rh_bytes(op=2, xpuid=7, npsn=1) + b"\xaa"
+    bad = pdu + struct.pack(">I", zlib.crc32(pdu) ^ 1)
+    flow = [Ether() / IP(src="192.168.1.10", dst="192.168.1.20") / UDP(sport=40000, dport=50000)]
+    frames = [flow[0] / Raw(bad), flow[0] / Raw(pdu + rcrc(pdu)), flow[0] / Raw(bad)]
+    flow_cap = os.path.join(TMP, "flow.pcap")
+    wrpcap(flow_cap, frames)
+    d = jsonl(run("dump", "--json", "--profile", "none", flow_cap).stdout)
+    check([f["encap"] for f in d] == ["ipv4/udp", "udp4", "udp4"], f"{[f['encap'] for f in d]}")
+    check(d[2]["sue.rcrc.status"] == "bad", "the damaged PDU of a known flow: a bad R-CRC")
+    s = json.loads(run("stats", "--json", "--profile", "none", flow_cap).stdout)
+    check(s["analysed"] == 1 and s["left_out"] == 1, f"stats: {s}")
+    # A named port: SUE without the test; version 1 decoded with a warning.
+    v1 = rh_bytes(ver=1, op=2, xpuid=7, npsn=2) + b"\xaa"
+    v1_cap = os.path.join(TMP, "v1.pcap")
+    wrpcap(v1_cap, [flow[0] / Raw(v1 + rcrc(v1))])
+    (f,) = jsonl(run("dump", "--json", "--profile", "none", v1_cap).stdout)
+    check(f["encap"] == "ipv4/udp", "version 1: not by the heuristic")
+    (f,) = jsonl(run("dump", "--json", "--profile", "none", "--udp-port", "50000", v1_cap).stdout)
+    check(f["encap"] == "udp4" and f["sue.rh.ver"] == 1 and f["sue.rcrc.status"] == "good", f"{f}")
+    check([(e["layer"], e["field"], e["severity"]) for e in f["errors"]] ==
+          [("sue.rh", "sue.rh.ver", "warning")], f"{f['errors']}")
+
+
+def case_xpu_map():
+    """Endpoints as the frame carries them: over IP the addresses, the RH's xpuid as the source
+    XPU, a destination XPU only from --xpu-map (lines ADDRESS XPU)."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap
+    a, b = "192.168.1.10", "192.168.1.20"  # XPU 7 and XPU 20, in no addressing plan
+
+    def sue(src, dst, rh, data=b"\xaa"):
+        pdu = rh + data
+        return Ether() / IP(src=src, dst=dst) / UDP(sport=50000, dport=50001) / Raw(pdu + rcrc(pdu))
+
+    frames = [sue(a, b, rh_bytes(op=2, xpuid=7, npsn=n)) for n in (1, 2, 3)]
+    frames.append(sue(b, a, rh_bytes(op=0, xpuid=20, npsn=9, apsn=3), b""))  # RH-only ACK
+    cap = os.path.join(TMP, "ordinary.pcap")
+    wrpcap(cap, frames)
+    none = ("--profile", "none")  # the payloads are opaque bytes
+    d = jsonl(run("dump", "--json", *none, cap).stdout)
+    check(all(f["encap"] == "udp4" and "sue.dst_xpu" not in f for f in d), f"{d}")
+    text = run("dump", "-v", *none, cap).stdout
+    check("65556" not in text and "dst_xpu" not in text, "no destination XPU made up")
+    s = json.loads(run("stats", "--json", *none, cap).stdout)
+    check(s["analysed"] == 4 and s["connection_count"] == 1, f"{s}")
+    (c,) = s["connections"]
+    check(c["src"] == a and c["dst"] == b and c["src_ip"] == a and c["dst_ip"] == b, f"{c}")
+    check(c["src_xpu"] == 7 and "dst_xpu" not in c, f"the RH's source XPU only: {c}")
+    check(c["pdus"] == 3 and c["acks"] == 1 and c["ack_rtt_ns"]["count"] == 1, f"{c}")
+    check("65556" not in run("stats", *none, cap).stdout, "no made-up XPU in the table")
+    # With the map: XPU ids.
+    xmap = os.path.join(TMP, "xpus.txt")
+    with open(xmap, "w") as f:
+        f.write(f"# the lab's XPUs\n{a} 7\n{b}  0x14   # XPU 20\n")
+    d = jsonl(run("dump", "--json", *none, "--xpu-map", xmap, cap).stdout)
+    check([f.get("sue.dst_xpu") for f in d] == [20, 20, 20, 7], f"{d}")
+    s = json.loads(run("stats", "--json", *none, "--xpu-map", xmap, cap).stdout)
+    (c,) = s["connections"]
+    check(c["src"] == "XPU 7" and c["dst"] == "XPU 20" and c["src_xpu"] == 7 and
+          c["dst_xpu"] == 20 and "src_ip" not in c, f"{c}")
+    check(c["acks"] == 1 and c["ack_rtt_ns"]["count"] == 1, f"the ACK still found: {c}")
+    # Errors name the file and the line.
+    with open(xmap, "w") as f:
+        f.write(f"{a} 7\n{b} XPU20\n")
+    for cmd in ("dump", "stats"):
+        p = run(cmd, "--xpu-map", xmap, cap, expect=2)
+        check(f"{xmap}:2: XPU id is not a number" in p.stderr, p.stderr)
+    p = run("stats", "--xpu-map", os.path.join(TMP, "none.txt"), cap, expect=2)
+    check("cannot open the file" in p.stderr, p.stderr)
 
 
 def run_case(cases, name):

@@ -4,6 +4,7 @@
 #include <scaleup/dissect/analysis.hpp>
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/wire/frame.hpp>
+#include <scaleup/wire/xpu_map.hpp>
 
 #include <doctest/doctest.h>
 
@@ -22,6 +23,11 @@ using d::result_value;
 
 constexpr std::uint8_t op_ack = 0, op_nack = 1, op_none = 2;
 
+// A connection between XPUs, as AFH frames name its ends.
+d::connection_key key(std::uint32_t src, std::uint32_t dst, std::uint16_t port, std::uint8_t vc) {
+  return {d::endpoint::of_xpu(src), d::endpoint::of_xpu(dst), port, vc};
+}
+
 // A capture written by hand: XPU 1 sends to XPU 2 on VC 0; XPU 2 answers on the same VC.
 struct capture {
   d::analysis a;
@@ -31,10 +37,10 @@ struct capture {
   explicit capture(d::analysis_config c = {}) : a(c) {}
 
   const d::frame_result& pdu(std::uint16_t psn, std::int64_t dt = 1000) {
-    return add({1, 2, 0, 0}, op_none, psn, 0, true, dt);
+    return add(key(1, 2, 0, 0), op_none, psn, 0, true, dt);
   }
   const d::frame_result& ack(std::uint16_t apsn, std::uint8_t op = op_ack, std::int64_t dt = 1000) {
-    return add({2, 1, 0, 0}, op, 0x5555, apsn, false, dt);
+    return add(key(2, 1, 0, 0), op, 0x5555, apsn, false, dt);
   }
   const d::frame_result& add(d::connection_key k, std::uint8_t op, std::uint16_t npsn,
                              std::uint16_t apsn, bool data, std::int64_t dt) {
@@ -167,7 +173,7 @@ TEST_CASE("analysis: a frame seen again gets its first result (Wireshark's secon
   // Frame 4 again, as a second pass would hand it over: same result, no double counting.
   d::frame_facts again;
   again.frame = 4;
-  again.key = {1, 2, 0, 0};
+  again.key = key(1, 2, 0, 0);
   again.op = op_none;
   again.npsn = 1;
   again.data = true;
@@ -181,14 +187,14 @@ TEST_CASE("analysis: a frame seen again gets its first result (Wireshark's secon
 
 TEST_CASE("analysis: connections are told apart by source, destination, port and VC") {
   capture c;
-  c.add({1, 2, 0, 0}, op_none, 5, 0, true, 1);
-  c.add({1, 2, 0, 1}, op_none, 900, 0, true, 1);  // VC 1: its own PSN space
-  c.add({1, 3, 0, 0}, op_none, 40, 0, true, 1);
-  c.add({1, 2, 1, 0}, op_none, 77, 0, true, 1);  // port 1
+  c.add(key(1, 2, 0, 0), op_none, 5, 0, true, 1);
+  c.add(key(1, 2, 0, 1), op_none, 900, 0, true, 1);  // VC 1: its own PSN space
+  c.add(key(1, 3, 0, 0), op_none, 40, 0, true, 1);
+  c.add(key(1, 2, 1, 0), op_none, 77, 0, true, 1);  // port 1
   for (const auto& conn : c.a.connections()) CHECK(conn.pdus == 1);
   CHECK(c.a.connections().size() == 4);
   // An RH of XPU 2 on VC 1 acknowledges connection 1 -> 2 on VC 1.
-  const auto& r = c.add({2, 1, 0, 1}, op_ack, 0, 900, false, 1);
+  const auto& r = c.add(key(2, 1, 0, 1), op_ack, 0, 900, false, 1);
   CHECK(value(r, result_value::acked_connection) == 1);
 }
 
@@ -214,11 +220,35 @@ TEST_CASE("analysis: facts come from a dissected frame, and never from a damaged
     REQUIRE(n);
     frame.resize(n.value);
     auto t = std::make_unique<d::tree>();
-    d::dissect_frame(*t, frame, d::link_ethernet);
-    const auto f = d::facts_of(*t, 3, 42);
+    // The port the frames were written to, named: a damaged PDU is still read as one.
+    d::options o;
+    o.add_udp_port(w::emit_udp_port);
+    d::dissect_frame(*t, frame, d::link_ethernet, o);
+    auto f = d::facts_of(*t, 3, 42);
     REQUIRE(f);
-    CHECK(f->key.src == 5);
-    CHECK(f->key.dst == 9);
+    const bool ip = e == w::encap::udp4 || e == w::encap::udp6;
+    if (ip) {
+      // Over IP the frame names no XPU: the ends are its addresses, the RH's xpuid kept.
+      const auto addr = [&](std::uint32_t x) {
+        return e == w::encap::udp4 ? w::ip_address::v4(w::xpu_ipv4(x))
+                                   : w::ip_address::v6(w::xpu_ipv6(x));
+      };
+      CHECK(f->key.src == d::endpoint::of_ip(addr(5)));
+      CHECK(f->key.dst == d::endpoint::of_ip(addr(9)));
+      CHECK(f->xpuid == 5);
+      CHECK_FALSE(d::destination_xpu(*t));
+      // With the addressing plan as the XPU map: XPU ids, the destination a generated field.
+      o.xpus = &w::addressing_plan;
+      d::dissect_frame(*t, frame, d::link_ethernet, o);
+      CHECK(t->find("sue.dst_xpu") != nullptr);
+      CHECK(d::destination_xpu(*t) == 9u);
+      f = d::facts_of(*t, 3, 42);
+      REQUIRE(f);
+    } else {
+      CHECK(t->find("sue.dst_xpu") == nullptr);  // the frame carries its own
+    }
+    CHECK(f->key.src == d::endpoint::of_xpu(5));
+    CHECK(f->key.dst == d::endpoint::of_xpu(9));
     CHECK(f->key.vc == 1);
     CHECK(f->op == op_ack);
     CHECK(f->npsn == 300);
@@ -228,7 +258,7 @@ TEST_CASE("analysis: facts come from a dissected frame, and never from a damaged
     // One bit flipped in the payload: the R-CRC fails, the receiver would drop the frame, and
     // so does the analysis.
     frame[w::header_size(e) + 8 + payload.size() - 1] ^= 0x01;
-    d::dissect_frame(*t, frame, d::link_ethernet);
+    d::dissect_frame(*t, frame, d::link_ethernet, o);
     REQUIRE(t->has_errors());
     CHECK_FALSE(d::facts_of(*t, 3, 42));
   }

@@ -34,6 +34,7 @@ using scaleup::test::cat;
 using scaleup::test::contains;
 using scaleup::test::fix_ipv4_checksum;
 using scaleup::test::fix_udp4_checksum;
+using scaleup::test::golden_udp_port;
 using scaleup::test::params_for;
 using scaleup::test::ramp;
 using scaleup::test::ref_crc32;
@@ -80,9 +81,14 @@ constexpr std::array<w::encap, 9> all_encaps{
 // ---- tree access --------------------------------------------------------------------------
 
 // These tests carry opaque payloads (AA BB CC ...): no command profile. Commands are tested in
-// dissect_commands_test.cpp.
+// dissect_commands_test.cpp. Their UDP frames go to and from golden_udp_port (support.hpp), which
+// these options name as SUE's, as `--udp-port 4793` does: damaged PDUs are read as SUE there.
+// No port is SUE's by default ("SUE over UDP by port ..." below).
 struct opaque_options : d::options {
-  opaque_options() { profile = nullptr; }
+  opaque_options() {
+    profile = nullptr;
+    add_udp_port(golden_udp_port);
+  }
 };
 
 // The tree borrows the frame (IPv6 address fields point into it), so the two travel together.
@@ -693,7 +699,21 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
   p9999.udp_dst_port = 9999;
   const byte_vector on_9999 = emit(p9999);
 
-  SUBCASE("the default port, either direction") {
+  SUBCASE("no port is SUE's by default") {
+    const d::options defaults;
+    CHECK(defaults.udp_port_count == 0);
+    CHECK_FALSE(defaults.is_sue_port(golden_udp_port));
+    CHECK_FALSE(defaults.is_sue_port(w::emit_udp_port));
+    // A damaged PDU on 4793 (Ultra Ethernet Transport's port) is UDP: no port says SUE.
+    byte_vector f = emit(w::encap::udp4);
+    f[pdu4_at + 8] ^= 0xFF;  // first payload byte: the R-CRC no longer matches
+    fix_udp4_checksum(f, ip4_at, udp4_at);
+    d::tree t;
+    d::dissect_frame(t, w::bytes(f.data(), f.size()), d::link_ethernet, defaults);
+    CHECK(t.encap == "ipv4/udp");
+    CHECK(t.find("sue.rh.ver") == nullptr);
+  }
+  SUBCASE("a named port, either direction") {
     w::frame_params p = params_for(w::encap::udp4);
     p.udp_src_port = 50000;
     opaque_options no_heur;
@@ -727,7 +747,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     for (std::uint16_t port = 1; port < 16; ++port) CHECK(o.add_udp_port(port));
     CHECK_FALSE(o.add_udp_port(16));
     CHECK(o.udp_port_count == 16);
-    CHECK(o.is_sue_port(4793));
+    CHECK(o.is_sue_port(golden_udp_port));  // named by opaque_options
     CHECK(o.is_sue_port(15));
     CHECK_FALSE(o.is_sue_port(16));
   }

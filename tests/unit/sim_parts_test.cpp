@@ -224,7 +224,7 @@ TEST_CASE("sim: read_pdu finds nothing in what is not a SUE PDU") {
   CHECK(sm::read_pdu(w::bytes(f.data(), u.value)).good());
   f[w::header_size(p.kind) + 8 + 3] ^= 1;  // the R-CRC's last byte (padding follows)
   CHECK(!sm::read_pdu(w::bytes(f.data(), u.value)).kind);
-  p.udp_src_port = p.udp_dst_port = w::default_sue_udp_port;
+  p.udp_src_port = p.udp_dst_port = w::emit_udp_port;
   const auto v = w::emit_sue_frame(p, rh, {}, f);
   REQUIRE(v);
   CHECK(sm::read_pdu(w::bytes(f.data(), v.value)).good());

@@ -182,12 +182,16 @@ inline wire::reliability_header test_rh() {
   return rh;
 }
 
-// The frame parameters of those frames: src XPU 1, dst XPU 2, traffic class 3.
+// The frame parameters of those frames: src XPU 1, dst XPU 2, traffic class 3, UDP port 4793
+// both ways (the goldens' checksums were worked out for it; no port is SUE's, so a reader finds
+// these frames by their content, or by the port when a test names it).
+inline constexpr std::uint16_t golden_udp_port = 4793;
 inline wire::frame_params params_for(wire::encap e) {
   wire::frame_params p;
   p.kind = e;
   p.src_xpu = 1;
   p.dst_xpu = 2;
+  p.udp_src_port = p.udp_dst_port = golden_udp_port;
   p.tc = e == wire::encap::afh1 ? 0 : 3;  // plain AFH Gen 1 has nowhere to carry a class
   return p;
 }

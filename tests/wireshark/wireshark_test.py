@@ -449,6 +449,117 @@ def case_ip_fragments():
     print(f"{len(frames)} fragments, {len(ours)} PDUs reassembled in the same frames")
 
 
+def udp4_frame(src, dst, sport, dport, payload):
+    """Ethernet + IPv4 + UDP around `payload`, built by hand (UDP checksum 0: none, IPv4)."""
+    udp = struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                               bytes(map(int, src.split("."))), bytes(map(int, dst.split(".")))))
+    ip[10:12] = struct.pack(">H", ones_complement(bytes(ip)))
+    return bytes.fromhex("001122334455" "001122334466" "0800") + bytes(ip) + udp
+
+
+def write_pcap(name, frames):
+    """A microsecond pcap of Ethernet frames, one every millisecond."""
+    path = os.path.join(TMP, name)
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+    for i, f in enumerate(frames):
+        out += struct.pack("<IIII", 1_700_000_000, 1000 * i, len(f), len(f)) + f
+    with open(path, "wb") as f:
+        f.write(out)
+    return readable(path)
+
+
+def sue_pdu(xpuid, npsn, op=2, apsn=0, data=b"\xaa", good=True):
+    """RH (R2 Table 5, version 0, VC 0) + data + R-CRC (CRC-32 of the rest; flipped if not good)."""
+    rh = struct.pack(">II", (op << 28) | (xpuid << 16) | npsn, apsn)
+    crc = zlib.crc32(rh + data) ^ (0 if good else 1)
+    return rh + data + struct.pack(">I", crc)
+
+
+def uet_pds(ptype, next_header, psn):
+    """An Ultra Ethernet Transport packet as packet-uet.c reads it (UE 1.0): the PDS prologue
+    type(5) next header(4) flags(7), a RUD/ROD request's clear PSN offset, PSN, source and
+    destination PDC ids, a standard SES request header (44 bytes), 16 bytes of data."""
+    prologue = struct.pack(">H", ptype << 11 | next_header << 7)
+    pds = struct.pack(">hIHH", 0, psn, 0x11, 0x22)
+    ses = struct.pack(">BBHB3sHHQIQQI", 0x01, 0x03, 7, 0, b"\0\0\0", 0, 0, 0, 0, 0, 0, 16)
+    return prologue + pds + ses + bytes(range(0x40, 0x50))
+
+
+def info_and_status(pcap, *opts):
+    """Per frame: protocols, R-CRC status, info column. The payloads are opaque (profile none)."""
+    out = tshark("-o", "sue.profile:none", *opts, "-r", pcap, "-T", "fields", "-e",
+                 "frame.protocols", "-e", "sue.rcrc.status", "-e", "_ws.col.Info").stdout
+    return [line.split("\t") for line in out.splitlines()]
+
+
+def is_sue(protocols):
+    return "sue" in protocols.split(":")
+
+
+def case_uet():
+    """Ultra Ethernet Transport on 4793, its port in Wireshark (packet-uet.c): never SUE, the
+    PDU that reads as RH version 0 with its reserved bits zero included (the R-CRC tells); and
+    no SUE port by default: the heuristic finds SUE elsewhere, and binds its conversation."""
+    a, b = "192.168.1.10", "192.168.1.20"
+    uet = [uet_pds(2, 3, 0x1000), uet_pds(3, 3, 0x1000), uet_pds(7, 0, 5), uet_pds(2, 3, 77)]
+    check(uet[0][0] == 0x11 and (uet[0][4] & 0x3C) == 0, "the lookalike")
+    frames = []
+    for i, p in enumerate(uet):
+        frames += [udp4_frame(a, b, 50000 + i, 4793, p), udp4_frame(b, a, 4793, 50000 + i, p)]
+    # SUE on 40000 -> 50000: a damaged PDU before the flow is known (UDP), then a good one (the
+    # heuristic), then a damaged one: SUE by its conversation, with a bad R-CRC.
+    frames += [udp4_frame(a, b, 40000, 50000, sue_pdu(7, 1, good=False)),
+               udp4_frame(a, b, 40000, 50000, sue_pdu(7, 2)),
+               udp4_frame(a, b, 40000, 50000, sue_pdu(7, 3, good=False))]
+    pcap = write_pcap("uet.pcap", frames)
+    rows = info_and_status(pcap)
+    check(len(rows) == 11, f"{len(rows)} frames")
+    for i, (protocols, status, info) in enumerate(rows[:8]):
+        check(not is_sue(protocols) and not status, f"UET frame {i + 1} taken: {protocols}")
+    check(not is_sue(rows[8][0]), f"before the flow is known: {rows[8]}")
+    check(is_sue(rows[9][0]) and rows[9][1] == "good", f"the heuristic: {rows[9]}")
+    check(is_sue(rows[10][0]) and rows[10][1] == "bad", f"the bound flow: {rows[10]}")
+    d = jsonl(scaleup("dump", "--json", "--profile", "none", pcap).stdout)
+    check([f["encap"] for f in d] == ["ipv4/udp"] * 9 + ["udp4"] * 2, f"dump: {d}")
+    s = json.loads(scaleup("stats", "--json", "--profile", "none", pcap).stdout)
+    check(s["analysed"] == 1 and s["left_out"] == 1, f"stats: {s}")
+    # Decode As and the port preference still force a port.
+    forced = info_and_status(pcap, "-o", "sue.udp.port:4793")
+    check(all(is_sue(r[0]) for r in forced[:8]), "the port preference forces SUE")
+
+
+def case_xpu_map():
+    """Over IP the info column and the conversation table show the addresses, the RH's xpuid as
+    the source XPU; a destination XPU only from the sue.xpu_map preference."""
+    a, b = "192.168.1.10", "192.168.1.20"
+    frames = [udp4_frame(a, b, 50000, 50001, sue_pdu(7, n)) for n in (1, 2, 3)]
+    frames.append(udp4_frame(b, a, 50001, 50000, sue_pdu(20, 9, op=0, apsn=3, data=b"")))
+    pcap = write_pcap("ordinary.pcap", frames)
+    rows = info_and_status(pcap)
+    check(f"XPU 7 \u2192 {b} VC 0 PSN 1 Len=1" in rows[0][2], f"info: {rows[0]}")
+    check(f"XPU 20 \u2192 {a} VC 0 ACK 3" in rows[3][2], f"info: {rows[3]}")
+    check(all("65556" not in r[2] for r in rows), "no made-up XPU")
+    conv = tshark("-o", "sue.profile:none", "-q", "-r", pcap, "-z", "conv,sue").stdout
+    check(f"{a} VC 0" in conv and f"{b} VC 0" in conv, conv)
+    xmap = os.path.join(TMP, "xpus.txt")
+    with open(xmap, "w") as f:
+        f.write(f"# the lab\n{a} 7\n{b} 0x14\n")
+    readable(xmap)
+    rows = info_and_status(pcap, "-o", f"sue.xpu_map:{xmap}")
+    check("XPU 7 \u2192 20 VC 0 PSN 1" in rows[0][2], f"info with the map: {rows[0]}")
+    check("XPU 20 \u2192 7 VC 0 ACK 3" in rows[3][2], f"info with the map: {rows[3]}")
+    dst = tshark("-o", "sue.profile:none", "-o", f"sue.xpu_map:{xmap}", "-r", pcap, "-T", "fields", "-e",
+                 "sue.dst_xpu").stdout.split()
+    check(dst == ["20", "20", "20", "7"], f"sue.dst_xpu {dst}")
+    conv = tshark("-o", "sue.profile:none", "-o", f"sue.xpu_map:{xmap}", "-q", "-r", pcap, "-z",
+                  "conv,sue").stdout
+    check("XPU 7 VC 0" in conv and "XPU 20 VC 0" in conv, conv)
+    # dump and the plugin agree field by field with the same map.
+    want = jsonl(scaleup("dump", "--json", "--profile", "none", "--xpu-map", xmap, pcap).stdout)
+    check([f.get("sue.dst_xpu") for f in want] == [20, 20, 20, 7], f"dump: {want}")
+
+
 def case_fields_rdma():
     pcap, _ = capture("rdma", "rdma", "--transfers", "6", "--loss", "0.01", "--seed", "5")
     compare_fields(pcap)

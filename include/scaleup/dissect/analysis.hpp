@@ -7,9 +7,12 @@
 // connections, a result per frame), so it uses the heap.
 //
 // What a capture can tell, and so what the results mean (docs/wire-format.md):
-// - A connection is {source XPU, destination XPU, port, VC} (decisions.md "SUE transport"). The
-//   source is the RH xpuid, the destination comes from the network header. A frame does not say
-//   which port it crossed: the caller passes what it knows (a capture interface), else 0.
+// - A connection is {source, destination, port, VC} (decisions.md "SUE transport"), each end as
+//   the frame names it (issue 17 item 6): XPU ids where the destination XPU is known (AFH Gen 1
+//   and Gen 2 carry it; over IP the user's XPU map may give it, the engine's options.xpus), the
+//   source then being the RH xpuid; otherwise, over IP, the two IP addresses, the RH xpuid kept
+//   as the connection's source XPU. A frame does not say which port it crossed: the caller
+//   passes what it knows (a capture interface), else 0.
 // - Only a PDU with a payload takes a PSN. A stand-alone ACK/NACK (an RH only) carries the
 //   sender's next PSN for information; it is read only for its acknowledgement.
 // - The ACK or NACK in an RH belongs to the reverse connection on the same VC.
@@ -24,11 +27,13 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/transport/go_back_n.hpp"
 #include "scaleup/transport/psn.hpp"
@@ -36,13 +41,42 @@
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/ip_address.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 
 namespace scaleup::dissect {
 
+// One end of a connection as the frames name it: an XPU id, or an IP address.
+struct endpoint {
+  enum class kind : std::uint8_t { xpu, ip };
+  kind type = kind::xpu;
+  std::uint32_t xpu = 0;  // kind::xpu
+  wire::ip_address ip{};  // kind::ip
+
+  static constexpr endpoint of_xpu(std::uint32_t x) noexcept { return {kind::xpu, x, {}}; }
+  static constexpr endpoint of_ip(const wire::ip_address& a) noexcept { return {kind::ip, 0, a}; }
+  constexpr bool is_xpu() const noexcept { return type == kind::xpu; }
+  friend constexpr auto operator<=>(const endpoint&, const endpoint&) = default;
+};
+
+// "XPU 7", "192.168.1.10", "fd00::1".
+inline std::string to_string(const endpoint& e) {
+  std::string s;
+  const auto out = [&](std::string_view v) { s.append(v); };
+  if (e.is_xpu()) {
+    s = "XPU ";
+    detail::put_uint(out, e.xpu);
+  } else if (e.ip.version == 4) {
+    detail::put_ipv4(out, e.ip.ipv4());
+  } else {
+    detail::put_ipv6(out, e.ip.bytes.data());
+  }
+  return s;
+}
+
 struct connection_key {
-  std::uint32_t src = 0;  // XPU that sends the PDUs
-  std::uint32_t dst = 0;  // XPU that receives them
+  endpoint src{};  // what sends the PDUs
+  endpoint dst{};  // what receives them
   std::uint16_t port = 0;
   std::uint8_t vc = 0;
   friend constexpr auto operator<=>(const connection_key&, const connection_key&) = default;
@@ -149,7 +183,8 @@ struct frame_result {
 struct frame_facts {
   std::uint64_t frame = 0;  // 1-based, as Wireshark numbers frames
   std::int64_t time_ns = 0;
-  connection_key key{};  // the direction the frame travels
+  connection_key key{};     // the direction the frame travels
+  std::uint16_t xpuid = 0;  // the RH's: the source XPU, whatever the key's ends are
   std::uint8_t op = 2;
   std::uint16_t npsn = 0;
   std::uint16_t apsn = 0;
@@ -169,7 +204,10 @@ enum facts_slot : std::size_t {
   afh1_dst,
   afh2_dst,
   afh2c_dst,
+  mapped_dst,
+  ipv4_src,
   ipv4_dst,
+  ipv6_src,
   ipv6_dst,
   rh_xpuid,
   rh_op,
@@ -185,7 +223,10 @@ inline constexpr std::array<const field_info*, slot_count> facts_fields{{
     &wire::info_of<wire::afh1_addresses, &wire::afh1_addresses::dst_xpu>(),
     &wire::info_of<wire::afh2_normal, &wire::afh2_normal::dst_xpu>(),
     &wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::dst_xpu>(),
+    &generated::dst_xpu,
+    &wire::info_of<wire::ipv4_header, &wire::ipv4_header::src>(),
     &wire::info_of<wire::ipv4_header, &wire::ipv4_header::dst>(),
+    &wire::info_of<wire::ipv6_header, &wire::ipv6_header::src>(),
     &wire::info_of<wire::ipv6_header, &wire::ipv6_header::dst>(),
     &wire::info_of<wire::reliability_header, &wire::reliability_header::xpuid>(),
     &wire::info_of<wire::reliability_header, &wire::reliability_header::op>(),
@@ -214,44 +255,90 @@ constexpr facts_nodes find_facts(const Tree& t) noexcept {
   return out;
 }
 
-// The XPU a frame is addressed to, from whichever network header it has. Over IP the id sits
-// where the library's addressing plan puts it (wire/frame.hpp: the low 24 bits of an IPv4
-// address, the last 32 bits of an IPv6 one).
+// The XPU a frame is addressed to where the frame carries one (AFH Gen 1, Gen 2) or the user's
+// XPU map gives one for its IP destination (the engine's generated sue.dst_xpu). Never derived
+// from an address: an addressing plan is one such map, not a fact of the wire.
 constexpr std::optional<std::uint32_t> destination_of(const facts_nodes& n) noexcept {
   // The shim's 32-bit id before the 16 bits in the MAC: it is the fuller one.
-  for (const std::size_t i : {shim_dst, afh1_dst, afh2_dst, afh2c_dst})
+  for (const std::size_t i : {shim_dst, afh1_dst, afh2_dst, afh2c_dst, mapped_dst})
     if (n[i]) return static_cast<std::uint32_t>(n[i]->value);
-  if (n[ipv4_dst]) return static_cast<std::uint32_t>(n[ipv4_dst]->value & wire::xpu_ipv4_max);
-  if (n[ipv6_dst] && n[ipv6_dst]->raw) return wire::load_be32(n[ipv6_dst]->raw + 12);
+  return std::nullopt;
+}
+
+// The IP source or destination of a frame, as its tree holds it.
+constexpr std::optional<wire::ip_address> address_of(const facts_nodes& n, std::size_t v4,
+                                                     std::size_t v6) noexcept {
+  if (n[v4]) return wire::ip_address::v4(static_cast<std::uint32_t>(n[v4]->value));
+  if (n[v6] && n[v6]->raw) {
+    wire::ipv6_address a{};
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = n[v6]->raw[i];
+    return wire::ip_address::v6(a);
+  }
   return std::nullopt;
 }
 
 }  // namespace detail
 
+// The destination XPU where the frame carries one or the XPU map gave one (see destination_of).
 template <class Tree>
 constexpr std::optional<std::uint32_t> destination_xpu(const Tree& t) noexcept {
   return detail::destination_of(detail::find_facts(t));
 }
 
+// What a caller knows of a PDU dissected on its own, whose tree has no network header (a tunnel,
+// a reassembled datagram): the addresses it came with, and the destination XPU where the frame
+// carries one or the user's map gives one.
+struct carrier_hint {
+  std::optional<wire::ip_address> src;
+  std::optional<wire::ip_address> dst;
+  std::optional<std::uint32_t> dst_xpu;
+};
+
+namespace detail {
+
+constexpr std::optional<std::pair<endpoint, endpoint>> endpoints_of(
+    const facts_nodes& n, const carrier_hint& hint) noexcept {
+  if (!n[rh_xpuid]) return std::nullopt;
+  auto to = destination_of(n);
+  if (!to) to = hint.dst_xpu;
+  if (to)
+    return std::pair{endpoint::of_xpu(static_cast<std::uint32_t>(n[rh_xpuid]->value)),
+                     endpoint::of_xpu(*to)};
+  auto from = address_of(n, ipv4_src, ipv6_src), at = address_of(n, ipv4_dst, ipv6_dst);
+  if (!from || !at) from = hint.src, at = hint.dst;
+  if (!from || !at) return std::nullopt;
+  return std::pair{endpoint::of_ip(*from), endpoint::of_ip(*at)};
+}
+
+}  // namespace detail
+
+// The ends of a frame's connection (source, destination): XPU ids when the destination XPU is
+// known, the source being the RH xpuid; else the IP addresses; else nothing.
+template <class Tree>
+constexpr std::optional<std::pair<endpoint, endpoint>> endpoints_of(
+    const Tree& t, const carrier_hint& hint = {}) noexcept {
+  return detail::endpoints_of(detail::find_facts(t), hint);
+}
+
 // What the analysis needs from a dissected frame, or nothing when the frame holds no RH or has
-// an error. `dst` stands in for the destination when the tree has no network header (a PDU
-// dissected on its own, its addresses known to the caller).
+// an error. `hint` stands in for the network header when the tree has none (a PDU dissected on
+// its own, its addresses known to the caller).
 template <class Tree>
 constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame,
                                               std::int64_t time_ns, std::uint16_t port = 0,
-                                              std::optional<std::uint32_t> dst = {}) noexcept {
+                                              const carrier_hint& hint = {}) noexcept {
   using namespace detail;
   if (t.has_errors() || t.overflow) return std::nullopt;
   const facts_nodes n = find_facts(t);
   for (const std::size_t i : {rh_xpuid, rh_op, rh_npsn, rh_apsn, rh_vc, payload})
     if (!n[i]) return std::nullopt;
-  const auto to = destination_of(n);
-  if (!to && !dst) return std::nullopt;
+  const auto ends = detail::endpoints_of(n, hint);
+  if (!ends) return std::nullopt;
   frame_facts f;
   f.frame = frame;
   f.time_ns = time_ns;
-  f.key = {static_cast<std::uint32_t>(n[rh_xpuid]->value), to ? *to : *dst, port,
-           static_cast<std::uint8_t>(n[rh_vc]->value)};
+  f.key = {ends->first, ends->second, port, static_cast<std::uint8_t>(n[rh_vc]->value)};
+  f.xpuid = static_cast<std::uint16_t>(n[rh_xpuid]->value);
   f.op = static_cast<std::uint8_t>(n[rh_op]->value);
   f.npsn = static_cast<std::uint16_t>(n[rh_npsn]->value);
   f.apsn = static_cast<std::uint16_t>(n[rh_apsn]->value);
@@ -277,6 +364,8 @@ struct psn_event {
 
 struct connection {
   connection_key key{};
+  // The RH xpuid of its first PDU: the source XPU, also where the key's ends are IP addresses.
+  std::optional<std::uint16_t> src_xpu;
   std::uint64_t pdus = 0;  // data PDUs, retransmissions included
   std::uint64_t retransmissions = 0;
   std::uint64_t duplicates = 0;  // retransmissions of PSNs already acknowledged
@@ -368,6 +457,7 @@ class analysis {
     connection& c = conns_[i];
     r.set(result_value::connection, i);
     c.touch(f);
+    if (!c.src_xpu) c.src_xpu = f.xpuid;
     ++c.pdus;
     const std::int64_t u = c.unwrap(f.npsn);
     bool fresh = true;

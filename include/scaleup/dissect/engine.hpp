@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "scaleup/dissect/build.hpp"
@@ -21,6 +22,7 @@
 #include "scaleup/pack/receive.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/receive.hpp"
+#include "scaleup/wire/xpu_map.hpp"
 
 namespace scaleup::dissect {
 
@@ -39,6 +41,10 @@ struct options : wire::receive_options {
   // same errors, in the same order) but add no layers or fields to the tree. For a consumer
   // that reads only the headers and the errors (`scaleup stats`).
   bool command_nodes = true;
+  // Which XPU an IP destination is (the user's map, or the library's addressing plan): a frame
+  // over IP carries no destination XPU id (R2 3.5.1). Where it gives one, the RH layer gets a
+  // generated sue.dst_xpu; null: none, the endpoints stay the IP addresses.
+  const wire::xpu_map* xpus = nullptr;
 };
 
 // Fields the engine computes rather than reads; described like table fields so that every
@@ -67,8 +73,14 @@ inline constexpr field_info fcs{
     .name = "FCS", .filter = "eth.fcs", .width = 32, .type = wire::kind::hex,
     .description = "Ethernet frame check sequence, as sent", .seed = "IEEE 802.3"};
 // clang-format on
-inline constexpr std::array<const field_info*, 6> all{&rcrc_status, &payload_len, &lite_len,
-                                                      &control_len, &data_len,    &fcs};
+inline constexpr field_info dst_xpu{
+    .name = "destination XPU",
+    .filter = "sue.dst_xpu",
+    .width = 32,
+    .description = "The XPU the IP destination is, from the user's XPU map (not on the wire)",
+    .seed = "R2 3.5.1; issue 17 item 6"};
+inline constexpr std::array<const field_info*, 7> all{
+    &rcrc_status, &payload_len, &lite_len, &control_len, &data_len, &fcs, &dst_xpu};
 }  // namespace generated
 
 namespace detail {
@@ -111,6 +123,16 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
   if (u.error_found()) t.add_error(u.error_found());
   if (u.padding()) t.add_layer("sue.pad", "Padding", at + u.consumed(), u.padding());
   return u.error_found() ? len : u.consumed();
+}
+
+// The destination XPU the options' map gives for a frame over IP; none where the frame carries
+// its own (AFH Gen 1 and Gen 2: their fields show it) or the map does not know the address.
+constexpr std::optional<std::uint32_t> mapped_destination(const wire::received_frame& f,
+                                                          const options& o) noexcept {
+  if (!o.xpus || f.dst_xpu) return std::nullopt;
+  if (f.ipv4) return o.xpus->xpu_of(wire::ip_address::v4(f.ipv4->value.dst));
+  if (f.ipv6) return o.xpus->xpu_of(wire::ip_address::v6(f.ipv6->value.dst));
+  return std::nullopt;
 }
 
 // The tree of what the reader found: a layer for each layer it recorded, its problems between
@@ -186,9 +208,12 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
       case layer_kind::afh2_ethertype:
         header(f.afh2_type);
         break;
-      case layer_kind::sue_rh:
-        add_fields(t, frame, l.offset, *f.rh);
+      case layer_kind::sue_rh: {
+        const auto rh = add_fields(t, frame, l.offset, *f.rh);
+        if (const auto dst = mapped_destination(f, o))
+          add_generated(t, rh, generated::dst_xpu, *dst);
         break;
+      }
       case layer_kind::sue_payload: {
         const auto pl = t.add_layer(
             "sue.payload", o.profile ? "SUE payload" : "SUE payload (opaque)", l.offset, l.length);

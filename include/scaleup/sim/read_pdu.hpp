@@ -3,8 +3,9 @@
 // dissector builds its trees from: the harness never reads frames any other way.
 //
 // The destination is what the frame carries: AFH Gen 1 and Gen 2 carry XPU ids; over IP the
-// fabric follows the library's addressing plan (wire::xpu_of_ipv4, wire::xpu_of_ipv6), the plan
-// its frames are written with.
+// fabric maps the address with the library's addressing plan (wire::addressing_plan), the map
+// its frames are written with. SUE over UDP is on the port the fabric writes (wire::emit_udp_port),
+// named to the reader so that a corrupted PDU is still read as one (its R-CRC then bad).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/receive.hpp"
+#include "scaleup/wire/xpu_map.hpp"
 
 namespace scaleup::sim {
 
@@ -27,17 +29,23 @@ struct pdu_read {
   constexpr bool good() const noexcept { return rh && status == wire::rcrc_status::good; }
 };
 
+inline constexpr wire::receive_options fabric_receive = [] {
+  wire::receive_options o;
+  o.add_udp_port(wire::emit_udp_port);
+  return o;
+}();
+
 constexpr pdu_read read_pdu(wire::bytes f) noexcept {
-  const wire::received_frame rf = wire::read_frame(f, wire::link_ethernet);
+  const wire::received_frame rf = wire::read_frame(f, wire::link_ethernet, fabric_receive);
   pdu_read r;
   if (!rf.kind || *rf.kind == wire::encap::lite) return r;  // SUE Lite carries no RH
   r.kind = rf.kind;
   if (rf.dst_xpu)
     r.dst_xpu = rf.dst_xpu;
   else if (rf.ipv4)
-    r.dst_xpu = wire::xpu_of_ipv4(rf.ipv4->value.dst);
+    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(rf.ipv4->value.dst));
   else if (rf.ipv6)
-    r.dst_xpu = wire::xpu_of_ipv6(rf.ipv6->value.dst);
+    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(rf.ipv6->value.dst));
   r.rh = rf.rh;
   r.status = rf.bounds.status;
   r.payload = rf.payload;

@@ -91,8 +91,8 @@ struct frame_params {
   std::uint32_t src_xpu = 0;
   std::uint32_t dst_xpu = 0;
   std::uint8_t tc = 0;  // traffic class: the VC unless mapped otherwise
-  std::uint16_t udp_src_port = default_sue_udp_port;
-  std::uint16_t udp_dst_port = default_sue_udp_port;
+  std::uint16_t udp_src_port = emit_udp_port;
+  std::uint16_t udp_dst_port = emit_udp_port;
   bool udp4_checksum = true;  // IPv4 allows 0 = none; IPv6 always has one
   std::uint8_t hop_limit = 64;
   std::uint16_t vlan_id = 1;

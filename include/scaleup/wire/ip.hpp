@@ -1,5 +1,6 @@
-// IPv4, IPv6 and UDP: the standard encapsulation of a SUE PDU (R2 3.5.1, Fig. 11). SUE is
-// found by UDP port; none is assigned, so 4793 is the default (decisions.md).
+// IPv4, IPv6 and UDP: the standard encapsulation of a SUE PDU (R2 3.5.1, Fig. 11). R2 says SUE
+// is found by UDP port and assigns none: readers find it by the ports a user names and by its
+// content (receive.hpp), never by a port of their own.
 #pragma once
 
 #include <array>
@@ -11,7 +12,11 @@
 
 namespace scaleup::wire {
 
-inline constexpr std::uint16_t default_sue_udp_port = 4793;
+// The port the library's emitters write SUE to unless told otherwise (frame_params), and so the
+// port of every capture `scaleup gen` writes. From IANA's dynamic range (49152-65535, never
+// assigned), above Linux's ephemeral ports (32768-60999), and dissected by no Wireshark
+// dissector: not 4793, Ultra Ethernet Transport's (docs/wire-format.md, issue 17 item 5).
+inline constexpr std::uint16_t emit_udp_port = 61793;
 inline constexpr std::uint8_t ip_proto_udp = 17;
 
 struct ipv4_header {
@@ -123,8 +128,8 @@ struct layout<ipv6_header> {
 static_assert(tiles<ipv6_header>());
 
 struct udp_header {
-  std::uint16_t src_port = default_sue_udp_port;
-  std::uint16_t dst_port = default_sue_udp_port;
+  std::uint16_t src_port = emit_udp_port;
+  std::uint16_t dst_port = emit_udp_port;
   std::uint16_t length = 0;
   std::uint16_t checksum = 0;
   friend constexpr bool operator==(const udp_header&, const udp_header&) = default;

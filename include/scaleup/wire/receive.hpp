@@ -33,6 +33,7 @@
 #include "scaleup/wire/linux_sll.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/reliability_header.hpp"
+#include "scaleup/wire/udp_flow.hpp"
 
 namespace scaleup::wire {
 
@@ -56,13 +57,17 @@ inline constexpr std::uint32_t link_linux_sll2 = 276;
 // What a receiver is configured with. Every default follows decisions.md; each is a parameter
 // because a fabric could reasonably differ.
 struct receive_options {
-  // UDP ports taken as SUE, on either side of a datagram: none is assigned, 4793 by default
-  // (decisions.md "Network headers").
-  std::array<std::uint16_t, 16> udp_ports{default_sue_udp_port};
-  std::size_t udp_port_count = 1;
-  // SUE on other UDP ports when the payload passes for a PDU (plausible_pdu): "the dissector
-  // also finds SUE on other ports heuristically" (decisions.md).
+  // UDP ports the user names as SUE, on either side of a datagram: decoded as SUE whatever they
+  // hold. None by default: no port is assigned to SUE (R2 3.5.1 gives none), and 4793, the
+  // port once assumed, is Ultra Ethernet Transport's (docs/wire-format.md, issue 17 item 5).
+  std::array<std::uint16_t, 16> udp_ports{};
+  std::size_t udp_port_count = 0;
+  // SUE on any other UDP port when the payload passes for a PDU (plausible_pdu): "the dissector
+  // also finds SUE on other ports heuristically" (decisions.md "Network headers").
   bool heuristics = true;
+  // Flows found SUE by that test, whose later datagrams stay SUE (udp_flow.hpp); null: each
+  // datagram is judged alone. Consulted and updated by read_frame.
+  flow_binding* flows = nullptr;
   fcs_mode fcs = fcs_mode::detect;  // Ethernet link only
   std::uint16_t sue_ethertype = ethertype::sue;
   std::uint16_t shim_ethertype = ethertype::afh1_shim;
@@ -350,6 +355,14 @@ class frame_reader {
     const auto rh = read<reliability_header>(layer_kind::sue_rh, at, end);
     if (rh.err.code == errc::truncated) return;
     f_.rh = rh.value;
+    if (rh->ver != 0)
+      report(error{.code = errc::unsupported,
+                   .layer = layout<reliability_header>::name,
+                   .offset = static_cast<std::uint32_t>(at),
+                   .what = "RH version is not 0: read as version 0 (R2 Table 5)",
+                   .field = info_of<reliability_header, &reliability_header::ver>().filter,
+                   .value = rh->ver,
+                   .level = severity::warning});
     const bytes pdu = b_.subspan(at, end - at);
     // The frame's length as it was on Ethernet, where the minimum-size rule applies.
     const std::size_t l2_length = b_.size() - cooked_extra_;
@@ -618,15 +631,25 @@ class frame_reader {
         udp_datagram_end(*u, b_.first(end), at, pseudo, v6, [this](const error& e) { report(e); });
     if (udp_end == 0) return;
     constexpr std::size_t header = layout<udp_header>::size;
-    if (!is_sue_datagram(*u, b_.subspan(at + header, udp_end - at - header))) return;
+    if (!is_sue_datagram(*u, b_.subspan(at + header, udp_end - at - header), v6)) return;
     f_.kind = v6 ? encap::udp6 : encap::udp4;
     sue_pdu(at + header, udp_end, true);
   }
 
-  // Whether a datagram carries SUE: by port, else (if allowed) by what it carries.
-  constexpr bool is_sue_datagram(const udp_header& u, bytes payload) const noexcept {
-    return o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port) ||
-           (o_.heuristics && plausible_pdu(payload));
+  // Whether a datagram carries SUE: by a port the user named; else (if heuristics are allowed)
+  // by its flow, recognised before, or by what it carries, which binds its flow.
+  constexpr bool is_sue_datagram(const udp_header& u, bytes payload, bool v6) const noexcept {
+    if (o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port)) return true;
+    if (!o_.heuristics) return false;
+    if (!o_.flows) return plausible_pdu(payload);
+    const udp_flow flow = v6 ? udp_flow::make(ip_address::v6(f_.ipv6->value.src), u.src_port,
+                                              ip_address::v6(f_.ipv6->value.dst), u.dst_port)
+                             : udp_flow::make(ip_address::v4(f_.ipv4->value.src), u.src_port,
+                                              ip_address::v4(f_.ipv4->value.dst), u.dst_port);
+    if (o_.flows->bound(flow)) return true;
+    if (!plausible_pdu(payload)) return false;
+    o_.flows->bind(flow);
+    return true;
   }
 
   received_frame& f_;

@@ -1,0 +1,46 @@
+// A UDP flow, and the hook through which a capture reader remembers the flows it found SUE on.
+// No UDP port is SUE's (R2 3.5.1 says SUE is identified by a UDP port and gives no number): a
+// datagram on a port the user did not name is SUE when its payload passes for a PDU (version 0,
+// reserved bits zero, R-CRC good: plausible_pdu). Once a flow has been recognised so, its later
+// datagrams are SUE whatever they hold, as Wireshark binds a conversation to the dissector whose
+// heuristic matched: a corrupted PDU of a known flow is then shown as SUE with a bad R-CRC, not as
+// anonymous UDP. read_frame consults the hook; dissect/flow_table.hpp implements it for the CLI.
+#pragma once
+
+#include <cstdint>
+
+#include "scaleup/wire/ip_address.hpp"
+
+namespace scaleup::wire {
+
+// Addresses and ports of both ends, in either direction: make() puts the lower end first, so a
+// datagram and its reply name the same flow.
+struct udp_flow {
+  ip_address a{};
+  ip_address b{};
+  std::uint16_t port_a = 0;
+  std::uint16_t port_b = 0;
+
+  static constexpr udp_flow make(const ip_address& src, std::uint16_t sport, const ip_address& dst,
+                                 std::uint16_t dport) noexcept {
+    if (dst < src || (dst == src && dport < sport)) return {dst, src, dport, sport};
+    return {src, dst, sport, dport};
+  }
+  friend constexpr auto operator<=>(const udp_flow&, const udp_flow&) = default;
+};
+
+class flow_binding {
+ public:
+  // Whether the flow was recognised as SUE before.
+  virtual bool bound(const udp_flow& f) const noexcept = 0;
+  // The flow has been recognised as SUE (by its payload): its later datagrams are SUE too.
+  virtual void bind(const udp_flow& f) noexcept = 0;
+
+ protected:
+  constexpr flow_binding() = default;
+  constexpr flow_binding(const flow_binding&) = default;
+  constexpr flow_binding& operator=(const flow_binding&) = default;
+  constexpr ~flow_binding() = default;
+};
+
+}  // namespace scaleup::wire
