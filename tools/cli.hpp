@@ -137,13 +137,16 @@ inline std::optional<std::string> gen_option(std::string_view flag, args& a, std
   return std::string{};
 }
 
-// The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics).
+// The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics,
+// --check-checksums).
 // nullopt: `flag` is not one of them; an empty string: taken; otherwise the usage error.
 inline std::optional<std::string> engine_option(std::string_view cmd, std::string_view flag,
                                                 args& a, dissect::options& o) {
   const std::string c(cmd);
   if (flag == "--no-heuristics") {
     o.heuristics = false;
+  } else if (flag == "--check-checksums") {
+    o.check_checksums = true;
   } else if (flag == "--udp-port") {
     const auto n = a.number<std::uint16_t>();
     if (!n || *n == 0) return c + ": --udp-port needs a port number from 1 to 65535";

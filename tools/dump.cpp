@@ -67,11 +67,9 @@ int dump(std::span<const std::string_view> argv) {
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
       return 1;
     }
-    // Each packet on its interface's link type: a pcapng file may mix them.
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o);
-    if (pkt.caplen < pkt.len)
-      tree.add_error(wire::error{wire::errc::truncated, "frame", pkt.caplen, pkt.len, pkt.caplen,
-                                 "frame cut short by the capture's snapshot length"});
+    // Each packet on its interface's link type: a pcapng file may mix them. The length on the
+    // wire too: a frame the snapshot length cut is read against it, not taken as malformed.
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o, pkt.len);
     print(tree, pkt.number);
     // Tofu slices: once every lane of a frame is in, the reassembled frame too.
     if (pkt.link == tofu::link_tofu) {
