@@ -147,7 +147,9 @@ def capture(name, *gen_args):
 # ---- tshark -T fields against dump --json ------------------------------------------------
 
 LIST_KEYS = ("sue.cmds",)
-META_KEYS = ("frame", "encap", "len", "errors")
+META_KEYS = ("frame", "encap", "len", "cap_len", "errors")
+# tshark's checksum statuses (proto.h PROTO_CHECKSUM_E_*), which dump names.
+CHECKSUM_STATUS = {0: "bad", 1: "good", 2: "unverified", 3: "not_present"}
 
 
 def expected_fields(frame):
@@ -171,6 +173,8 @@ def normalise(key, text):
     """A tshark value in dump's notation."""
     if key == "ip.hdr_len":  # Wireshark shows bytes; the field holds 32-bit words
         return int(text) // 4
+    if key in ("ip.checksum.status", "udp.checksum.status"):
+        return CHECKSUM_STATUS.get(int(text), text)
     if text in ("True", "False"):
         return 1 if text == "True" else 0
     try:
