@@ -27,10 +27,25 @@ bool inside(wire::bytes part, wire::bytes whole) {
          (part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size());
 }
 
-void check_frame(wire::bytes b, std::uint32_t link, const dissect::options& o) {
-  const wire::received_frame f = pack::read_frame(b, link, o.profile, o);
+void check_frame(wire::bytes b, std::uint32_t link, const dissect::options& o,
+                 std::size_t wire_length) {
+  const wire::received_frame f = pack::read_frame(b, link, o.profile, o, wire_length);
   fuzz::check(f.frame.data() == b.data() && f.frame.size() == b.size(), "frame: not the bytes");
-  fuzz::check(f.length == b.size() - (f.fcs.present ? wire::fcs_size : 0), "frame: length");
+  fuzz::check(f.wire_length >= b.size() && f.not_captured == f.wire_length - b.size(),
+              "frame: wire length");
+  fuzz::check(f.length_on_wire >= f.length && f.length_on_wire <= f.wire_length,
+              "frame: length on the wire");
+  fuzz::check(f.not_captured != 0 || f.length == b.size() - (f.fcs.present ? wire::fcs_size : 0),
+              "frame: length");
+  fuzz::check(f.not_captured == 0 || (!f.fcs.present && f.length <= b.size()),
+              "frame: an FCS found in a cut frame");
+  // A cut frame ends with its one note, unless the list overflowed.
+  if (f.not_captured && !f.errors.overflow) {
+    const auto& last = f.errors[f.errors.size() - 1];
+    fuzz::check(last.code == wire::errc::not_captured && last.level == wire::severity::note &&
+                    last.value == f.not_captured,
+                "frame: a cut frame without its note");
+  }
   fuzz::check(!f.name().empty(), "frame: no name");
   fuzz::check(f.layer_count <= f.layers.size(), "frame: layer count past its array");
   std::size_t before = 0;
@@ -55,7 +70,9 @@ void check_frame(wire::bytes b, std::uint32_t link, const dissect::options& o) {
   if (f.rh) {
     const auto v = f.rh_view();
     fuzz::check(v.ok() && v->value() == *f.rh, "frame: RH view disagrees");
-    fuzz::check(f.pdu_offset + f.bounds.payload_end <= f.length, "frame: PDU past the frame");
+    fuzz::check(f.pdu_offset + f.bounds.payload_end <= f.length_on_wire,
+                "frame: PDU past the frame");
+    fuzz::check(f.pdu_offset + 8 + f.payload.size() <= f.length, "frame: payload past the bytes");
   }
   if (f.accepted()) {
     const wire::bytes covered = b.subspan(f.pdu_offset, f.bounds.payload_end);
@@ -67,7 +84,7 @@ void check_frame(wire::bytes b, std::uint32_t link, const dissect::options& o) {
   // The tree is built from the reader: without commands, its problems are the reader's.
   if (!o.profile) {
     static dissect::large_tree tree;
-    dissect::dissect_frame(tree, b, link, o);
+    dissect::dissect_frame(tree, b, link, o, wire_length);
     bool same = tree.error_count == f.errors.size() && tree.encap == f.name();
     for (std::size_t i = 0; same && i < tree.error_count; ++i)
       same = tree.errors[i].what == f.errors[i].what && tree.errors[i].offset == f.errors[i].offset;
@@ -126,9 +143,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.heuristics = (sel & 0x20) == 0;
   if (sel & 0x40) o.profile = nullptr;
   if (sel & 0x80) (void)o.add_udp_port(4791);
+  o.check_checksums = (sel & 0x08) != 0;
   // No port is SUE's by default; the seeds were written to 4793, named on this bit so that their
   // damaged PDUs still reach the SUE path (on the others only a plausible RH does).
   if (sel & 0x10) (void)o.add_udp_port(4793);
-  check_frame(b, link, o);
+  // A last byte with its top bit set: the frame was cut by a snapshot length, and the byte's
+  // other bits say how much is missing (the selector's bits are all taken).
+  const std::size_t wire_length =
+      !b.empty() && (b.back() & 0x80) ? b.size() + 1 + (b.back() & 0x7Fu) * 9 : 0;
+  check_frame(b, link, o, wire_length);
   return 0;
 }

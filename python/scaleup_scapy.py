@@ -289,7 +289,7 @@ class SUE(_PDU):
     }
     scaleup_reserved = ("rsv", "rsvd")
     scaleup_status = "sue.rcrc.status"
-    scaleup_status_names = ("good", "bad", "missing")
+    scaleup_status_names = ("good", "bad", "missing", "not_captured")
     fields_desc = [
         BitField("ver", 0, 2),  # sue.rh.ver: Version; 0 today (R2 Table 5)
         BitEnumField("op", 2, 2, {0: "ACK", 1: "NACK", 2: "none", 3: "none"}),  # sue.rh.op: Whether apsn carries an ACK, a NACK or nothing (R2 Table 5; codes: decisions.md)
@@ -868,6 +868,7 @@ COMPUTED = frozenset({
     "ipv6.fragment",
     "ipv6.fragment.count",
     "ipv6.reassembled.length",
+    "ip.checksum.status",
     "rdma.ftr.crc.status",
     "rdma.payload.len",
     "rdma.pkt.reissue",
@@ -883,4 +884,5 @@ COMPUTED = frozenset({
     "tofu.slice.ways",
     "tofu.slice.words",
     "tofu.tlp.len",
+    "udp.checksum.status",
 })

@@ -147,8 +147,8 @@ inline dissect::xpu_table& run_xpu_map() {
 }
 
 // The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics,
-// --xpu-map). nullopt: `flag` is not one of them; an empty string: taken; otherwise the usage
-// error.
+// --xpu-map, --check-checksums). nullopt: `flag` is not one of them; an empty string: taken;
+// otherwise the usage error.
 inline std::optional<std::string> engine_option(std::string_view cmd, std::string_view flag,
                                                 args& a, dissect::options& o) {
   const std::string c(cmd);
@@ -166,6 +166,8 @@ inline std::optional<std::string> engine_option(std::string_view cmd, std::strin
     o.xpus = &run_xpu_map();
   } else if (flag == "--no-heuristics") {
     o.heuristics = false;
+  } else if (flag == "--check-checksums") {
+    o.check_checksums = true;
   } else if (flag == "--udp-port") {
     const auto n = a.number<std::uint16_t>();
     if (!n || *n == 0) return c + ": --udp-port needs a port number from 1 to 65535";

@@ -72,13 +72,11 @@ int dump(std::span<const std::string_view> argv) {
       std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
       return 1;
     }
-    // Each packet on its interface's link type: a pcapng file may mix them. IP fragments are
-    // joined; a datagram is dissected in the frame that completes it.
+    // Each packet on its interface's link type: a pcapng file may mix them. The length on the
+    // wire too: a frame the snapshot length cut is read against it, not taken as malformed. IP
+    // fragments are joined; a datagram is dissected in the frame that completes it.
     dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number,
-                           capture_time_ns(pkt));
-    if (pkt.caplen < pkt.len)
-      tree.add_error(wire::error{wire::errc::truncated, "frame", pkt.caplen, pkt.len, pkt.caplen,
-                                 "frame cut short by the capture's snapshot length"});
+                           capture_time_ns(pkt), pkt.len);
     print(tree, pkt.number);
     // Tofu slices: once every lane of a frame is in, the reassembled frame too.
     if (pkt.link == tofu::link_tofu) {

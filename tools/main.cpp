@@ -58,24 +58,30 @@ commands:
       block is re-sent whole: at high loss a 64-packet block can exhaust its 15 retries).
 
   dump FILE [-v] [--json] [--profile NAME|none] [--udp-port N]... [--no-heuristics]
-            [--xpu-map FILE] [--fcs auto|yes|no]
+            [--xpu-map FILE] [--check-checksums] [--fcs auto|yes|no]
       Dissect a pcap or pcapng capture: one summary line per frame (and one per packed
       command), a field tree with -v, JSON Lines with --json. Commands are read with the
       profile (default: default; none leaves payloads opaque). No UDP port is SUE's: SUE
       over UDP is found on every --udp-port, and elsewhere when the payload is a plausible
       RH (unless --no-heuristics), after which its flow stays SUE. --xpu-map FILE (lines
       ADDRESS XPU, # comments) names the XPU of each IP address: a frame over IP carries
-      none. --fcs says whether Ethernet frames end in an FCS (default: detect).
+      none. --fcs says whether Ethernet frames end in an FCS (default: detect). IP and UDP
+      checksums are checked only with --check-checksums, and a mismatch is a warning (a
+      sending host's capture holds checksums left to the NIC); the R-CRC is always checked.
+      A frame cut by the capture's snapshot length is read against its length on the wire:
+      what was not captured is marked so (one note), not an error.
 
   stats FILE [--json] [--svg OUT] [--window N] [--profile NAME|none] [--udp-port N]...
-            [--no-heuristics] [--xpu-map FILE]
+            [--no-heuristics] [--xpu-map FILE] [--check-checksums]
       Go-back-N sequence analysis, the one the Wireshark plugin shows, per connection
       {source, destination, port, VC}, the ends XPU ids where the frames or the XPU map
       name them, else IP addresses (with the RH's xpuid as source XPU): PDUs, retransmissions, duplicates (PSNs
       already acknowledged), out-of-order PDUs, gaps and missing PSNs, NACKs, ACKs, window-
       full events (--window, default 256) and ACK RTT percentiles. --json prints one object;
       --svg OUT draws PSN over time per connection (first transmissions, retransmissions,
-      NACKs, ACKs).
+      NACKs, ACKs). Every PDU whose RH was captured counts, unless a receiver would drop it
+      (a bad R-CRC or FCS, an error in its network headers or RH): not for the snapshot
+      length, IP/UDP checksums or a payload the profile cannot parse.
 
   help | --help      this text
   --version          the version

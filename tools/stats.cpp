@@ -260,11 +260,11 @@ int stats(std::span<const std::string_view> argv) {
     digits = std::max(digits, pkt.precision);
     if (frames++ == 0) t0 = ns;
     t1 = std::max(t1, ns);
-    // A reassembled PDU counts at the time of the frame that completed it.
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns);
-    // A frame cut by the snapshot length is as untrustworthy as one with an error.
-    const auto facts =
-        pkt.caplen < pkt.len ? std::nullopt : dissect::facts_of(tree, pkt.number, ns);
+    // With the length on the wire: a frame the snapshot length cut counts as long as its RH
+    // was captured (dissect/analysis.hpp says which frames count). A reassembled PDU counts at
+    // the time of the frame that completed it.
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
+    const auto facts = dissect::facts_of(tree, pkt.number, ns);
     if (!facts) {
       left_out += tree.find_layer("sue.rh") != nullptr;
       continue;

@@ -75,6 +75,7 @@ gboolean pref_port_by_interface = FALSE;
 const char* pref_xpu_map = "";
 // The map the preference names, as last loaded (none: the file is unset or could not be read).
 std::optional<dissect::xpu_table> xpu_map;
+gboolean pref_check_checksums = FALSE;
 
 std::vector<enum_val_t> profile_enum;
 std::vector<std::string> profile_strings;
@@ -97,6 +98,7 @@ dissect::options current_options() {
   o.shim_ethertype = static_cast<std::uint16_t>(pref_shim_ethertype);
   o.shim_next_sue = static_cast<std::uint8_t>(pref_shim_next);
   o.xpus = xpu_map ? &*xpu_map : nullptr;
+  o.check_checksums = pref_check_checksums != FALSE;
   return o;
 }
 
@@ -293,15 +295,17 @@ void set_xpu_addresses(const Tree& t, packet_info* pinfo) {
 
 // Renders `t` and runs the analysis; returns the bytes taken, 0 when nothing was ours.
 template <class Tree>
-int show(const Tree& t, const ws::placement& at, bool cut_short, packet_info* pinfo,
-         proto_tree* root, const ws::protocol* expected, std::uint32_t expected_at,
-         bool whole_frame, const dissect::carrier_hint& hint = {}) {
+int show(const Tree& t, const ws::placement& at, packet_info* pinfo, proto_tree* root,
+         const ws::protocol* expected, std::uint32_t expected_at, bool whole_frame,
+         const dissect::carrier_hint& hint = {}) {
   const ws::rendered r = ws::render(reg, t, at, pinfo, root, expected, expected_at, whole_frame);
   if (!r.any) return 0;
   set_xpu_addresses(t, pinfo);
   const bool has_rh = t.find_layer(wire::layout<rh_t>::name) != nullptr;
   std::optional<dissect::frame_facts> facts;
-  if (pref_analyze && has_rh && !cut_short) {
+  // A frame cut by the snapshot length counts too: the engine read it against the length on
+  // the wire (the tvb's reported length), as `scaleup stats` does with pcap's.
+  if (pref_analyze && has_rh) {
     std::uint16_t port = 0;
     if (pref_port_by_interface && pinfo->rec &&
         (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
@@ -340,7 +344,8 @@ struct enclosing {
   tvbuff_t* tvb;
   wire::bytes bytes;
   std::uint32_t link;
-  std::uint32_t offset;  // of `tvb` in the frame
+  std::uint32_t offset;       // of `tvb` in the frame
+  std::uint32_t wire_length;  // the frame's reported length: on the wire, captured or not
 };
 
 // The pcap link types scaleup writes besides Ethernet: LINKTYPE_USER0 to USER2, a site's own.
@@ -373,16 +378,17 @@ std::optional<enclosing> enclosing_frame(tvbuff_t* tvb, packet_info* pinfo) {
   if (!frame || tvb_get_ds_tvb(tvb) != frame) return std::nullopt;
   const gint offset = tvb_raw_offset(tvb) - tvb_raw_offset(frame);
   if (offset < 0 || static_cast<guint>(offset) > tvb_captured_length(frame)) return std::nullopt;
-  return enclosing{frame, bytes_of(frame, pinfo), link, static_cast<std::uint32_t>(offset)};
+  return enclosing{frame, bytes_of(frame, pinfo), link, static_cast<std::uint32_t>(offset),
+                   tvb_reported_length(frame)};
 }
-
-bool cut_short(tvbuff_t* tvb) { return tvb_captured_length(tvb) < tvb_reported_length(tvb); }
 
 template <class Tree>
 std::uint32_t end_of_ours(const Tree& t) {
   std::uint32_t end = 0;
   for (const auto& l : t.layer_list())
     if (reg.protocol_of(l.name)) end = std::max(end, l.offset + l.length);
+  // A frame cut by the snapshot length: ours runs on past the capture, to the end on the wire.
+  if (end == t.frame_length && t.length_on_wire() > t.frame_length) end = t.length_on_wire();
   return end;
 }
 
@@ -396,19 +402,19 @@ void end_payload_at(tvbuff_t* tvb, std::uint32_t end, std::uint32_t offset) {
 // `end`, when given, receives where the last of our layers ends in the frame.
 int show_frame(const enclosing& fr, const dissect::options& o, packet_info* pinfo, proto_tree* root,
                const ws::protocol* expected, std::uint32_t* end = nullptr) {
-  return with_tree([&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, o); },
-                   [&](auto& t) {
-                     if (end) *end = end_of_ours(t);
-                     bool found = false;
-                     for (const auto& l : t.layer_list())
-                       found = found || (l.offset == fr.offset && reg.protocol_of(l.name));
-                     for (const auto& e : t.error_list())
-                       found = found || (e.offset >= fr.offset && reg.protocol_of(e.layer));
-                     if (!found) return -1;
-                     // A hook at the first byte has the frame to itself.
-                     return show(t, ws::placement{fr.tvb, 0}, cut_short(fr.tvb), pinfo, root,
-                                 expected, fr.offset, fr.offset == 0);
-                   });
+  return with_tree(
+      [&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, o, fr.wire_length); },
+      [&](auto& t) {
+        if (end) *end = end_of_ours(t);
+        bool found = false;
+        for (const auto& l : t.layer_list())
+          found = found || (l.offset == fr.offset && reg.protocol_of(l.name));
+        for (const auto& e : t.error_list())
+          found = found || (e.offset >= fr.offset && reg.protocol_of(e.layer));
+        if (!found) return -1;
+        // A hook at the first byte has the frame to itself.
+        return show(t, ws::placement{fr.tvb, 0}, pinfo, root, expected, fr.offset, fr.offset == 0);
+      });
 }
 
 const ws::protocol* sue_protocol() { return reg.protocol_named("sue"); }
@@ -454,10 +460,11 @@ int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
         t = std::remove_cvref_t<decltype(t)>{};
         t.encap = "udp";
         t.frame_length = static_cast<std::uint32_t>(b.size());
-        dissect::dissect_pdu(t, b, o);
+        t.wire_length = tvb_reported_length(tvb);
+        dissect::dissect_pdu(t, b, o, tvb_reported_length(tvb));
       },
       [&](auto& t) {
-        return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, sue_protocol(), 0, false,
+        return show(t, ws::placement{tvb, 0}, pinfo, root, sue_protocol(), 0, false,
                     hint_of(pinfo, o));
       });
 }
@@ -510,11 +517,12 @@ int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
   no_fcs.fcs = dissect::fcs_mode::absent;  // Ethernet has taken it off already
   return with_tree(
       [&](auto& t) {
-        dissect::dissect_frame(t, wire::bytes(frame), dissect::link_ethernet, no_fcs);
+        dissect::dissect_frame(t, wire::bytes(frame), dissect::link_ethernet, no_fcs,
+                               header + tvb_reported_length(tvb));
       },
       [&](auto& t) {
-        const int n = show(t, ws::placement{tvb, -header}, cut_short(tvb), pinfo, root,
-                           sue_protocol(), header, false);
+        const int n =
+            show(t, ws::placement{tvb, -header}, pinfo, root, sue_protocol(), header, false);
         if (n > 0) end_payload_at(tvb, end_of_ours(t), header);
         return n > 0 ? static_cast<int>(tvb_captured_length(tvb)) : 0;
       });
@@ -542,7 +550,7 @@ gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
       probe.encap != wire::to_string(wire::encap::afh2c) &&
       probe.encap != wire::to_string(wire::encap::lite))
     return FALSE;
-  const enclosing fr{tvb, frame, dissect::link_ethernet, 0};
+  const enclosing fr{tvb, frame, dissect::link_ethernet, 0, tvb_reported_length(tvb)};
   return show_frame(fr, o, pinfo, root, afh2_protocol()) > 0;
 }
 
@@ -592,11 +600,14 @@ int dissect_user_link(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
   if (!u) return 0;
   const ws::protocol* expected = reg.protocol_named(u->protocol);
   if (!expected) expected = sue_protocol();
-  const enclosing fr{tvb, bytes_of(tvb, pinfo), link, 0};
-  with_tree([&](auto& t) { dissect::dissect_frame(t, fr.bytes, fr.link, current_options()); },
-            [&](auto& t) {
-              return show(t, ws::placement{tvb, 0}, cut_short(tvb), pinfo, root, expected, 0, true);
-            });
+  const enclosing fr{tvb, bytes_of(tvb, pinfo), link, 0, tvb_reported_length(tvb)};
+  with_tree(
+      [&](auto& t) {
+        dissect::dissect_frame(t, fr.bytes, fr.link, current_options(), fr.wire_length);
+      },
+      [&](auto& t) {
+        return show(t, ws::placement{tvb, 0}, pinfo, root, expected, 0, true);
+      });
   if (link == tofu::link_tofu) show_reassembled_tofu(tvb, pinfo, root, expected);
   return static_cast<int>(tvb_captured_length(tvb));
 }
@@ -732,6 +743,12 @@ void register_protocols() {
                                  "Tell connections apart by the capture interface (a frame "
                                  "does not say which port it crossed; off: port 0)",
                                  &pref_port_by_interface);
+  prefs_register_bool_preference(m, "check_checksums", "Validate IP and UDP checksums",
+                                 "Check the IPv4 header and UDP checksums of SUE frames; a "
+                                 "mismatch is a warning and the PDU stays in the analysis. Off "
+                                 "by default, as tshark's: a sending host's capture holds "
+                                 "checksums left to the NIC. The R-CRC is always checked",
+                                 &pref_check_checksums);
 
   sue_tap = register_tap("sue");
   register_conversation_table(proto_sue, TRUE, conv_packet, endpoint_packet);

@@ -48,6 +48,8 @@ ftenum uint_type(unsigned width) {
 
 int group_of(wire::errc code) {
   switch (code) {
+    case wire::errc::not_captured:
+      return PI_UNDECODED;  // not in the capture, so not decoded
     case wire::errc::truncated:
     case wire::errc::bad_length:
     case wire::errc::value_too_big:
@@ -246,6 +248,8 @@ int registry::register_all() {
                                     keep("Error: " + std::string(n)));
     error_experts_[{c, 1}] = expert(keep("sue.warning." + std::string(n)), group_of(code), PI_WARN,
                                     keep("Warning: " + std::string(n)));
+    error_experts_[{c, 2}] = expert(keep("sue.note." + std::string(n)), group_of(code), PI_NOTE,
+                                    keep("Note: " + std::string(n)));
   }
   for (const auto& f : dissect::analysis_flags)
     flag_experts_[static_cast<std::uint16_t>(f.bit)] =
@@ -310,8 +314,7 @@ int registry::ett_for(std::string_view layer_name) {
 }
 
 expert_field* registry::expert_for(wire::errc code, wire::severity level) {
-  const auto it =
-      error_experts_.find({static_cast<int>(code), level == wire::severity::error ? 0 : 1});
+  const auto it = error_experts_.find({static_cast<int>(code), static_cast<int>(level)});
   return it == error_experts_.end() ? nullptr : it->second;
 }
 

@@ -338,10 +338,13 @@ def case_scapy_rh_only():
     check(d[5]["encap"] == "udp4" and d[5]["sue.rh.xpuid"] == 9, "heuristic finds SUE")
     check(d[6]["encap"] == "ipv4/udp" and "sue.rh.ver" not in d[6], "not SUE: still listed")
     check(d[7]["encap"] == "udp4" and d[7]["sue.rcrc.status"] == "bad", "the bound flow")
-    # The payload 01 02 03 04 05 is no command of the default profile: opaque it reads clean.
-    check(any(e["layer"] == "sue.cmd" and e.get("index") == 1 for e in d[3]["errors"]),
-          f"malformed commands reported with their index: {d[3]['errors']}")
+    # The payload 01 02 03 04 05 is no command of the default profile: opaque bytes, with a
+    # warning naming the command and where the parse stopped; with --profile none it reads clean.
+    check([(e["layer"], e["severity"], e.get("index"), e["offset"]) for e in d[3]["errors"]] ==
+          [("sue.opaque", "warning", 1, 50)],
+          f"unparsed commands reported with their index: {d[3]['errors']}")
     d = jsonl(run("dump", "--json", "--profile", "none", cap).stdout)
+    check(d[3]["errors"] == [], f"--profile none: {d[3]['errors']}")
     nh = jsonl(run("dump", "--json", "--no-heuristics", cap).stdout)
     check(nh[5]["encap"] == "ipv4/udp", "--no-heuristics")
     check(nh[7]["encap"] == "ipv4/udp", "--no-heuristics binds no flow")
@@ -383,7 +386,8 @@ def case_tshark_agrees():
         fail("tshark is not installed")
     cap = os.path.join(TMP, "ts.pcap")
     run("gen", "basic", "-o", cap, "--encap", "udp4,udp6,afh1-vlan", "--count", "4")
-    ours = jsonl(run("dump", "--json", cap).stdout)
+    ours = jsonl(run("dump", "--json", "--check-checksums", cap).stdout)
+    names = {"0": "bad", "1": "good", "2": "unverified", "3": "not_present"}
     fields = ["frame.number", "ip.src", "ip.dst", "ip.len", "ip.checksum.status", "udp.length",
               "udp.checksum.status", "ipv6.src", "ipv6.plen", "vlan.id", "vlan.priority",
               "vlan.etype"]
@@ -397,6 +401,9 @@ def case_tshark_agrees():
     for r, o in zip(rows, ours):
         t = dict(zip(fields, r))
         n = o["frame"]
+        if o["encap"] in ("udp4", "udp6"):  # checked as tshark checks them, same verdict
+            for key in ("ip.checksum.status", "udp.checksum.status"):
+                check(o.get(key) == names.get(t[key]), f"frame {n}: {key} {o.get(key)}, {t}")
         if o["encap"] == "udp4":
             check(t["ip.checksum.status"] == "1", f"frame {n}: tshark IPv4 checksum {t}")
             check(t["udp.checksum.status"] == "1", f"frame {n}: tshark UDP checksum {t}")
@@ -448,10 +455,12 @@ def case_exit_codes():
 
 
 def case_truncated_frames():
-    """A frame cut by the snapshot length prints what could be decoded and its errors."""
+    """A frame cut by the snapshot length is read against its length on the wire: what was
+    captured is decoded, the rest marked not captured with one note, and no error."""
     sys.path.insert(0, "/usr/lib/python3/dist-packages")
     from scapy.all import Ether, IP, UDP, Raw, wrpcap
-    pdu = rh_bytes(op=0, xpuid=3, npsn=4, apsn=2) + bytes(range(40))
+    barriers = b"".join(bytes([0x09, 0, 0, i]) for i in range(10))  # 10 commands, 40 bytes
+    pdu = rh_bytes(op=0, xpuid=3, npsn=4, apsn=2) + barriers
     frame = Ether() / IP() / UDP(sport=4793, dport=4793) / Raw(pdu + rcrc(pdu))
     cap = os.path.join(TMP, "snap.pcap")
     wrpcap(cap, [frame])  # whole frame; cut below to a 56-byte snapshot
@@ -460,14 +469,130 @@ def case_truncated_frames():
     struct.pack_into("<I", data, 24 + 8, 56)  # caplen 56, len stays the frame length
     data = data[:24 + 16 + 56]
     open(cap, "wb").write(data)
+    check(incl == 14 + 20 + 8 + len(pdu) + 4, "the frame really was cut")
     # A cut PDU has no R-CRC to be found by: the port is named.
     (f,) = jsonl(run("dump", "--json", "--udp-port", "4793", cap).stdout)
     check(f["sue.rh.xpuid"] == 3 and f["sue.rh.npsn"] == 4, "the RH that was captured")
-    codes = [(e["layer"], e["code"]) for e in f["errors"]]
-    check(("udp", "truncated") in codes and ("frame", "truncated") in codes, f"{codes}")
-    check(incl > 56, "the frame really was cut")
+    check(f["len"] == incl and f["cap_len"] == 56, f"lengths {f['len']}, {f.get('cap_len')}")
+    check(f["sue.rcrc.status"] == "not_captured", f["sue.rcrc.status"])
+    check(f["sue.payload.len"] == 40, "the payload's length on the wire")
+    # One whole command captured (50-54), the next cut by the snapshot: no warning for it.
+    check(len(f["sue.cmds"]) == 1, f"{f['sue.cmds']}")
+    check([(e["layer"], e["code"], e["severity"], e["needed"], e["available"])
+           for e in f["errors"]] == [("frame", "not_captured", "note", incl, 56)],
+          f"{f['errors']}")
     p = run("dump", "-v", "--udp-port", "4793", cap)
-    check("error: frame" in p.stdout and "snapshot length" in p.stdout, p.stdout)
+    check("note: frame" in p.stdout and "snapshot length" in p.stdout, p.stdout)
+    check("error:" not in p.stdout, p.stdout)
+    s = json.loads(run("stats", "--json", "--udp-port", "4793", cap).stdout)
+    check(s["analysed"] == 1 and s["left_out"] == 0, f"{s}")
+
+
+def stats_figures(s):
+    """What `stats --json` says of a capture, without the file's name."""
+    return {k: v for k, v in s.items() if k != "file"}
+
+
+def case_snapshot_stats():
+    """The same lossy session capture cut to 64, 80 and 128 bytes a record (editcap -s) gives
+    the same `stats --json` figures as the whole file: every PDU whose RH was captured counts,
+    with its length on the wire. (No --corrupt: a cut capture cannot tell a corrupted PDU.)"""
+    need_wireshark_tools()
+    cap = os.path.join(TMP, "session.pcap")
+    run("gen", "session", "-o", cap, "--loss", "0.03", "--duplicate", "0.01", "--reorder", "0.01",
+        "--commands", "3000", "--seed", "11")
+    # A cut PDU has no R-CRC for the heuristic to find SUE by: the port gen writes is named.
+    port = ("--udp-port", "61793")
+    whole = json.loads(run("stats", "--json", *port, cap).stdout)
+    check(whole["left_out"] == 0 and whole["analysed"] > 2000, f"{stats_figures(whole)}")
+    for key in ("retransmissions", "nacks", "duplicates"):
+        check(whole[key] > 0, f"the session shows {key}: {whole[key]}")
+    # The harness captures what the switch receives: every PSN sent, so no gap in the whole
+    # file; a cut capture used to show gaps and missing PSNs for PDUs that were on the wire.
+    check(whole["gaps"] == whole["missing"] == 0, f"{stats_figures(whole)}")
+    check(whole["ack_rtt_ns"]["count"] > 100, f"{whole['ack_rtt_ns']}")
+    for snap in (64, 80, 128):
+        cut = os.path.join(TMP, f"s{snap}.pcap")
+        subprocess.run(["editcap", "-F", "nsecpcap", "-s", str(snap), cap, cut], check=True,
+                       capture_output=True)
+        sizes = [len(r[3]) for r in read_pcap(cut)[4]]
+        check(max(sizes) == snap, f"editcap -s {snap}: records of {max(sizes)} bytes")
+        got = json.loads(run("stats", "--json", *port, cut).stdout)
+        check(stats_figures(got) == stats_figures(whole),
+              f"-s {snap}: {stats_figures(got)}\nwhole: {stats_figures(whole)}")
+        frames = jsonl(run("dump", "--json", *port, cut).stdout)
+        bad = [f for f in frames if any(e["severity"] == "error" for e in f["errors"])]
+        check(not bad, f"-s {snap}: errors {bad[:2]}")
+
+
+def offload_capture(path, count, check_sum=0x1234):
+    """`count` PDUs from XPU 1 to 10.0.0.2 on UDP 4793 with the UDP checksum a sending host's
+    capture holds (left to the NIC): not the datagram's."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap
+    frames = []
+    for psn in range(count):
+        pdu = rh_bytes(op=2, xpuid=1, npsn=psn) + bytes([0x12, 0, 0, psn & 0xFF])  # a barrier
+        frames.append(Ether() / IP(src="10.0.0.1", dst="10.0.0.2") /
+                      UDP(sport=4793, dport=4793, chksum=check_sum) / Raw(pdu + rcrc(pdu)))
+    wrpcap(path, frames)
+
+
+def case_offload_checksums():
+    """IP and UDP checksums are checked only when asked, and then a mismatch is a warning:
+    every PDU of a capture with offloaded checksums is analysed."""
+    cap = os.path.join(TMP, "offload.pcap")
+    offload_capture(cap, 12)
+    frames = jsonl(run("dump", "--json", "--udp-port", "4793", cap).stdout)
+    check(len(frames) == 12, f"{len(frames)} frames")
+    for f in frames:
+        check(f["errors"] == [], f"frame {f['frame']}: {f['errors']}")
+        check(f["udp.checksum"] == 0x1234 and f["udp.checksum.status"] == "unverified", f"{f}")
+        check(f["ip.checksum.status"] == "unverified", f"{f}")
+        check(f["sue.rcrc.status"] == "good", f"{f}")
+    s = json.loads(run("stats", "--json", cap).stdout)
+    check(s["analysed"] == 12 and s["left_out"] == 0 and s["pdus"] == 12, f"{s}")
+    frames = jsonl(run("dump", "--json", "--check-checksums", cap).stdout)
+    for f in frames:
+        check([(e["layer"], e["code"], e["severity"]) for e in f["errors"]] ==
+              [("udp", "bad_checksum", "warning")], f"frame {f['frame']}: {f['errors']}")
+        check(f["udp.checksum.status"] == "bad" and f["ip.checksum.status"] == "good", f"{f}")
+    s = json.loads(run("stats", "--json", "--check-checksums", cap).stdout)
+    check(s["analysed"] == 12 and s["left_out"] == 0, f"{s}")
+    # A good checksum checked: good.
+    good = os.path.join(TMP, "good.pcap")
+    offload_capture(good, 2, check_sum=None)
+    for f in jsonl(run("dump", "--json", "--check-checksums", good).stdout):
+        check(f["errors"] == [] and f["udp.checksum.status"] == "good", f"{f}")
+
+
+def case_opaque_payloads():
+    """A payload the command profile cannot parse is opaque bytes with a warning, and the PDU
+    stays in the analysis; --profile none leaves it opaque without one."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap
+    frames = []
+    for psn in range(20):
+        pdu = rh_bytes(op=2, xpuid=4, npsn=psn) + bytes([0xF3, 0x5A, psn, 0xC4, 0, 1, 2, 3])
+        frames.append(Ether() / IP(src="10.0.0.4", dst="10.0.0.5") /
+                      UDP(sport=4793, dport=4793) / Raw(pdu + rcrc(pdu)))
+    cap = os.path.join(TMP, "opaque.pcap")
+    wrpcap(cap, frames)
+    for f in jsonl(run("dump", "--json", "--udp-port", "4793", cap).stdout):
+        errs = f["errors"]
+        check(len(errs) == 1 and errs[0]["layer"] == "sue.opaque" and
+              errs[0]["severity"] == "warning" and errs[0]["offset"] == 50 and
+              errs[0]["what"] == "command type not in the profile", f"{errs}")
+        check(f["sue.payload.len"] == 8 and f["sue.rcrc.status"] == "good", f"{f}")
+    p = run("dump", "-v", "--udp-port", "4793", cap)
+    check("Opaque bytes" in p.stdout and "warning: sue.opaque" in p.stdout, p.stdout[:3000])
+    s = json.loads(run("stats", "--json", cap).stdout)
+    check(s["analysed"] == 20 and s["left_out"] == 0 and s["pdus"] == 20, f"{s}")
+    check(s["gaps"] == 0 and s["retransmissions"] == 0, f"{s}")
+    for f in jsonl(run("dump", "--json", "--profile", "none", cap).stdout):
+        check(f["errors"] == [], f"{f['errors']}")
+    s = json.loads(run("stats", "--json", "--profile", "none", cap).stdout)
+    check(s["analysed"] == 20, f"{s}")
 
 
 # ---- capture files as tshark reads them -------------------------------------------------------

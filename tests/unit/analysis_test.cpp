@@ -198,27 +198,32 @@ TEST_CASE("analysis: connections are told apart by source, destination, port and
   CHECK(value(r, result_value::acked_connection) == 1);
 }
 
+// A frame from XPU 5 to XPU 9, VC 1, ACK 299, PSN 300, on encapsulation `e`.
+std::vector<std::uint8_t> frame_5_to_9(w::encap e, const std::vector<std::uint8_t>& payload) {
+  w::frame_params p;
+  p.kind = e;
+  p.src_xpu = 5;
+  p.dst_xpu = 9;
+  p.tc = e == w::encap::afh1 ? 0 : 1;
+  auto rh = scaleup::test::test_rh();
+  rh.xpuid = 5;
+  rh.vc = 1;
+  rh.op = op_ack;
+  rh.npsn = 300;
+  rh.apsn = 299;
+  std::vector<std::uint8_t> frame(payload.size() + 256);
+  const auto n = w::emit_sue_frame(p, rh, payload, frame);
+  REQUIRE(n);
+  frame.resize(n.value);
+  return frame;
+}
+
 TEST_CASE("analysis: facts come from a dissected frame, and never from a damaged one") {
-  using scaleup::test::test_rh;
   for (const auto e : {w::encap::udp4, w::encap::udp6, w::encap::afh1, w::encap::afh1_vlan_shim,
                        w::encap::afh2, w::encap::afh2c}) {
     CAPTURE(w::to_string(e));
-    w::frame_params p;
-    p.kind = e;
-    p.src_xpu = 5;
-    p.dst_xpu = 9;
-    p.tc = e == w::encap::afh1 ? 0 : 1;
-    auto rh = test_rh();
-    rh.xpuid = 5;
-    rh.vc = 1;
-    rh.op = op_ack;
-    rh.npsn = 300;
-    rh.apsn = 299;
     const std::vector<std::uint8_t> payload{0x02, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0xAA};
-    std::vector<std::uint8_t> frame(256);
-    const auto n = w::emit_sue_frame(p, rh, payload, frame);
-    REQUIRE(n);
-    frame.resize(n.value);
+    std::vector<std::uint8_t> frame = frame_5_to_9(e, payload);
     auto t = std::make_unique<d::tree>();
     // The port the frames were written to, named: a damaged PDU is still read as one.
     d::options o;
@@ -261,6 +266,57 @@ TEST_CASE("analysis: facts come from a dissected frame, and never from a damaged
     d::dissect_frame(*t, frame, d::link_ethernet, o);
     REQUIRE(t->has_errors());
     CHECK_FALSE(d::facts_of(*t, 3, 42));
+  }
+}
+
+TEST_CASE("analysis: which problems leave a PDU out") {
+  const auto counts = [](std::string_view layer, w::errc code, w::severity level) {
+    return d::counts_against_pdu(w::error{.code = code, .layer = layer, .level = level});
+  };
+  // A receiver drops these before its payload is handed on.
+  CHECK(counts("sue.rcrc", w::errc::bad_checksum, w::severity::error));
+  CHECK(counts("eth.fcs", w::errc::bad_checksum, w::severity::error));
+  CHECK(counts("udp", w::errc::truncated, w::severity::error));
+  CHECK(counts("sue.rh", w::errc::bad_value, w::severity::error));
+  // Not these: offloaded checksums, the snapshot length, what is inside the commands.
+  CHECK_FALSE(counts("ip", w::errc::bad_checksum, w::severity::warning));
+  CHECK_FALSE(counts("udp", w::errc::bad_checksum, w::severity::warning));
+  CHECK_FALSE(counts("frame", w::errc::not_captured, w::severity::note));
+  CHECK_FALSE(counts("sue.opaque", w::errc::bad_value, w::severity::warning));
+  CHECK_FALSE(counts("sue.cmd", w::errc::bad_value, w::severity::error));
+  CHECK_FALSE(counts("sue.cmd", w::errc::reserved_nonzero, w::severity::warning));
+}
+
+TEST_CASE("analysis: a frame cut by the snapshot length gives the facts of the whole frame") {
+  for (const w::encap e : {w::encap::udp4, w::encap::udp6, w::encap::afh1, w::encap::afh2}) {
+    CAPTURE(w::to_string(e));
+    const std::vector<std::uint8_t> payload(200, 0x11);  // not commands: opaque either way
+    const std::vector<std::uint8_t> frame = frame_5_to_9(e, payload);
+    auto t = std::make_unique<d::tree>();
+    d::dissect_frame(*t, frame, d::link_ethernet);
+    const auto whole = d::facts_of(*t, 1, 0);
+    REQUIRE(whole);
+    CHECK(whole->length == frame.size());
+    const std::size_t rh_end = w::header_size(e) + 8;
+    for (const std::size_t snap : {rh_end, std::size_t{64}, std::size_t{80}, std::size_t{128}}) {
+      CAPTURE(snap);
+      if (snap < rh_end) continue;  // the RH of udp6 ends at 70
+      d::dissect_frame(*t, w::bytes(frame).first(snap), d::link_ethernet, {}, frame.size());
+      CHECK(t->find("sue.rcrc.status")->value_name() == "not_captured");
+      CHECK(t->find("sue.payload.len")->value == payload.size());
+      const auto cut = d::facts_of(*t, 1, 0);
+      REQUIRE(cut);
+      CHECK(cut->key == whole->key);
+      CHECK(cut->npsn == whole->npsn);
+      CHECK(cut->apsn == whole->apsn);
+      CHECK(cut->op == whole->op);
+      CHECK(cut->data == whole->data);
+      CHECK(cut->length == whole->length);
+    }
+    // The RH not captured: nothing to analyse, and still no error.
+    d::dissect_frame(*t, w::bytes(frame).first(rh_end - 1), d::link_ethernet, {}, frame.size());
+    CHECK_FALSE(d::facts_of(*t, 1, 0));
+    CHECK_FALSE(t->has_errors());
   }
 }
 

@@ -154,23 +154,40 @@ TEST_CASE("dissect commands: SUE Lite padding is not payload") {
   CHECK(commands_of(*o.tree).empty());
 }
 
-TEST_CASE("dissect commands: a malformed command stops the walk, with its index") {
+// What the profile cannot parse is opaque bytes, not a fault of the PDU (issue 17 item 9): the
+// commands before it, then one "sue.opaque" layer to the end of the payload, and a warning
+// naming where the parse stopped and why; the PDU stays in the analysis.
+const d::layer_node* opaque_layer(const d::large_tree& t) { return t.find_layer("sue.opaque"); }
+
+TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a warning") {
   SUBCASE("unknown type second") {
     const byte_vector bad{0x77, 0x00, 0x00, 0x00};
     const auto t = dissect(frame(w::encap::udp4, cat({barrier, bad, wr_rsp})));
     REQUIRE(commands_of(*t.tree).size() == 1);  // the barrier; nothing after the bad one
     REQUIRE(t->error_count == 1);
     const auto& e = t->errors[0];
-    CHECK(e.layer == "sue.cmd");
+    CHECK(e.layer == "sue.opaque");
+    CHECK(e.level == w::severity::warning);
     CHECK(e.code == w::errc::bad_value);
     CHECK(e.item == 2);
     CHECK(e.offset == 54);
     CHECK(e.field == "sue.cmd.type");
     CHECK(e.value == 0x77);
+    CHECK(e.what == "command type not in the profile");
+    CHECK_FALSE(t->has_errors());
+    const auto* o = opaque_layer(*t.tree);
+    REQUIRE(o != nullptr);
+    CHECK(o->offset == 54);
+    CHECK(o->length == bad.size() + wr_rsp.size());
     const std::string json = render([&](auto& out) { d::put_json(out, *t.tree, 1); });
     CHECK(json.find("\"index\":2") != std::string::npos);
-    // The R-CRC still covers the whole payload and is good.
+    CHECK(json.find("\"severity\":\"warning\"") != std::string::npos);
+    // The R-CRC still covers the whole payload and is good; the PDU counts.
     CHECK(t->find("sue.rcrc.status")->value_name() == "good");
+    const auto f = d::facts_of(*t.tree, 1, 0);
+    REQUIRE(f);
+    CHECK(f->data);
+    CHECK(f->npsn == 9);
   }
   SUBCASE("data cut off by the end of the payload") {
     const byte_vector cut(write5.begin(), write5.end() - 2);
@@ -178,17 +195,41 @@ TEST_CASE("dissect commands: a malformed command stops the walk, with its index"
     CHECK(commands_of(*t.tree).empty());
     REQUIRE(t->error_count == 1);
     CHECK(t->errors[0].code == w::errc::truncated);
+    CHECK(t->errors[0].level == w::severity::warning);
     CHECK(t->errors[0].item == 1);
     CHECK(t->errors[0].needed == 17);
     CHECK(t->errors[0].available == 15);
+    REQUIRE(opaque_layer(*t.tree) != nullptr);
+    CHECK(opaque_layer(*t.tree)->length == 15);
+    CHECK(d::facts_of(*t.tree, 1, 0));
   }
   SUBCASE("garbage after padding") {
     const auto t = dissect(frame(w::encap::udp4, cat({barrier, byte_vector{0x00, 0x00, 0x05}})));
     CHECK(commands_of(*t.tree).size() == 1);
     REQUIRE(t->error_count == 1);
     CHECK(t->errors[0].code == w::errc::bad_value);
+    CHECK(t->errors[0].level == w::severity::warning);
     CHECK(t->errors[0].item == 2);
     CHECK(t->errors[0].offset == 54);
+    REQUIRE(opaque_layer(*t.tree) != nullptr);
+    CHECK(opaque_layer(*t.tree)->offset == 54);
+    CHECK(opaque_layer(*t.tree)->length == 3);
+  }
+  SUBCASE("8-byte opaque payloads: every one a PDU of the analysis") {
+    const byte_vector junk{0xDE, 0xAD, 0xBE, 0xEF, 0x01, 0x02, 0x03, 0x04};
+    const auto t = dissect(frame(w::encap::afh1, junk));
+    CHECK(commands_of(*t.tree).empty());
+    CHECK_FALSE(t->has_errors());
+    REQUIRE(opaque_layer(*t.tree) != nullptr);
+    CHECK(opaque_layer(*t.tree)->length == junk.size());
+    CHECK(d::facts_of(*t.tree, 1, 0));
+    // --profile none: no walk, no warning, the payload opaque as before.
+    d::options none;
+    none.profile = nullptr;
+    const auto n = dissect(frame(w::encap::afh1, junk), none);
+    CHECK(n->error_count == 0);
+    CHECK(opaque_layer(*n.tree) == nullptr);
+    CHECK(d::facts_of(*n.tree, 1, 0));
   }
   SUBCASE("a reserved control field set is a warning, and the walk goes on") {
     byte_vector rsp = wr_rsp;

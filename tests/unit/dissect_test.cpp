@@ -895,18 +895,30 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     CHECK(opt->offset == 34);
     CHECK(opt->length == 4);
   }
-  SUBCASE("bad IPv4 header checksum: reported, dissection goes on") {
+  SUBCASE("bad IPv4 header checksum: not checked unless asked, then a warning") {
     byte_vector f = good;
     f[ip4_at + 10] ^= 0xFF;
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
     CHECK(status(*t) == "good");
-    check_only_error(*t, {.layer = "ip",
+    CHECK(t->error_count == 0);
+    CHECK(t->find("ip.checksum.status")->value_name() == "unverified");
+    opaque_options check;
+    check.check_checksums = true;
+    const auto c = dissect(f, d::link_ethernet, check);
+    check_rh(*c);
+    CHECK(status(*c) == "good");
+    CHECK(c->find("ip.checksum.status")->value_name() == "bad");
+    check_only_error(*c, {.layer = "ip",
                           .code = w::errc::bad_checksum,
                           .offset = 24,
+                          .level = w::severity::warning,
                           .field = "ip.checksum",
                           .value = 0xD9B4});
+    const auto g = dissect(good, d::link_ethernet, check);
+    CHECK(g->error_count == 0);
+    CHECK(g->find("ip.checksum.status")->value_name() == "good");
   }
   SUBCASE("total length beyond the frame") {
     byte_vector f = good;
@@ -989,35 +1001,53 @@ TEST_CASE("dissect: UDP errors") {
                           .needed = 30,
                           .available = 23});
   }
-  SUBCASE("bad checksum") {
+  opaque_options check;
+  check.check_checksums = true;
+  SUBCASE("bad checksum: not checked unless asked, then a warning") {
     byte_vector f = good;
     f[udp4_at + 6] ^= 0x01;
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    check_only_error(*t, {.layer = "udp",
+    CHECK(t->error_count == 0);
+    CHECK(t->find("udp.checksum.status")->value_name() == "unverified");
+    const auto c = dissect(f, d::link_ethernet, check);
+    check_rh(*c);
+    CHECK(status(*c) == "good");
+    CHECK(c->find("udp.checksum.status")->value_name() == "bad");
+    check_only_error(*c, {.layer = "udp",
                           .code = w::errc::bad_checksum,
                           .offset = 40,
+                          .level = w::severity::warning,
                           .field = "udp.checksum",
                           .value = 0x59F7});
+    CHECK(dissect(good, d::link_ethernet, check)->find("udp.checksum.status")->value_name() ==
+          "good");
   }
   SUBCASE("checksum 0 over IPv4 means none") {
     w::frame_params p = params_for(w::encap::udp4);
     p.udp4_checksum = false;
-    const auto t = dissect(emit(p));
-    CHECK(val(*t, "udp.checksum") == 0);
-    CHECK(t->error_count == 0);
-    CHECK(status(*t) == "good");
+    for (const bool asked : {false, true}) {
+      opaque_options o;
+      o.check_checksums = asked;
+      const auto t = dissect(emit(p), d::link_ethernet, o);
+      CHECK(val(*t, "udp.checksum") == 0);
+      CHECK(t->error_count == 0);
+      CHECK(status(*t) == "good");
+      CHECK(t->find("udp.checksum.status")->value_name() == "not_present");
+    }
   }
-  SUBCASE("checksum 0 over IPv6 is an error (RFC 8200 8.1)") {
+  SUBCASE("checksum 0 over IPv6 is wrong (RFC 8200 8.1): a warning when checked") {
     byte_vector f = emit(w::encap::udp6);
     set16(f, 60, 0);
-    const auto t = dissect(f);
+    CHECK(dissect(f)->error_count == 0);
+    const auto t = dissect(f, d::link_ethernet, check);
     CHECK(t->encap == "udp6");
     check_rh(*t);
     check_only_error(*t, {.layer = "udp",
                           .code = w::errc::bad_checksum,
                           .offset = 60,
+                          .level = w::severity::warning,
                           .field = "udp.checksum",
                           .value = 0});
   }
@@ -1041,6 +1071,8 @@ TEST_CASE("dissect: UDP errors") {
     const auto t = dissect(emit_inner(p, {0xC6, 0x65}));
     CHECK(val(*t, "udp.checksum") == 0xFFFF);
     CHECK(find_error(*t, "udp", w::errc::bad_checksum) == nullptr);
+    const auto c = dissect(emit_inner(p, {0xC6, 0x65}), d::link_ethernet, check);
+    CHECK(c->find("udp.checksum.status")->value_name() == "good");
     // On 4793 the two bytes are taken for an RH, which they cannot hold.
     check_only_error(
         *t,
@@ -1420,7 +1452,9 @@ TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
     g[ip4_at + 10] ^= 0xFF;  // bad IPv4 checksum
     g[udp4_at + 6] ^= 0xFF;  // bad UDP checksum
     d::basic_tree<24, 192, 1> t;
-    d::dissect_frame(t, w::bytes(g.data(), g.size()), d::link_ethernet, opaque_options{});
+    opaque_options check;
+    check.check_checksums = true;
+    d::dissect_frame(t, w::bytes(g.data(), g.size()), d::link_ethernet, check);
     CHECK(t.overflow);
     REQUIRE(t.error_count == 1);
     CHECK(t.errors[0].layer == "ip");
@@ -1567,20 +1601,61 @@ TEST_CASE("dissect: JSON lists problems and repeated fields") {
   }
   SUBCASE("an error object") {
     byte_vector f = emit(w::encap::udp4);
-    f[udp4_at + 6] ^= 0x01;
+    f[pdu4_at + 8] ^= 0x01;  // the payload: the R-CRC no longer matches
     const auto t = dissect(f);
     const std::string js = json_of(*t);
     INFO(js);
     CHECK(contains(js,
-                   "\"errors\":[{\"layer\":\"udp\",\"offset\":40,\"needed\":0,"
+                   "\"errors\":[{\"layer\":\"sue.rcrc\",\"offset\":53,\"needed\":0,"
                    "\"available\":0,\"code\":\"bad_checksum\","));
-    CHECK(contains(js, "\"field\":\"udp.checksum\",\"value\":23031,\"severity\":\"error\"}]}"));
+    CHECK(contains(js, "\"field\":\"sue.rcrc\",\"value\":" +
+                           std::to_string(ref_crc32(f.data() + pdu4_at, 11)) +
+                           ",\"severity\":\"error\"}]}"));
     const auto doc = parse_json(js);
     REQUIRE(doc.has_value());
     REQUIRE(doc->get("errors")->items.size() == 1);
     const json& e = doc->get("errors")->items[0];
     CHECK(e.get("what")->t == json::type::string);
   }
+}
+
+TEST_CASE("dissect: a frame cut by the snapshot length (issue 17 item 3)") {
+  const byte_vector whole = emit(params_for(w::encap::udp4), test_rh(), ramp(100, 1));
+  REQUIRE(whole.size() == 154);
+  d::tree t;
+  d::dissect_frame(t, w::bytes(whole).first(80), d::link_ethernet, opaque_options{}, whole.size());
+  CHECK(t.encap == "udp4");
+  check_rh(t);
+  CHECK(t.frame_length == 80);
+  CHECK(t.wire_length == 154);
+  CHECK(status(t) == "not_captured");
+  CHECK(val(t, "sue.payload.len") == 100);  // from the UDP length
+  CHECK_FALSE(has(t, "sue.rcrc"));          // not in the capture: no value shown
+  const auto* pl = t.find_layer("sue.payload");
+  REQUIRE(pl != nullptr);
+  CHECK(pl->offset == 50);
+  CHECK(pl->length == 30);  // the part captured
+  CHECK_FALSE(t.has_errors());
+  REQUIRE(t.error_count == 1);
+  CHECK(t.errors[0].level == w::severity::note);
+  CHECK(t.errors[0].code == w::errc::not_captured);
+  const std::string js = json_of(t);
+  INFO(js);
+  CHECK(contains(js, "\"len\":154,\"cap_len\":80,"));
+  CHECK(contains(js, "\"sue.rcrc.status\":\"not_captured\""));
+  CHECK(contains(js, "\"code\":\"not_captured\""));
+  CHECK(contains(js, "\"severity\":\"note\""));
+  CHECK(parse_json(js).has_value());
+  const std::string line = summary_of(t);
+  CHECK(contains(line, "  154 B"));
+  CHECK(contains(line, "[0 errors, 1 note]"));
+  const std::string v = verbose_of(t);
+  CHECK(contains(v, "Frame 1: 154 bytes on the wire, 80 captured, encap udp4"));
+  CHECK(contains(v, "note: frame at byte 80: not_captured: "));
+  // A whole frame: no cap_len.
+  d::dissect_frame(t, whole, d::link_ethernet, opaque_options{});
+  CHECK_FALSE(contains(json_of(t), "cap_len"));
+  CHECK(status(t) == "good");
 }
 
 TEST_CASE("dissect: summary and verbose text") {
@@ -1611,7 +1686,7 @@ TEST_CASE("dissect: summary and verbose text") {
   }
   SUBCASE("problems are counted") {
     byte_vector f = emit(w::encap::udp4);
-    f[udp4_at + 6] ^= 0x01;
+    f[pdu4_at + 8] ^= 0x01;  // the R-CRC fails
     w::reliability_header rh = test_rh();
     const auto t = dissect(f);
     CHECK(contains(summary_of(*t), "[1 error]"));

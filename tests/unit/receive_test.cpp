@@ -874,7 +874,7 @@ TEST_CASE("read_frame: IPv4 rules") {
     set16(f, ip4_at + 2, 1000);
     fix_ipv4_checksum(f, ip4_at);
     const auto r = read(f);
-    const auto* e = find_error(r, "IPv4 datagram longer than the bytes present");
+    const auto* e = find_error(r, "IPv4 datagram longer than the frame");
     REQUIRE(e);
     CHECK(e->code == errc::truncated);
     CHECK(e->needed == 1000);
@@ -883,18 +883,25 @@ TEST_CASE("read_frame: IPv4 rules") {
     CHECK(r.kind == w::encap::udp4);
     CHECK(r.accepted());
   }
-  SUBCASE("bad header checksum: reported, and reading goes on") {
+  SUBCASE("bad header checksum: checked only when asked, then a warning; reading goes on") {
     byte_vector f = good;
     f[ip4_at + 10] ^= 0x01;
-    const auto r = read(f);
+    CHECK(read(f).errors.empty());
+    CHECK(read(f).ipv4_checksum == w::checksum_status::unverified);
+    w::receive_options check;
+    check.check_checksums = true;
+    const auto r = read(f, w::link_ethernet, check);
+    CHECK(r.ipv4_checksum == w::checksum_status::bad);
+    CHECK(read(good, w::link_ethernet, check).ipv4_checksum == w::checksum_status::good);
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].code == errc::bad_checksum);
+    CHECK(r.errors[0].level == w::severity::warning);
     CHECK(r.errors[0].layer == "ip");
     CHECK(r.errors[0].offset == ip4_at + 10);
     CHECK(r.errors[0].value == be16(f, ip4_at + 10));
     CHECK(r.kind == w::encap::udp4);
     CHECK(r.accepted());
-    CHECK_FALSE(r.ok());
+    CHECK(r.ok());
   }
   SUBCASE("version other than 4 stops the reading") {
     byte_vector f = good;
@@ -948,37 +955,48 @@ TEST_CASE("read_frame: UDP and IPv6 rules") {
     const auto r = read(f);
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].code == errc::truncated);
-    CHECK(r.errors[0].what == "UDP datagram longer than the bytes present");
+    CHECK(r.errors[0].what == "UDP datagram longer than the frame");
     CHECK(r.errors[0].needed == 200);
     CHECK(r.errors[0].available == 23);  // the IP datagram's 43 bytes less its header
     CHECK(r.kind == w::encap::udp4);     // the PDU runs to the IP datagram's end
     CHECK(r.accepted());
   }
-  SUBCASE("bad checksum") {
+  w::receive_options check;
+  check.check_checksums = true;
+  SUBCASE("bad checksum: checked only when asked, then a warning") {
     byte_vector f = good;
     f[udp4_at + 6] ^= 0x10;
-    const auto r = read(f);
+    CHECK(read(f).errors.empty());
+    CHECK(read(f).udp_checksum == w::checksum_status::unverified);
+    const auto r = read(f, w::link_ethernet, check);
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].code == errc::bad_checksum);
+    CHECK(r.errors[0].level == w::severity::warning);
     CHECK(r.errors[0].layer == "udp");
     CHECK(r.errors[0].offset == udp4_at + 6);
+    CHECK(r.udp_checksum == w::checksum_status::bad);
     CHECK(r.accepted());  // the R-CRC covers the PDU
+    CHECK(r.ok());
+    CHECK(read(good, w::link_ethernet, check).udp_checksum == w::checksum_status::good);
   }
   SUBCASE("no checksum over IPv4; always one over IPv6") {
     byte_vector f = good;
     set16(f, udp4_at + 6, 0);
-    CHECK(read(f).errors.empty());
+    CHECK(read(f, w::link_ethernet, check).errors.empty());
+    CHECK(read(f, w::link_ethernet, check).udp_checksum == w::checksum_status::not_present);
     byte_vector f6 = emit(params_for(w::encap::udp6), test_rh(), kOpaque);
     set16(f6, 54 + 6, 0);
-    const auto r = read(f6);
+    CHECK(read(f6).errors.empty());
+    const auto r = read(f6, w::link_ethernet, check);
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].code == errc::bad_checksum);
+    CHECK(r.errors[0].level == w::severity::warning);
   }
   SUBCASE("IPv6 payload longer than the bytes present") {
     byte_vector f6 = emit(params_for(w::encap::udp6), test_rh(), kOpaque);
     set16(f6, 14 + 4, 1000);
     const auto r = read(f6);
-    const auto* e = find_error(r, "IPv6 payload longer than the bytes present");
+    const auto* e = find_error(r, "IPv6 payload longer than the frame");
     REQUIRE(e);
     CHECK(e->code == errc::truncated);
     CHECK(e->layer == "ipv6");
@@ -1213,7 +1231,9 @@ TEST_CASE("read_frame: problems are placed between the layers they were found be
   byte_vector f = emit(params_for(w::encap::udp4), test_rh(), ramp(40, 1));
   f[ip4_at + 10] ^= 0x01;      // IPv4 checksum
   f[pdu4_at + 8 + 5] ^= 0x01;  // a payload byte: R-CRC and UDP checksum
-  const auto r = read(f, w::link_ethernet, on_golden_port);
+  w::receive_options check = on_golden_port;
+  check.check_checksums = true;
+  const auto r = read(f, w::link_ethernet, check);
   REQUIRE(r.errors.size() == 3);
   CHECK(r.errors[0].layer == "ip");
   CHECK(r.errors[1].layer == "udp");
@@ -1256,6 +1276,160 @@ TEST_CASE("read_pdu: a PDU on its own") {
   CHECK(kinds(f) ==
         std::vector<layer_kind>{layer_kind::sue_rh, layer_kind::sue_payload, layer_kind::sue_rcrc});
   CHECK(w::read_pdu(w::bytes(pdu).first(5)).errors[0].code == errc::truncated);
+}
+
+}  // namespace
+
+namespace {
+
+// ---- issue 17 item 3: a frame cut by the capture's snapshot length --------------------------
+
+TEST_CASE("read_frame: a frame the snapshot length cut is read against its length on the wire") {
+  // udp4: Ethernet 14, IPv4 20, UDP 8, RH 8 at 42, payload 100 at 50, R-CRC at 150; 154 bytes.
+  const byte_vector whole = emit(params_for(w::encap::udp4), test_rh(), ramp(100, 1));
+  REQUIRE(whole.size() == 154);
+  const auto full = read(whole);
+  REQUIRE(full.accepted());
+  REQUIRE(full.errors.empty());
+  CHECK(full.wire_length == 154);
+  CHECK(full.not_captured == 0);
+  CHECK(full.length_on_wire == 154);
+
+  SUBCASE("cut in the payload: RH decoded, R-CRC not captured, one note and no error") {
+    const w::bytes cut = w::bytes(whole).first(80);
+    const auto r = w::read_frame(cut, w::link_ethernet, {}, whole.size());
+    CHECK(r.kind == w::encap::udp4);
+    REQUIRE(r.rh);
+    CHECK(*r.rh == *full.rh);
+    CHECK(r.wire_length == 154);
+    CHECK(r.not_captured == 74);
+    CHECK(r.length == 80);
+    CHECK(r.length_on_wire == 154);
+    CHECK(r.bounds.status == w::rcrc_status::not_captured);
+    CHECK(r.bounds.payload_end == 108);  // RH and payload, from the UDP length
+    CHECK(r.payload_length() == 100);
+    CHECK(r.payload.size() == 80 - 50);
+    CHECK_FALSE(r.accepted());
+    CHECK(r.ok());
+    CHECK(kinds(r) == std::vector<layer_kind>{layer_kind::ethernet, layer_kind::ipv4,
+                                              layer_kind::udp, layer_kind::sue_rh,
+                                              layer_kind::sue_payload});
+    CHECK(r.layers[4].length == 30);
+    CHECK(r.layers[4].not_captured == 70);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == errc::not_captured);
+    CHECK(r.errors[0].level == w::severity::note);
+    CHECK(r.errors[0].layer == "frame");
+    CHECK(r.errors[0].offset == 80);
+    CHECK(r.errors[0].needed == 154);
+    CHECK(r.errors[0].available == 80);
+    CHECK(r.errors[0].value == 74);
+    // The UDP checksum cannot be checked over bytes that were not captured: unverified, no
+    // warning, even when asked.
+    w::receive_options check;
+    check.check_checksums = true;
+    const auto c = w::read_frame(cut, w::link_ethernet, check, whole.size());
+    CHECK(c.udp_checksum == w::checksum_status::unverified);
+    CHECK(c.ipv4_checksum == w::checksum_status::good);
+    CHECK(c.errors.size() == 1);
+  }
+  SUBCASE("cut in the R-CRC: the payload whole, the R-CRC not") {
+    const auto r = w::read_frame(w::bytes(whole).first(152), w::link_ethernet, {}, whole.size());
+    CHECK(r.bounds.status == w::rcrc_status::not_captured);
+    CHECK(r.payload.size() == 100);
+    CHECK(r.layers[4].not_captured == 0);
+    CHECK(r.errors.size() == 1);
+  }
+  SUBCASE("cut inside a header: not decoded, and no error when the wire held it whole") {
+    for (const std::size_t n :
+         {std::size_t{10}, std::size_t{20}, std::size_t{38}, std::size_t{46}}) {
+      CAPTURE(n);
+      const w::bytes cut = w::bytes(whole).first(n);
+      const auto r = w::read_frame(cut, w::link_ethernet, {}, whole.size());
+      CHECK_FALSE(r.rh);
+      REQUIRE(r.errors.size() == 1);
+      CHECK(r.errors[0].code == errc::not_captured);
+      CHECK(r.errors[0].value == whole.size() - n);
+      // The same bytes as a whole frame: the usual truncated error, the fault of the frame.
+      const auto short_frame = read(byte_vector(cut.begin(), cut.end()));
+      CHECK_FALSE(short_frame.ok());
+      CHECK(short_frame.errors[0].code == errc::truncated);
+    }
+  }
+  SUBCASE("lengths are still checked against the wire") {
+    byte_vector f = whole;
+    set16(f, ip4_at + 2, 400);  // more than the 140 bytes the wire holds after Ethernet
+    fix_ipv4_checksum(f, ip4_at);
+    const auto r = w::read_frame(w::bytes(f).first(80), w::link_ethernet, {}, f.size());
+    const auto* e = find_error(r, "IPv4 datagram longer than the frame");
+    REQUIRE(e);
+    CHECK(e->level == w::severity::error);
+    CHECK(e->available == 140);
+    CHECK_FALSE(r.ok());
+  }
+  SUBCASE("a wire length at or below the bytes captured: a whole frame") {
+    const auto r = w::read_frame(whole, w::link_ethernet, {}, 100);
+    CHECK(r.wire_length == 154);
+    CHECK(r.not_captured == 0);
+    CHECK(r.accepted());
+    CHECK(r.errors.empty());
+  }
+  SUBCASE("Layer 2: a cut frame has no FCS in the capture") {
+    const byte_vector l2 =
+        with_ethernet_fcs(emit(params_for(w::encap::afh1), test_rh(), ramp(100, 1)));
+    const auto r = w::read_frame(w::bytes(l2).first(64), w::link_ethernet, {}, l2.size());
+    CHECK_FALSE(r.fcs.present);
+    CHECK(r.kind == w::encap::afh1);
+    CHECK(r.bounds.status == w::rcrc_status::not_captured);
+    // Taken to have none (fcs detect): the PDU runs to the end of the wire length.
+    CHECK(r.payload_length() == l2.size() - 14 - 8 - 4);
+    w::receive_options present;
+    present.fcs = w::fcs_mode::present;
+    const auto p = w::read_frame(w::bytes(l2).first(64), w::link_ethernet, present, l2.size());
+    CHECK_FALSE(p.fcs.present);
+    CHECK(p.length_on_wire == l2.size() - 4);
+    CHECK(p.payload_length() == 100);
+    CHECK(p.errors.size() == 1);
+    CHECK(p.errors[0].code == errc::not_captured);
+  }
+  SUBCASE("read_pdu: a PDU cut short") {
+    const w::bytes pdu = w::bytes(whole).subspan(pdu4_at);
+    const auto r = w::read_pdu(pdu.first(20), {}, pdu.size());
+    CHECK(r.bounds.status == w::rcrc_status::not_captured);
+    CHECK(r.payload_length() == 100);
+    CHECK(r.ok());
+  }
+}
+
+// ---- issue 17 item 8: what a sending host's capture holds ------------------------------------
+
+TEST_CASE("read_frame: a UDP checksum left to offload is not an error") {
+  byte_vector f = emit(params_for(w::encap::udp4), test_rh(), kOpaque);
+  // Linux hands a UDP datagram to a NIC that computes its checksum (CHECKSUM_PARTIAL) with the
+  // field holding the pseudo-header's sum only (udp4_hwcsum: ~csum_tcpudp_magic(...)), and a
+  // capture on the sending host sees that. Worked out here word by word: source and destination
+  // addresses, protocol 17, UDP length; folded, not complemented.
+  std::uint32_t sum = 0;
+  for (std::size_t i = ip4_at + 12; i < ip4_at + 20; i += 2) sum += be16(f, i);
+  sum += 17;
+  sum += be16(f, udp4_at + 4);
+  while (sum > 0xFFFF) sum = (sum & 0xFFFF) + (sum >> 16);
+  set16(f, udp4_at + 6, static_cast<std::uint16_t>(sum));
+  REQUIRE(be16(f, udp4_at + 6) != 0);
+  const auto r = read(f);
+  CHECK(r.errors.empty());
+  CHECK(r.accepted());
+  CHECK(r.udp_checksum == w::checksum_status::unverified);
+  w::receive_options check;
+  check.check_checksums = true;
+  const auto c = read(f, w::link_ethernet, check);
+  CHECK(c.accepted());
+  CHECK(c.ok());
+  CHECK(c.udp_checksum == w::checksum_status::bad);
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].code == errc::bad_checksum);
+  CHECK(c.errors[0].level == w::severity::warning);
+  CHECK(c.errors[0].value == sum);
 }
 
 }  // namespace

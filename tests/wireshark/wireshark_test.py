@@ -147,7 +147,9 @@ def capture(name, *gen_args):
 # ---- tshark -T fields against dump --json ------------------------------------------------
 
 LIST_KEYS = ("sue.cmds",)
-META_KEYS = ("frame", "encap", "len", "errors")
+META_KEYS = ("frame", "encap", "len", "cap_len", "errors")
+# tshark's checksum statuses (proto.h PROTO_CHECKSUM_E_*), which dump names.
+CHECKSUM_STATUS = {0: "bad", 1: "good", 2: "unverified", 3: "not_present"}
 
 
 def expected_fields(frame):
@@ -171,6 +173,8 @@ def normalise(key, text):
     """A tshark value in dump's notation."""
     if key == "ip.hdr_len":  # Wireshark shows bytes; the field holds 32-bit words
         return int(text) // 4
+    if key in ("ip.checksum.status", "udp.checksum.status"):
+        return CHECKSUM_STATUS.get(int(text), text)
     if text in ("True", "False"):
         return 1 if text == "True" else 0
     try:
@@ -678,7 +682,8 @@ def case_corrupted():
                     "-e", "frame.number").stdout.split()
     check(not thrown, f"exceptions in frames {thrown[:20]}")
     tshark("-r", pcap, "-V")  # the full tree of every frame, once
-    # Frames cut by the snapshot length: dissected as far as they go, never analysed.
+    # Frames cut by the snapshot length: dissected as far as they go and analysed (their RH
+    # was captured), with no exception and no malformed-packet report.
     cut = os.path.join(TMP, "cut.pcap")
     run([EDITCAP, "-s", "64", "-F", "pcap", clean, cut])
     readable(cut)
@@ -688,9 +693,37 @@ def case_corrupted():
                       "fields", "-e", "frame.number").stdout.split()
     thrown = tshark("-r", cut, "-Y", "_ws.malformed.expert || _ws.malformed.dissector_bug", "-T",
                     "fields", "-e", "frame.number").stdout.split()
-    check(shown and not analysed and not thrown, f"cut frames: {len(shown)} shown, "
+    check(shown and analysed == shown and not thrown, f"cut frames: {len(shown)} shown, "
           f"{len(analysed)} analysed, {len(thrown)} exceptions")
     tshark("-r", cut, "-V")
+
+
+def case_snapshot_flags():
+    """The lossy session cut to 64, 80 and 128 bytes a record (editcap -s): the plugin flags the
+    same frames (the same frame numbers for each sue.analysis.* flag) and finds the same ACK
+    RTTs as on the whole file, and no frame gets an error."""
+    whole, _ = lossy_session()
+    # A cut PDU has no R-CRC for the heuristic to find SUE by: the port gen writes is named.
+    port = ("-o", "sue.udp.port:61793")
+    want_rows, want_flags = analysis_rows(whole, *port)
+    # The harness captures what the switch receives, so the whole file has no gap; a cut one
+    # used to show gaps for PDUs that were on the wire.
+    check(want_flags["retransmission"] and want_flags["nack"] and not want_flags["gap"],
+          f"the session shows retransmissions and NACKs, no gap: {want_flags}")
+    for snap in (64, 80, 128):
+        cut = os.path.join(TMP, f"cut{snap}.pcap")
+        run([EDITCAP, "-F", "nsecpcap", "-s", str(snap), whole, cut])
+        readable(cut)
+        rows, flags = analysis_rows(cut, *port)
+        for name in ANALYSIS:
+            check(flags[name] == want_flags[name],
+                  f"-s {snap}: sue.analysis.{name}: only cut {sorted(set(flags[name]) - set(want_flags[name]))[:10]}, "
+                  f"only whole {sorted(set(want_flags[name]) - set(flags[name]))[:10]}")
+        check(rows == want_rows, f"-s {snap}: the analysis values differ from the whole file's")
+        errors = tshark(*port, "-r", cut, "-Y", "_ws.expert.severity == 8388608", "-T", "fields",
+                        "-e", "frame.number").stdout.split()
+        check(not errors, f"-s {snap}: errors in frames {errors[:10]}")
+        print(f"-s {snap}: " + ", ".join(f"{k} {len(v)}" for k, v in flags.items()))
 
 
 def case_stats_json():

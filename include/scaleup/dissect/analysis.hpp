@@ -16,7 +16,15 @@
 // - Only a PDU with a payload takes a PSN. A stand-alone ACK/NACK (an RH only) carries the
 //   sender's next PSN for information; it is read only for its acknowledgement.
 // - The ACK or NACK in an RH belongs to the reverse connection on the same VC.
-// - A frame with an error (bad R-CRC, truncated, ...) is left out: a receiver drops it too.
+// - Which frames count (issue 17 items 3, 8, 9): every frame whose RH was captured, unless a
+//   receiver would drop it before its payload is handed on: a bad R-CRC, a bad FCS, or another
+//   error (not a warning or a note) in the frame, its network headers or the RH (a datagram
+//   longer than the frame, ...). Not reasons to leave a PDU out: the capture's snapshot length
+//   (an R-CRC not_captured: lengths come from the wire), IP and UDP checksums (warnings, and
+//   only when asked: a sending host's capture holds offloaded ones), and whatever is inside
+//   the packed commands: a payload the command profile cannot parse (a warning) and fixed or
+//   reserved values of a command that did parse (errors of that command, the XPU's business
+//   once the transport has accepted the PDU). counts_against_pdu says which problems count.
 // - Results are cached per frame number: a frame analysed again (Wireshark's second pass, or a
 //   frame clicked in any order) gets what the first pass computed.
 #pragma once
@@ -279,6 +287,13 @@ constexpr std::optional<wire::ip_address> address_of(const facts_nodes& n, std::
 
 }  // namespace detail
 
+// Whether a problem in a frame's tree makes a receiver drop the PDU (see the rule at the top of
+// this file): errors, except those of the packed commands (layers "sue.cmd", "sue.opaque").
+constexpr bool counts_against_pdu(const wire::error& e) noexcept {
+  if (e.level != wire::severity::error) return false;
+  return e.layer != "sue.cmd" && e.layer != "sue.opaque";
+}
+
 // The destination XPU where the frame carries one or the XPU map gave one (see destination_of).
 template <class Tree>
 constexpr std::optional<std::uint32_t> destination_xpu(const Tree& t) noexcept {
@@ -320,15 +335,17 @@ constexpr std::optional<std::pair<endpoint, endpoint>> endpoints_of(
   return detail::endpoints_of(detail::find_facts(t), hint);
 }
 
-// What the analysis needs from a dissected frame, or nothing when the frame holds no RH or has
-// an error. `hint` stands in for the network header when the tree has none (a PDU dissected on
-// its own, its addresses known to the caller).
+// What the analysis needs from a dissected frame, or nothing when the frame holds no RH or a
+// receiver would drop it (counts_against_pdu). `hint` stands in for the network header when the
+// tree has none (a PDU dissected on its own, its addresses known to the caller).
 template <class Tree>
 constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame,
                                               std::int64_t time_ns, std::uint16_t port = 0,
                                               const carrier_hint& hint = {}) noexcept {
   using namespace detail;
-  if (t.has_errors() || t.overflow) return std::nullopt;
+  if (t.overflow) return std::nullopt;
+  for (const auto& e : t.error_list())
+    if (counts_against_pdu(e)) return std::nullopt;
   const facts_nodes n = find_facts(t);
   for (const std::size_t i : {rh_xpuid, rh_op, rh_npsn, rh_apsn, rh_vc, payload})
     if (!n[i]) return std::nullopt;
@@ -343,7 +360,7 @@ constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame
   f.npsn = static_cast<std::uint16_t>(n[rh_npsn]->value);
   f.apsn = static_cast<std::uint16_t>(n[rh_apsn]->value);
   f.data = n[payload]->value > 0;
-  f.length = t.frame_length;
+  f.length = t.length_on_wire();
   return f;
 }
 

@@ -51,12 +51,28 @@ struct options : wire::receive_options {
 // consumer (printers, JSON, Wireshark) treats them alike.
 namespace generated {
 // clang-format off
-inline constexpr std::array<wire::value_name, 3> rcrc_status_names{
-    {{0, "good"}, {1, "bad"}, {2, "missing"}}};
+inline constexpr std::array<wire::value_name, 4> rcrc_status_names{
+    {{0, "good"}, {1, "bad"}, {2, "missing"}, {3, "not_captured"}}};
 inline constexpr field_info rcrc_status{
     .name = "R-CRC status", .filter = "sue.rcrc.status", .width = 2, .type = wire::kind::label,
-    .names = rcrc_status_names, .description = "good, bad, or missing (PDU of an RH only)",
-    .seed = "R2 3.3; decisions.md"};
+    .names = rcrc_status_names,
+    .description = "good, bad, missing (PDU of an RH only), or not_captured (the capture's "
+                   "snapshot length cut the PDU)",
+    .seed = "R2 3.3; decisions.md; issue 17 item 3"};
+// tshark's names and numbers (proto.h PROTO_CHECKSUM_E_*): checked only when asked.
+inline constexpr std::array<wire::value_name, 4> checksum_status_names{
+    {{0, "bad"}, {1, "good"}, {2, "unverified"}, {3, "not_present"}}};
+inline constexpr field_info ip_checksum_status{
+    .name = "header checksum status", .filter = "ip.checksum.status", .width = 2,
+    .type = wire::kind::label, .names = checksum_status_names,
+    .description = "unverified unless checksums are checked (--check-checksums)",
+    .seed = "RFC 791; issue 17 item 8"};
+inline constexpr field_info udp_checksum_status{
+    .name = "checksum status", .filter = "udp.checksum.status", .width = 2,
+    .type = wire::kind::label, .names = checksum_status_names,
+    .description = "unverified unless checksums are checked (--check-checksums); not_present: 0 "
+                   "over IPv4",
+    .seed = "RFC 768; issue 17 item 8"};
 inline constexpr field_info payload_len{
     .name = "payload length", .filter = "sue.payload.len", .width = 16,
     .description = "Bytes between RH and R-CRC", .seed = "R2 3.3"};
@@ -79,8 +95,9 @@ inline constexpr field_info dst_xpu{
     .width = 32,
     .description = "The XPU the IP destination is, from the user's XPU map (not on the wire)",
     .seed = "R2 3.5.1; issue 17 item 6"};
-inline constexpr std::array<const field_info*, 7> all{
-    &rcrc_status, &payload_len, &lite_len, &control_len, &data_len, &fcs, &dst_xpu};
+inline constexpr std::array<const field_info*, 9> all{
+    &rcrc_status, &payload_len, &lite_len,           &control_len,        &data_len,
+    &fcs,         &dst_xpu,     &ip_checksum_status, &udp_checksum_status};
 }  // namespace generated
 
 namespace detail {
@@ -98,10 +115,14 @@ constexpr void add_command_error(Tree& t, const pack::command_view& c, const fie
 }
 
 // The packed commands of a payload, each its own layer in the list "sue.cmds". Returns the
-// bytes the commands took (trailing zero padding excluded).
+// bytes the commands took (trailing zero padding excluded). What the profile cannot parse (a
+// type it lacks, another vendor's commands, opaque bytes) is no fault of the PDU: the commands
+// before it are shown, the rest is one "sue.opaque" layer, and a warning says where the parse
+// stopped and why (issue 17 item 9). `cut`: the capture kept only `len` bytes of the payload, so
+// a command cut off at its end was cut by the snapshot length, and that is not even a warning.
 template <class Tree>
 constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t len,
-                               const options& o) noexcept {
+                               const options& o, bool cut = false) noexcept {
   if (!o.profile) return len;
   pack::unpacker u(*o.profile, frame.subspan(at, len), at);
   pack::command_view c;
@@ -120,9 +141,22 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
     add_generated(t, l, generated::control_len, c.control.size());
     add_generated(t, l, generated::data_len, c.data.size());
   }
-  if (u.error_found()) t.add_error(u.error_found());
+  if (error e = u.error_found()) {
+    const std::size_t stop = at + u.consumed();
+    const bool snapshot = cut && e.code == wire::errc::truncated;
+    t.add_layer("sue.opaque",
+                snapshot ? "Command cut by the capture's snapshot length"
+                         : "Opaque bytes: the command profile cannot parse them",
+                stop, at + len - stop);
+    if (!snapshot) {
+      e.layer = "sue.opaque";
+      e.level = wire::severity::warning;
+      t.add_error(e);
+    }
+    return len;
+  }
   if (u.padding()) t.add_layer("sue.pad", "Padding", at + u.consumed(), u.padding());
-  return u.error_found() ? len : u.consumed();
+  return u.consumed();
 }
 
 // The destination XPU the options' map gives for a frame over IP; none where the frame carries
@@ -185,7 +219,8 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         header(f.shim);
         break;
       case layer_kind::ipv4:
-        header(f.ipv4);
+        add_generated(t, header(f.ipv4), generated::ip_checksum_status,
+                      static_cast<std::uint64_t>(f.ipv4_checksum));
         break;
       case layer_kind::ipv4_options:
         t.add_layer("ip.options", "IPv4 options", l.offset, l.length);
@@ -197,7 +232,8 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         header(f.ipv6_frag);
         break;
       case layer_kind::udp:
-        header(f.udp);
+        add_generated(t, header(f.udp), generated::udp_checksum_status,
+                      static_cast<std::uint64_t>(f.udp_checksum));
         break;
       case layer_kind::afh2:
         header(f.afh2);
@@ -217,9 +253,10 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
       case layer_kind::sue_payload: {
         const auto pl = t.add_layer(
             "sue.payload", o.profile ? "SUE payload" : "SUE payload (opaque)", l.offset, l.length);
-        add_generated(t, pl, generated::payload_len, l.length);
+        // The length on the wire; the layer spans what was captured.
+        add_generated(t, pl, generated::payload_len, l.length + l.not_captured);
         copied = copy_errors(t, f.errors, copied, f.command_errors_at);
-        (void)commands(t, frame, l.offset, l.length, o);
+        (void)commands(t, frame, l.offset, l.length, o, l.not_captured > 0);
         status_layer = pl;
         status_due = true;
         break;
@@ -235,9 +272,9 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         const std::size_t carried = f.length - l.offset;
         const auto ll = t.add_layer("sue_lite", "SUE Lite payload", l.offset, carried);
         copied = copy_errors(t, f.errors, copied, f.command_errors_at);
-        const std::size_t used = commands(t, frame, l.offset, carried, o);
+        const std::size_t used = commands(t, frame, l.offset, carried, o, l.not_captured > 0);
         t.layers[ll].length = static_cast<std::uint32_t>(used);
-        add_generated(t, ll, generated::lite_len, used);
+        add_generated(t, ll, generated::lite_len, used + l.not_captured);
         break;
       }
       case layer_kind::fcs: {
@@ -252,26 +289,39 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
   add_status();
 }
 
+// The tree of a frame read whole: its encapsulation, lengths (captured and on the wire) and
+// layers. `t` is not cleared.
+template <class Tree>
+constexpr void tree_of(Tree& t, const wire::received_frame& f, const options& o) noexcept {
+  t.encap = f.name();
+  t.frame_length = static_cast<std::uint32_t>(f.length);
+  t.wire_length = static_cast<std::uint32_t>(f.length_on_wire);
+  build_layers(t, f, o);
+}
+
 }  // namespace detail
 
 // A SUE PDU on its own (RH, commands, R-CRC), for a carrier the engine does not read itself,
 // such as a tunnel: `t` is not cleared, layers are numbered from the PDU's first byte.
+// `wire_length`: the PDU's length when the capture kept fewer bytes (wire::read_pdu).
 template <class Tree>
-constexpr void dissect_pdu(Tree& t, wire::bytes pdu, const options& o = {}) noexcept {
+constexpr void dissect_pdu(Tree& t, wire::bytes pdu, const options& o = {},
+                           std::size_t wire_length = 0) noexcept {
   wire::receive_options r = o;
   const pack::profile_boundaries boundaries(o.profile ? *o.profile : pack::default_profile);
   r.commands = o.profile ? &boundaries : nullptr;
-  detail::build_layers(t, wire::read_pdu(pdu, r), o);
+  detail::build_layers(t, wire::read_pdu(pdu, r, wire_length), o);
 }
 
 // Whether bytes on an unknown UDP port pass for a SUE PDU: version 0, reserved bits zero,
 // R-CRC good (the heuristic the reader applies).
 using wire::plausible_pdu;
 
-// Dissects one frame into `t` (cleared first).
+// Dissects one frame into `t` (cleared first). `wire_length`: the frame's length on the wire
+// (pcap's original length) when the capture kept fewer bytes; 0: the frame is whole.
 template <class Tree>
-constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
-                             const options& o = {}) noexcept {
+constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, const options& o = {},
+                             std::size_t wire_length = 0) noexcept {
   t.clear();
   if (link == tofu::link_tofu || link == rdma::link_rdma) {
     t.frame_length = static_cast<std::uint32_t>(frame.size());  // no Ethernet, no FCS
@@ -281,10 +331,7 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link,
       dissect_rdma_packet(t, frame);  // ExaJet packets: header, payload, footer
     return;
   }
-  const wire::received_frame f = pack::read_frame(frame, link, o.profile, o);
-  t.encap = f.name();
-  t.frame_length = static_cast<std::uint32_t>(f.length);
-  detail::build_layers(t, f, o);
+  detail::tree_of(t, pack::read_frame(frame, link, o.profile, o, wire_length), o);
 }
 
 }  // namespace scaleup::dissect

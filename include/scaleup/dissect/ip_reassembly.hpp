@@ -57,13 +57,13 @@ inline constexpr std::string_view fragment_duplicate_note =
 // `number` and `time_ns` are the frame's, for the reassembler's references and age limit.
 template <class Tree, class Reassembler>
 constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, const options& o,
-                             Reassembler& r, std::uint64_t number, std::int64_t time_ns) noexcept {
-  if (link == tofu::link_tofu || link == rdma::link_rdma) return dissect_frame(t, frame, link, o);
+                             Reassembler& r, std::uint64_t number, std::int64_t time_ns,
+                             std::size_t wire_length = 0) noexcept {
+  if (link == tofu::link_tofu || link == rdma::link_rdma)
+    return dissect_frame(t, frame, link, o, wire_length);
   t.clear();
-  const wire::received_frame f = pack::read_frame(frame, link, o.profile, o);
-  t.encap = f.name();
-  t.frame_length = static_cast<std::uint32_t>(f.length);
-  detail::build_layers(t, f, o);
+  const wire::received_frame f = pack::read_frame(frame, link, o.profile, o, wire_length);
+  detail::tree_of(t, f, o);
   if (!f.fragment) return;
   const auto& got = r.push(*f.fragment, number, time_ns);
   for (const auto& d : got.report_list()) t.add_error(d.problem);

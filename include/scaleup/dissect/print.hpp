@@ -204,7 +204,9 @@ void put_json_error(Out& out, const error& e) {
     detail::put_uint(out, e.item);
   }
   out(",\"severity\":");
-  out(e.level == wire::severity::error ? "\"error\"" : "\"warning\"");
+  out("\"");
+  out(wire::to_string(e.level));
+  out("\"");
   out("}");
 }
 
@@ -524,8 +526,14 @@ void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number) 
   w.number(frame_number);
   w(",\"encap\":");
   w.quoted(t.encap);
+  // tshark's frame.len and frame.cap_len: the length on the wire, and what was captured when
+  // that is less.
   w(",\"len\":");
-  w.number(t.frame_length);
+  w.number(t.length_on_wire());
+  if (t.length_on_wire() > t.frame_length) {
+    w(",\"cap_len\":");
+    w.number(t.frame_length);
+  }
   const auto fields = t.field_list();
   const auto layers = t.layer_list();
   bool first = false;
@@ -576,7 +584,8 @@ void put_json(Out& out, const Tree& t, std::uint64_t frame_number) {
 
 template <class Out>
 void put_error_text(Out& out, const error& e) {
-  out(e.level == wire::severity::error ? "error: " : "warning: ");
+  out(wire::to_string(e.level));
+  out(": ");
   out(e.layer);
   if (e.item) {
     out(" #");
@@ -612,7 +621,7 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
   out("  ");
   out(t.encap);
   if (t.encap.size() < 15) out(std::string_view("               ", 15 - t.encap.size()));
-  detail::put_uint_right(out, t.frame_length, 5);
+  detail::put_uint_right(out, t.length_on_wire(), 5);
   out(" B");
   const auto show = [&](std::string_view label, std::string_view filter) {
     if (const auto* f = t.find(filter)) {
@@ -676,16 +685,25 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
     out(" cmds=");
     detail::put_uint(out, commands);
   }
-  std::size_t errors = 0;
-  for (const auto& e : t.error_list()) errors += e.level == wire::severity::error;
+  std::size_t errors = 0, notes = 0;
+  for (const auto& e : t.error_list()) {
+    errors += e.level == wire::severity::error;
+    notes += e.level == wire::severity::note;
+  }
+  const std::size_t warnings = t.error_count - errors - notes;
   if (t.error_count) {
     out("  [");
     detail::put_uint(out, errors);
     out(errors == 1 ? " error" : " errors");
-    if (t.error_count > errors) {
+    if (warnings) {
       out(", ");
-      detail::put_uint(out, t.error_count - errors);
-      out(t.error_count - errors == 1 ? " warning" : " warnings");
+      detail::put_uint(out, warnings);
+      out(warnings == 1 ? " warning" : " warnings");
+    }
+    if (notes) {
+      out(", ");
+      detail::put_uint(out, notes);
+      out(notes == 1 ? " note" : " notes");
     }
     out("]");
   }
@@ -761,8 +779,14 @@ void put_verbose(Out& sink, const Tree& t, std::uint64_t frame_number) {
   out("Frame ");
   detail::put_uint(out, frame_number);
   out(": ");
-  detail::put_uint(out, t.frame_length);
-  out(" bytes, encap ");
+  detail::put_uint(out, t.length_on_wire());
+  out(" bytes");
+  if (t.length_on_wire() > t.frame_length) {
+    out(" on the wire, ");
+    detail::put_uint(out, t.frame_length);
+    out(" captured");
+  }
+  out(", encap ");
   out(t.encap);
   out("\n");
   const auto fields = t.field_list();

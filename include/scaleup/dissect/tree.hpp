@@ -41,6 +41,9 @@ template <std::size_t MaxLayers = 64, std::size_t MaxFields = 512, std::size_t M
 struct basic_tree {
   std::string_view encap{};
   std::uint32_t frame_length = 0;  // bytes dissected (FCS excluded when found)
+  // The same frame's length on the wire, when the capture kept fewer bytes (its snapshot
+  // length); 0: as frame_length. Use length_on_wire().
+  std::uint32_t wire_length = 0;
   std::array<layer_node, MaxLayers> layers{};
   std::array<field_node, MaxFields> fields{};
   std::array<error, MaxErrors> errors{};
@@ -91,8 +94,13 @@ struct basic_tree {
   constexpr void clear() noexcept {
     encap = {};
     frame_length = 0;
+    wire_length = 0;
     layer_count = field_count = error_count = 0;
     overflow = false;
+  }
+
+  constexpr std::uint32_t length_on_wire() const noexcept {
+    return wire_length > frame_length ? wire_length : frame_length;
   }
 
   constexpr bool has_errors() const noexcept {

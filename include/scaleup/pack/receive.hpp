@@ -30,16 +30,17 @@ class profile_boundaries final : public wire::command_boundaries {
 };
 
 // read_frame with a profile's command boundaries (none when `prof` is null); o.commands is
-// replaced.
+// replaced. `wire_length` as for wire::read_frame.
 constexpr wire::received_frame read_frame(bytes frame, std::uint32_t link, const profile* prof,
-                                          wire::receive_options o = {}) noexcept {
+                                          wire::receive_options o = {},
+                                          std::size_t wire_length = 0) noexcept {
   if (!prof) {
     o.commands = nullptr;
-    return wire::read_frame(frame, link, o);
+    return wire::read_frame(frame, link, o, wire_length);
   }
   const profile_boundaries boundaries(*prof);
   o.commands = &boundaries;
-  return wire::read_frame(frame, link, o);
+  return wire::read_frame(frame, link, o, wire_length);
 }
 
 }  // namespace scaleup::pack

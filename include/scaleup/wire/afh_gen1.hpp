@@ -104,15 +104,15 @@ struct layout<afh1_shim> {
 };
 static_assert(tiles<afh1_shim>());
 
-// Where the bytes the shim at b[offset] announces end: its length counts what follows it,
+// Where the bytes the shim at `offset` announces end: its length counts what follows it,
 // padding excluded (decisions.md), so a Layer 2 pad after the PDU is not read as part of it. A
-// length past the bytes present is reported (to `report`, placed from the start of b) and cut to
-// them.
+// length past the frame on the wire (`wire_size` bytes; the capture may hold fewer) is reported
+// (to `report`, placed from the start of the frame) and cut to it.
 template <class Report>
-constexpr std::size_t shim_payload_end(const afh1_shim& s, bytes b, std::size_t offset,
-                                       Report&& report) noexcept {
+constexpr std::size_t shim_payload_end(const afh1_shim& s, std::size_t wire_size,
+                                       std::size_t offset, Report&& report) noexcept {
   const std::size_t at = offset + layout<afh1_shim>::size;
-  const std::size_t available = b.size() > at ? b.size() - at : 0;
+  const std::size_t available = wire_size > at ? wire_size - at : 0;
   if (s.length <= available) return at + s.length;
   report(error{.code = errc::truncated,
                .layer = "afh1.shim",

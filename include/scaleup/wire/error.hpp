@@ -1,4 +1,5 @@
-// Structured errors: what went wrong and where, never a bare bool (decisions.md practice 4, etherparse).
+// Structured errors: what went wrong and where, never a bare bool (decisions.md practice 4,
+// etherparse).
 #pragma once
 
 #include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
@@ -21,6 +22,7 @@ enum class errc : std::uint8_t {
   bad_length,        // a length field disagrees with the bytes present
   no_space,          // encode: the output buffer is too small
   unsupported,       // valid, but not a variant this library decodes
+  not_captured,      // bytes on the wire that the capture did not keep (its snapshot length)
 };
 
 constexpr std::string_view to_string(errc e) noexcept {
@@ -43,11 +45,28 @@ constexpr std::string_view to_string(errc e) noexcept {
       return "no_space";
     case errc::unsupported:
       return "unsupported";
+    case errc::not_captured:
+      return "not_captured";
   }
   return "unknown";
 }
 
-enum class severity : std::uint8_t { error, warning };
+// error: what was read cannot be trusted (a receiver drops it); warning: it can, but something
+// is off; note: a fact worth knowing that is no fault of the packet (bytes a capture did not
+// keep), as Wireshark's PI_NOTE.
+enum class severity : std::uint8_t { error, warning, note };
+
+constexpr std::string_view to_string(severity s) noexcept {
+  switch (s) {
+    case severity::error:
+      return "error";
+    case severity::warning:
+      return "warning";
+    case severity::note:
+      return "note";
+  }
+  return "error";
+}
 
 // layer: the display-filter prefix of the layer ("sue.rh", "ip"); offset: byte offset of the
 // problem from the start of the buffer handed to the decoder (the frame, for the dissector);

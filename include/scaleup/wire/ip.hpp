@@ -162,18 +162,28 @@ static_assert(tiles<udp_header>());
 // ---- what the tables cannot state: lengths, checksums, fragments --------------------------
 //
 // The rules a receiver applies after a header's fields are read. Each takes the buffer `b` the
-// header was read from, cut where the bytes present end, and the `offset` in b where the header
-// starts; problems go to `report` (a callable taking wire::error), placed from the start of b,
-// in the order they are found. A rule that finds the header unusable says so in what it returns;
+// header was read from, cut where the bytes present end, `wire_size`, how long b is on the wire
+// (more than b.size() when the capture kept only the first bytes of the frame: its snapshot
+// length), and the `offset` in b where the header starts; problems go to `report` (a callable
+// taking wire::error), placed from the start of b, in the order they are found. Lengths are
+// checked against the wire: a length the wire holds is no fault of the packet even where the
+// capture stops short of it. A rule that finds the header unusable says so in what it returns;
 // the other problems are reported and reading goes on.
 
+// Whether a checksum was checked and what it said. tshark's numbering (proto.h
+// PROTO_CHECKSUM_E_BAD, _GOOD, _UNVERIFIED, _NOT_PRESENT), so that `ip.checksum.status` and
+// `udp.checksum.status` read as tshark's. IP and UDP checksums are checked only when asked: a
+// sending host's capture holds checksums left to the NIC (offload), as tshark assumes by default.
+enum class checksum_status : std::uint8_t { bad, good, unverified, not_present };
+
 // The IPv4 header's length (RFC 791: IHL in 32-bit words, options included), or 0 when it is
-// unusable: an IHL below 5, or options cut off.
+// unusable: an IHL below 5, or options that run past the frame on the wire. Whether all of it
+// was captured is the caller's to see.
 template <class Report>
-constexpr std::size_t ipv4_header_length(const ipv4_header& ip, bytes b, std::size_t offset,
-                                         Report&& report) noexcept {
+constexpr std::size_t ipv4_header_length(const ipv4_header& ip, std::size_t wire_size,
+                                         std::size_t offset, Report&& report) noexcept {
   const std::size_t hl = std::size_t{ip.ihl} * 4;
-  const std::size_t available = b.size() > offset ? b.size() - offset : 0;
+  const std::size_t available = wire_size > offset ? wire_size - offset : 0;
   if (hl < layout<ipv4_header>::size) {
     report(error{.code = errc::bad_value,
                  .layer = "ip",
@@ -190,28 +200,35 @@ constexpr std::size_t ipv4_header_length(const ipv4_header& ip, bytes b, std::si
   return hl;
 }
 
-// Where an IP datagram ends and whether it is whole.
+// Where an IP or UDP datagram ends and whether it is whole.
 struct ip_extent {
-  std::size_t end = 0;    // in b: where the length field says, cut to the bytes present
+  std::size_t end = 0;    // in b: where the length field says, cut to the frame on the wire
   bool fragment = false;  // IPv4: MF or a fragment offset set, a part of a datagram
   bool usable = false;    // false: the lengths contradict each other; nothing after is read
+  checksum_status checksum = checksum_status::unverified;  // IPv4 header, UDP
 };
 
-// An IPv4 datagram whose header (`header_length` bytes, from ipv4_header_length) starts at
-// b[offset]: the header checksum (RFC 791 3.1, reported, not fatal), total length against the
-// header and the bytes present, and whether it is a fragment (left to the caller: reassembly is
-// not a rule of the header).
+// An IPv4 datagram whose header (`header_length` bytes, from ipv4_header_length, all in b)
+// starts at b[offset]: the header checksum (RFC 791 3.1; with `check_checksum` only, a mismatch
+// a warning), total length against the header and the frame on the wire, and whether it is a
+// fragment (left to the caller: reassembly is not a rule of the header).
 template <class Report>
-constexpr ip_extent ipv4_datagram(const ipv4_header& ip, bytes b, std::size_t offset,
-                                  std::size_t header_length, Report&& report) noexcept {
+constexpr ip_extent ipv4_datagram(const ipv4_header& ip, bytes b, std::size_t wire_size,
+                                  std::size_t offset, std::size_t header_length,
+                                  bool check_checksum, Report&& report) noexcept {
   ip_extent x;
-  if (ones_sum{}.add(b.subspan(offset, header_length)).checksum() != 0)
-    report(error{.code = errc::bad_checksum,
-                 .layer = "ip",
-                 .offset = static_cast<std::uint32_t>(offset + 10),
-                 .what = "IPv4 header checksum does not match",
-                 .field = "ip.checksum",
-                 .value = ip.checksum});
+  if (check_checksum) {
+    const bool good = ones_sum{}.add(b.subspan(offset, header_length)).checksum() == 0;
+    x.checksum = good ? checksum_status::good : checksum_status::bad;
+    if (!good)
+      report(error{.code = errc::bad_checksum,
+                   .layer = "ip",
+                   .offset = static_cast<std::uint32_t>(offset + 10),
+                   .what = "IPv4 header checksum does not match",
+                   .field = "ip.checksum",
+                   .value = ip.checksum,
+                   .level = severity::warning});
+  }
   if (ip.total_length < header_length) {
     report(error{.code = errc::bad_length,
                  .layer = "ip",
@@ -222,39 +239,40 @@ constexpr ip_extent ipv4_datagram(const ipv4_header& ip, bytes b, std::size_t of
     return x;
   }
   x.end = offset + ip.total_length;
-  if (x.end > b.size()) {
+  if (x.end > wire_size) {
     report(error{.code = errc::truncated,
                  .layer = "ip",
                  .offset = static_cast<std::uint32_t>(offset),
                  .needed = ip.total_length,
-                 .available = static_cast<std::uint32_t>(b.size() - offset),
-                 .what = "IPv4 datagram longer than the bytes present",
+                 .available = static_cast<std::uint32_t>(wire_size - offset),
+                 .what = "IPv4 datagram longer than the frame",
                  .field = "ip.len",
                  .value = ip.total_length});
-    x.end = b.size();
+    x.end = wire_size;
   }
   x.fragment = ip.flag_mf != 0 || ip.frag_offset != 0;
   x.usable = true;
   return x;
 }
 
-// An IPv6 packet whose fixed header starts at b[offset]: the payload length against the bytes
-// present (RFC 8200 3). Extension headers are the caller's: next_header names the first.
+// An IPv6 packet whose fixed header starts at offset in a frame of `wire_size` bytes on the
+// wire: the payload length against them (RFC 8200 3). Extension headers are the caller's:
+// next_header names the first.
 template <class Report>
-constexpr ip_extent ipv6_datagram(const ipv6_header& ip, bytes b, std::size_t offset,
+constexpr ip_extent ipv6_datagram(const ipv6_header& ip, std::size_t wire_size, std::size_t offset,
                                   Report&& report) noexcept {
   ip_extent x{.end = offset + layout<ipv6_header>::size + ip.payload_length, .usable = true};
-  if (x.end > b.size()) {
+  if (x.end > wire_size) {
     report(
         error{.code = errc::truncated,
               .layer = "ipv6",
               .offset = static_cast<std::uint32_t>(offset),
               .needed = static_cast<std::uint32_t>(layout<ipv6_header>::size + ip.payload_length),
-              .available = static_cast<std::uint32_t>(b.size() - offset),
-              .what = "IPv6 payload longer than the bytes present",
+              .available = static_cast<std::uint32_t>(wire_size - offset),
+              .what = "IPv6 payload longer than the frame",
               .field = "ipv6.plen",
               .value = ip.payload_length});
-    x.end = b.size();
+    x.end = wire_size;
   }
   return x;
 }
@@ -275,13 +293,16 @@ constexpr ones_sum udp_pseudo_header(const ipv6_header& ip, std::size_t udp_leng
       .add16(ip_proto_udp);
 }
 
-// A UDP datagram whose header starts at b[offset] (b ends where the IP datagram does): where it
-// ends, or 0 when its length is below the header's 8 bytes. The checksum is checked when the
-// whole datagram is present and it has one (0 = none, IPv4 only: RFC 768; always over IPv6:
-// RFC 8200 8.1); `pseudo` is udp_pseudo_header's for its IP header.
+// A UDP datagram whose header starts at b[offset] (b and wire_size end where the IP datagram
+// does): where it ends, usable unless its length is below the header's 8 bytes. With
+// `check_checksum` the checksum is checked when it has one (0 = none, IPv4 only: RFC 768;
+// always over IPv6: RFC 8200 8.1) and the whole datagram was captured, a mismatch a warning;
+// `pseudo` is udp_pseudo_header's for its IP header.
 template <class Report>
-constexpr std::size_t udp_datagram_end(const udp_header& u, bytes b, std::size_t offset,
-                                       const ones_sum& pseudo, bool v6, Report&& report) noexcept {
+constexpr ip_extent udp_datagram(const udp_header& u, bytes b, std::size_t wire_size,
+                                 std::size_t offset, const ones_sum& pseudo, bool v6,
+                                 bool check_checksum, Report&& report) noexcept {
+  ip_extent x;
   if (u.length < layout<udp_header>::size) {
     report(error{.code = errc::bad_length,
                  .layer = "udp",
@@ -289,28 +310,38 @@ constexpr std::size_t udp_datagram_end(const udp_header& u, bytes b, std::size_t
                  .what = "UDP length below 8",
                  .field = "udp.length",
                  .value = u.length});
-    return 0;
+    return x;
   }
-  const std::size_t end = offset + u.length;
-  if (end > b.size()) {
+  x.usable = true;
+  x.end = offset + u.length;
+  if (x.end > wire_size) {
     report(error{.code = errc::truncated,
                  .layer = "udp",
                  .offset = static_cast<std::uint32_t>(offset),
                  .needed = u.length,
-                 .available = static_cast<std::uint32_t>(b.size() - offset),
-                 .what = "UDP datagram longer than the bytes present",
+                 .available = static_cast<std::uint32_t>(wire_size - offset),
+                 .what = "UDP datagram longer than the frame",
                  .field = "udp.length",
                  .value = u.length});
-    return b.size();
+    x.end = wire_size;
+    return x;
   }
-  if ((u.checksum != 0 || v6) && ones_sum(pseudo).add(b.subspan(offset, u.length)).checksum() != 0)
+  if (u.checksum == 0 && !v6) {
+    x.checksum = checksum_status::not_present;
+    return x;
+  }
+  if (!check_checksum || x.end > b.size()) return x;  // not asked, or not all captured
+  const bool good = ones_sum(pseudo).add(b.subspan(offset, u.length)).checksum() == 0;
+  x.checksum = good ? checksum_status::good : checksum_status::bad;
+  if (!good)
     report(error{.code = errc::bad_checksum,
                  .layer = "udp",
                  .offset = static_cast<std::uint32_t>(offset + 6),
                  .what = "UDP checksum does not match",
                  .field = "udp.checksum",
-                 .value = u.checksum});
-  return end;
+                 .value = u.checksum,
+                 .level = severity::warning});
+  return x;
 }
 
 }  // namespace scaleup::wire

@@ -67,7 +67,9 @@ struct layout<rcrc_trailer> {
 };
 static_assert(tiles<rcrc_trailer>());
 
-enum class rcrc_status : std::uint8_t { good, bad, missing };
+// not_captured: the PDU on the wire is longer than the capture kept (a snapshot length), so
+// the R-CRC cannot be checked; no fault of the PDU (docs/wire-format.md, "Snapshot length").
+enum class rcrc_status : std::uint8_t { good, bad, missing, not_captured };
 
 constexpr std::string_view to_string(rcrc_status s) noexcept {
   switch (s) {
@@ -77,6 +79,8 @@ constexpr std::string_view to_string(rcrc_status s) noexcept {
       return "bad";
     case rcrc_status::missing:
       return "missing";
+    case rcrc_status::not_captured:
+      return "not_captured";
   }
   return "missing";
 }
@@ -106,6 +110,15 @@ constexpr pdu_bounds pdu_bounds_exact(bytes pdu) noexcept {
   b.computed = crc32(pdu.first(b.payload_end));
   b.status = b.rcrc == b.computed ? rcrc_status::good : rcrc_status::bad;
   return b;
+}
+
+// A PDU of `wire_size` bytes on the wire of which the capture kept fewer: where its R-CRC is
+// by the carrier's length (the last four bytes, as pdu_bounds_exact), not checked. Below an RH
+// and an R-CRC there is none ("missing"), as for a whole PDU.
+constexpr pdu_bounds pdu_bounds_not_captured(std::size_t wire_size) noexcept {
+  if (wire_size < layout<reliability_header>::size + rcrc_size)
+    return pdu_bounds{.payload_end = wire_size};
+  return pdu_bounds{.payload_end = wire_size - rcrc_size, .status = rcrc_status::not_captured};
 }
 
 // A command profile's framing, as wire/ needs it without including pack/ (a layer above): where

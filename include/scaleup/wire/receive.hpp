@@ -69,6 +69,10 @@ struct receive_options {
   // datagram is judged alone. Consulted and updated by read_frame.
   flow_binding* flows = nullptr;
   fcs_mode fcs = fcs_mode::detect;  // Ethernet link only
+  // IPv4 header and UDP checksums: checked only when asked, and then a mismatch is a warning
+  // (ip.hpp checksum_status). A sending host's capture holds checksums left to the NIC; the
+  // R-CRC is SUE's own integrity check and is always checked (issue 17 item 8).
+  bool check_checksums = false;
   std::uint16_t sue_ethertype = ethertype::sue;
   std::uint16_t shim_ethertype = ethertype::afh1_shim;
   std::uint8_t shim_next_sue = wire::shim_next_sue;  // the shim's next header naming SUE
@@ -119,10 +123,13 @@ enum class layer_kind : std::uint8_t {
 struct layer_ref {
   layer_kind kind = layer_kind::ethernet;
   std::uint32_t offset = 0;
-  std::uint32_t length = 0;
+  std::uint32_t length = 0;  // bytes of the layer in the capture
   // Entries of `errors` found before this layer: with it, a consumer can put each problem
   // between the layers it was found between (the dissection tree does).
   std::uint32_t errors_before = 0;
+  // Bytes of the layer on the wire after `length`, which the capture did not keep (its
+  // snapshot length cut the frame there).
+  std::uint32_t not_captured = 0;
 };
 
 // A header as decoded, and where it starts in the frame.
@@ -162,6 +169,12 @@ struct received_frame {
   std::uint32_t link = 0;
   bytes frame{};           // the bytes given, FCS included: the spans below point into them
   std::size_t length = 0;  // bytes before the FCS, what the headers were read from
+  // The frame on the wire (pcap's original length), FCS included as in `frame`, and how many of
+  // its bytes the capture did not keep: lengths are checked against the wire, and what was not
+  // captured is no fault of the frame (one note in `errors` says how much is missing).
+  std::size_t wire_length = 0;
+  std::size_t not_captured = 0;
+  std::size_t length_on_wire = 0;  // `length`'s counterpart on the wire: the bytes before the FCS
 
   // The SUE encapsulation recognised from the network headers, whether or not a PDU could be
   // read behind them (the RH cut off, or a shim or AFH Gen 2 Ethertype naming another
@@ -186,6 +199,8 @@ struct received_frame {
   std::optional<located<ipv6_header>> ipv6;
   std::optional<located<ipv6_fragment_header>> ipv6_frag;
   std::optional<located<udp_header>> udp;
+  checksum_status ipv4_checksum = checksum_status::unverified;  // with ipv4
+  checksum_status udp_checksum = checksum_status::unverified;   // with udp
   std::optional<located<afh2_normal>> afh2;
   std::optional<located<afh2_compressed>> afh2c;
   std::optional<located<afh2_ethertype>> afh2_type;
@@ -204,7 +219,8 @@ struct received_frame {
   // The PDU: where the RH starts (or the SUE Lite payload), the RH, the packed payload (between
   // RH and R-CRC; for SUE Lite the payload before its padding), and where the PDU ends: the
   // R-CRC's place and verdict and the padding after it (bounds.payload_end counts from
-  // pdu_offset).
+  // pdu_offset, on the wire). `payload` holds the bytes captured: fewer than on the wire when the
+  // snapshot length cut it (its layer's not_captured says how many are missing).
   std::size_t pdu_offset = 0;
   std::optional<reliability_header> rh;
   bytes payload{};
@@ -225,6 +241,11 @@ struct received_frame {
   }
   // No problem of error severity (warnings allowed).
   constexpr bool ok() const noexcept { return errors.ok(); }
+  // The payload's length on the wire (what the analysis counts), captured or not.
+  constexpr std::size_t payload_length() const noexcept {
+    if (!rh) return payload.size();
+    return bounds.payload_end - layout<reliability_header>::size;
+  }
   // A PDU a receiver takes: an RH and an R-CRC that matches it and the payload.
   constexpr bool accepted() const noexcept {
     return rh.has_value() && bounds.status == rcrc_status::good;
@@ -248,8 +269,10 @@ namespace detail {
 // follows. Headers are read from `b_`, the frame without its FCS.
 class frame_reader {
  public:
-  constexpr frame_reader(received_frame& f, const receive_options& o) noexcept
-      : f_(f), o_(o), b_(f.frame.first(f.length)) {}
+  // `wire`: how long the frame is on the wire without its FCS; b_ holds what was captured of it.
+  // Every `end` below is on the wire: the bytes present end at min(end, b_.size()).
+  constexpr frame_reader(received_frame& f, const receive_options& o, std::size_t wire) noexcept
+      : f_(f), o_(o), b_(f.frame.first(f.length)), w_(wire > f.length ? wire : f.length) {}
 
  private:
   // Defined ahead of their callers: clang 14 does not instantiate a member template used in a
@@ -260,19 +283,29 @@ class frame_reader {
     push(k, offset, length, f_.errors.size());
   }
   constexpr void push(layer_kind k, std::size_t offset, std::size_t length,
-                      std::size_t errors_before) noexcept {
+                      std::size_t errors_before, std::size_t not_captured = 0) noexcept {
     if (f_.layer_count == f_.layers.size()) return;  // not reached: no path has more layers
-    f_.layers[f_.layer_count++] =
-        layer_ref{k, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length),
-                  static_cast<std::uint32_t>(errors_before)};
+    f_.layers[f_.layer_count++] = layer_ref{
+        k, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length),
+        static_cast<std::uint32_t>(errors_before), static_cast<std::uint32_t>(not_captured)};
   }
 
-  // Header T at b_[at], the bytes present ending at `end`: decoded with every rule of its table
-  // (problems reported), recorded as a layer unless cut off.
+  constexpr std::size_t present(std::size_t end) const noexcept {
+    return end < b_.size() ? end : b_.size();
+  }
+
+  // Header T at b_[at] in a frame whose part at hand ends at `end` on the wire: decoded with
+  // every rule of its table (problems reported), recorded as a layer unless cut off. A header
+  // the wire holds whole but the capture does not is not read, and that is no error of the frame
+  // (its note says how much was not captured): it comes back truncated, unreported.
   template <class T>
   constexpr result<T> read(layer_kind k, std::size_t at, std::size_t end) noexcept {
+    if (at + layout<T>::size > b_.size() && at + layout<T>::size <= end)
+      return truncated(layout<T>::name, at, layout<T>::size, b_.size() > at ? b_.size() - at : 0,
+                       "cut by the capture's snapshot length");
     const std::size_t before = f_.errors.size();
-    const auto r = decode_reported<T>(b_.first(end), at, [this](const error& e) { report(e); });
+    const auto r =
+        decode_reported<T>(b_.first(present(end)), at, [this](const error& e) { report(e); });
     if (r.err.code != errc::truncated) push(k, at, layout<T>::size, before);
     return r;
   }
@@ -300,6 +333,7 @@ class frame_reader {
 
   constexpr void afh2_link() noexcept {
     f_.net = carrier::afh2;
+    if (b_.empty() && w_ > 0) return;  // not captured
     if (b_.empty())
       return report(truncated("afh2", 0, layout<afh2_compressed>::size, 0, "empty frame"));
     if (!has_afh2_signature(b_[0]))
@@ -313,29 +347,30 @@ class frame_reader {
 
   // An IP header first: its version nibble says which (LINKTYPE_RAW).
   constexpr void raw_ip_link() noexcept {
+    if (b_.empty() && w_ > 0) return;  // not captured
     if (b_.empty()) return report(truncated("ip", 0, 1, 0, "empty frame"));
     const unsigned version = b_[0] >> 4;
-    if (version == 4) return ipv4(0, b_.size());
-    if (version == 6) return ipv6(0, b_.size());
+    if (version == 4) return ipv4(0, w_);
+    if (version == 6) return ipv6(0, w_);
     report(error{.code = errc::unsupported,
                  .layer = "ip",
                  .what = "raw IP frame of neither version 4 nor 6",
                  .field = "ip.version",
                  .value = version});
   }
-  constexpr void ipv4_link() noexcept { ipv4(0, b_.size()); }
-  constexpr void ipv6_link() noexcept { ipv6(0, b_.size()); }
+  constexpr void ipv4_link() noexcept { ipv4(0, w_); }
+  constexpr void ipv6_link() noexcept { ipv6(0, w_); }
 
   // A Linux cooked header, then what its protocol names, as after an Ethernet header.
   constexpr void linux_sll_link() noexcept {
     f_.net = carrier::linux_sll;
-    const auto h = read(f_.sll, layer_kind::sll, 0, b_.size());
+    const auto h = read(f_.sll, layer_kind::sll, 0, w_);
     if (!h) return;
     cooked(layout<linux_sll>::size, h->protocol);
   }
   constexpr void linux_sll2_link() noexcept {
     f_.net = carrier::linux_sll;
-    const auto h = read(f_.sll2, layer_kind::sll2, 0, b_.size());
+    const auto h = read(f_.sll2, layer_kind::sll2, 0, w_);
     if (!h) return;
     cooked(layout<linux_sll2>::size, h->protocol);
   }
@@ -347,8 +382,10 @@ class frame_reader {
 
   // ---- the PDU ---------------------------------------------------------------------------
 
-  // RH, payload, R-CRC between at and end. `exact`: the carrier says where the PDU ends (UDP,
-  // the shim); otherwise it runs to the end of the frame and may be followed by padding.
+  // RH, payload, R-CRC between at and end (on the wire). `exact`: the carrier says where the PDU
+  // ends (UDP, the shim); otherwise it runs to the end of the frame and may be followed by
+  // padding. A PDU the capture cut short is read as far as it goes: its R-CRC, where the
+  // carrier's length puts it, is not_captured.
   constexpr void sue_pdu(std::size_t at, std::size_t end, bool exact) noexcept {
     constexpr std::size_t rh_size = layout<reliability_header>::size;
     f_.pdu_offset = at;
@@ -363,13 +400,17 @@ class frame_reader {
                    .field = info_of<reliability_header, &reliability_header::ver>().filter,
                    .value = rh->ver,
                    .level = severity::warning});
-    const bytes pdu = b_.subspan(at, end - at);
-    // The frame's length as it was on Ethernet, where the minimum-size rule applies.
-    const std::size_t l2_length = b_.size() - cooked_extra_;
-    f_.bounds = exact ? pdu_bounds_exact(pdu) : pdu_bounds_l2(pdu, l2_length, o_.commands);
+    const bool cut = end > b_.size();
+    const bytes pdu = b_.subspan(at, present(end) - at);
+    // The frame's length as it was on Ethernet (on the wire), where the minimum-size rule
+    // applies: a cooked header stands for 14 bytes whatever its own size.
+    f_.bounds = cut     ? pdu_bounds_not_captured(end - at)
+                : exact ? pdu_bounds_exact(pdu)
+                        : pdu_bounds_l2(pdu, w_ - cooked_extra_, o_.commands);
     const std::size_t payload = f_.bounds.payload_end - rh_size;
-    f_.payload = pdu.subspan(rh_size, payload);
-    push(layer_kind::sue_payload, at + rh_size, payload);
+    const std::size_t kept = payload < pdu.size() - rh_size ? payload : pdu.size() - rh_size;
+    f_.payload = pdu.subspan(rh_size, kept);
+    push(layer_kind::sue_payload, at + rh_size, kept, f_.errors.size(), payload - kept);
     if (payload > sue_max_payload)
       report(error{.code = errc::bad_length,
                    .layer = "sue.payload",
@@ -379,7 +420,8 @@ class frame_reader {
                    .value = payload,
                    .level = severity::warning});
     f_.command_errors_at = f_.errors.size();
-    if (f_.bounds.status == rcrc_status::missing) return;
+    if (f_.bounds.status == rcrc_status::missing || f_.bounds.status == rcrc_status::not_captured)
+      return;
     const std::size_t crc_at = at + f_.bounds.payload_end;
     push(layer_kind::sue_rcrc, crc_at, rcrc_size);
     if (f_.bounds.status == rcrc_status::bad)
@@ -407,7 +449,7 @@ class frame_reader {
   // ---- AFH Gen 2 (R2 3.5.2) --------------------------------------------------------------
 
   constexpr void afh2(const afh2_recognition& a) noexcept {
-    const std::size_t n = b_.size();
+    const std::size_t n = w_;
     if (a.form == afh2_form::compressed) {
       f_.kind = encap::afh2c;
       const auto h = read(f_.afh2c, layer_kind::afh2c, 0, n);
@@ -442,10 +484,14 @@ class frame_reader {
     f_.kind = encap::lite;
     f_.pdu_offset = at;
     const bytes carried = b_.subspan(at);
-    const std::size_t used = packed_length(carried, o_.commands);
+    // Cut by the snapshot: the payload runs to the end of the frame on the wire, its padding
+    // (if any) not told apart.
+    const bool cut = w_ > b_.size();
+    const std::size_t used = cut ? carried.size() : packed_length(carried, o_.commands);
+    const std::size_t wire_used = cut ? w_ - at : used;
     f_.payload = carried.first(used);
-    f_.bounds = pdu_bounds{.payload_end = used, .pad = carried.size() - used};
-    push(layer_kind::sue_lite, at, used);
+    f_.bounds = pdu_bounds{.payload_end = wire_used, .pad = carried.size() - used};
+    push(layer_kind::sue_lite, at, used, f_.errors.size(), wire_used - used);
     // Bit 0 of the first payload byte is the I/G bit of the source MAC a switch reads.
     if (!carried.empty() && (carried[0] & 1u) != 0)
       report(error{.code = errc::bad_value,
@@ -456,13 +502,13 @@ class frame_reader {
                    .value = carried[0],
                    .level = severity::warning});
     f_.command_errors_at = f_.errors.size();
-    if (used > sue_lite_max_payload)
+    if (wire_used > sue_lite_max_payload)
       report(error{.code = errc::bad_length,
                    .layer = "sue_lite",
                    .offset = static_cast<std::uint32_t>(at),
                    .what = "payload over 1024 bytes (R2 3.4)",
                    .field = "sue_lite.len",
-                   .value = used,
+                   .value = wire_used,
                    .level = severity::warning});
   }
 
@@ -470,7 +516,7 @@ class frame_reader {
 
   constexpr void ethernet() noexcept {
     f_.net = carrier::ethernet;
-    const auto eth = read(f_.eth, layer_kind::ethernet, 0, b_.size());
+    const auto eth = read(f_.eth, layer_kind::ethernet, 0, w_);
     if (!eth) return;
     ethertype_next(layout<ethernet_header>::size, eth->type);
   }
@@ -479,7 +525,7 @@ class frame_reader {
   // max_vlan_tags), then AFH Gen 1 (SUE's or the shim's Ethertype), IPv4 or IPv6. Any other
   // protocol is not SUE's and ends the reading without a problem.
   constexpr void ethertype_next(std::size_t at, std::uint16_t type) noexcept {
-    const std::size_t n = b_.size();
+    const std::size_t n = w_;
     while (is_tag_ethertype(type)) {
       if (f_.vlan_count == received_frame::max_vlan_tags)
         return report(error{.code = errc::unsupported,
@@ -512,7 +558,7 @@ class frame_reader {
 
   constexpr void loopback(bool network_order) noexcept {
     f_.net = carrier::null;
-    const std::size_t n = b_.size();
+    const std::size_t n = w_;
     auto h = read<bsd_loopback>(layer_kind::null, 0, n);
     if (h.err.code == errc::truncated) return;
     if (!network_order) h.value.family = bsd_family_of(h.value.family);
@@ -530,7 +576,7 @@ class frame_reader {
   // The Ethertype after the addresses (and tags) names SUE or the shim: AFH Gen 1. Behind a
   // cooked header the addresses are gone (only the source's is kept, in the cooked header).
   constexpr void afh1(std::size_t at, std::uint16_t type) noexcept {
-    const std::size_t n = b_.size();
+    const std::size_t n = w_;
     const bool shim = type == o_.shim_ethertype;
     const bool tagged = f_.vlan_count > 0;
     f_.kind = shim ? (tagged ? encap::afh1_vlan_shim : encap::afh1_shim)
@@ -551,7 +597,7 @@ class frame_reader {
                           .field = "afh1.shim.next_header",
                           .value = s->next_header,
                           .level = severity::warning});
-    const std::size_t end = shim_payload_end(*s, b_, at, [this](const error& e) { report(e); });
+    const std::size_t end = shim_payload_end(*s, w_, at, [this](const error& e) { report(e); });
     sue_pdu(at + layout<afh1_shim>::size, end, true);
   }
 
@@ -562,14 +608,16 @@ class frame_reader {
     const auto ip = read(f_.ipv4, layer_kind::ipv4, at, end);
     if (!ip) return;
     const auto sink = [this](const error& e) { report(e); };
-    const std::size_t hl = ipv4_header_length(*ip, b_.first(end), at, sink);
-    if (hl == 0) return;
+    const std::size_t hl = ipv4_header_length(*ip, end, at, sink);
+    if (hl == 0 || at + hl > b_.size()) return;  // unusable, or options not captured
     constexpr std::size_t fixed = layout<ipv4_header>::size;
     if (hl > fixed) {
       push(layer_kind::ipv4_options, at + fixed, hl - fixed);
       f_.ipv4_options = b_.subspan(at + fixed, hl - fixed);
     }
-    const ip_extent x = ipv4_datagram(*ip, b_.first(end), at, hl, sink);
+    const ip_extent x =
+        ipv4_datagram(*ip, b_.first(present(end)), end, at, hl, o_.check_checksums, sink);
+    f_.ipv4_checksum = x.checksum;
     if (!x.usable) return;
     if (x.fragment) {
       f_.fragment = ip_fragment{.key = {.src = ipv4_key_address(ip->src),
@@ -580,8 +628,8 @@ class frame_reader {
                                 .offset = std::size_t{ip->frag_offset} * 8,
                                 .more = ip->flag_mf != 0,
                                 .header = b_.subspan(at, hl),
-                                .data = b_.subspan(at + hl, x.end - at - hl),
-                                .whole = at + ip->total_length <= end};
+                                .data = b_.subspan(at + hl, present(x.end) - at - hl),
+                                .whole = at + ip->total_length <= b_.size()};
       return;
     }
     if (ip->protocol != ip_proto_udp) return;
@@ -592,8 +640,7 @@ class frame_reader {
     f_.net = carrier::ipv6;
     const auto ip = read(f_.ipv6, layer_kind::ipv6, at, end);
     if (!ip) return;
-    const ip_extent x =
-        ipv6_datagram(*ip, b_.first(end), at, [this](const error& e) { report(e); });
+    const ip_extent x = ipv6_datagram(*ip, end, at, [this](const error& e) { report(e); });
     constexpr std::size_t fixed = layout<ipv6_header>::size;
     if (ip->next_header == ip_proto_ipv6_fragment) return ipv6_fragment(at, x.end, end);
     if (ip->next_header != ip_proto_udp) return;  // other extension headers: not SUE's
@@ -612,13 +659,14 @@ class frame_reader {
       return udp(at + fixed + fh, datagram_end, true);
     }
     const auto& ip = f_.ipv6->value;
-    f_.fragment = ip_fragment{.key = {.v6 = true, .src = ip.src, .dst = ip.dst, .id = h->id},
-                              .next_header = h->next_header,
-                              .offset = std::size_t{h->offset} * 8,
-                              .more = h->more != 0,
-                              .header = b_.subspan(at, fixed),
-                              .data = b_.subspan(at + fixed + fh, datagram_end - at - fixed - fh),
-                              .whole = at + fixed + ip.payload_length <= end};
+    f_.fragment =
+        ip_fragment{.key = {.v6 = true, .src = ip.src, .dst = ip.dst, .id = h->id},
+                    .next_header = h->next_header,
+                    .offset = std::size_t{h->offset} * 8,
+                    .more = h->more != 0,
+                    .header = b_.subspan(at, fixed),
+                    .data = b_.subspan(at + fixed + fh, present(datagram_end) - at - fixed - fh),
+                    .whole = at + fixed + ip.payload_length <= b_.size()};
   }
 
   constexpr void udp(std::size_t at, std::size_t end, bool v6) noexcept {
@@ -627,13 +675,14 @@ class frame_reader {
     if (!u) return;
     const ones_sum pseudo = v6 ? udp_pseudo_header(f_.ipv6->value, u->length)
                                : udp_pseudo_header(f_.ipv4->value, u->length);
-    const std::size_t udp_end =
-        udp_datagram_end(*u, b_.first(end), at, pseudo, v6, [this](const error& e) { report(e); });
-    if (udp_end == 0) return;
+    const ip_extent x = udp_datagram(*u, b_.first(present(end)), end, at, pseudo, v6,
+                                     o_.check_checksums, [this](const error& e) { report(e); });
+    f_.udp_checksum = x.checksum;
+    if (!x.usable) return;
     constexpr std::size_t header = layout<udp_header>::size;
-    if (!is_sue_datagram(*u, b_.subspan(at + header, udp_end - at - header), v6)) return;
+    if (!is_sue_datagram(*u, b_.subspan(at + header, present(x.end) - at - header), v6)) return;
     f_.kind = v6 ? encap::udp6 : encap::udp4;
-    sue_pdu(at + header, udp_end, true);
+    sue_pdu(at + header, x.end, true);
   }
 
   // Whether a datagram carries SUE: by a port the user named; else (if heuristics are allowed)
@@ -655,9 +704,24 @@ class frame_reader {
   received_frame& f_;
   const receive_options& o_;
   bytes b_;
+  std::size_t w_;  // b_'s length on the wire
   // Bytes a cooked header has beyond the Ethernet header it stands for.
   std::size_t cooked_extra_ = 0;
 };
+
+// The one note a frame cut by the capture gets: how many bytes were on the wire and not kept.
+constexpr void note_not_captured(received_frame& f) noexcept {
+  if (f.not_captured == 0) return;
+  f.errors.add(error{.code = errc::not_captured,
+                     .layer = "frame",
+                     .offset = static_cast<std::uint32_t>(f.frame.size()),
+                     .needed = static_cast<std::uint32_t>(f.wire_length),
+                     .available = static_cast<std::uint32_t>(f.frame.size()),
+                     .what = "frame cut short by the capture's snapshot length: the rest "
+                             "was on the wire, not captured",
+                     .value = f.not_captured,
+                     .level = severity::note});
+}
 
 // The link types read_frame knows: the step each starts with, and whether its frames may end in
 // an Ethernet FCS. A new link type (Linux cooked capture, raw IP, ...) is a row and a step.
@@ -690,12 +754,18 @@ constexpr bool reads_link(std::uint32_t link) noexcept {
 
 // One frame as captured on `link`. Never fails as a call: what it could not read is in
 // f.errors (an unknown link type, an empty or cut-off frame, a bad checksum, ...).
-constexpr received_frame read_frame(bytes frame, std::uint32_t link,
-                                    const receive_options& o = {}) noexcept {
+// `wire_length`: the frame's length on the wire (pcap's original length, cap::packet::len) when
+// the capture kept fewer bytes; 0 or anything below frame.size() means the frame is whole. The
+// FCS of a cut frame is not in the capture: with fcs_mode::present its four bytes end the wire
+// length, otherwise the frame is taken to have none.
+constexpr received_frame read_frame(bytes frame, std::uint32_t link, const receive_options& o = {},
+                                    std::size_t wire_length = 0) noexcept {
   received_frame f;
   f.link = link;
   f.frame = frame;
   f.length = frame.size();
+  f.wire_length = wire_length > frame.size() ? wire_length : frame.size();
+  f.not_captured = f.wire_length - frame.size();
   // An index, not a pointer: GCC's sanitizer builds cannot compare the address of a global with
   // null in a constant expression, and read_frame is constexpr.
   std::size_t how = detail::link_readers.size();
@@ -706,26 +776,42 @@ constexpr received_frame read_frame(bytes frame, std::uint32_t link,
                        .layer = "frame",
                        .what = "link type not decoded",
                        .value = link});
+    f.length_on_wire = f.wire_length;
+    detail::note_not_captured(f);
     return f;
   }
+  std::size_t wire = f.wire_length;
   if (detail::link_readers[how].may_have_fcs) {
-    f.fcs = find_fcs(frame, o.fcs);
-    if (f.fcs.present) f.length -= fcs_size;
+    if (f.not_captured == 0) {
+      f.fcs = find_fcs(frame, o.fcs);
+      if (f.fcs.present) f.length -= fcs_size;
+      wire = f.length;
+    } else if (o.fcs == fcs_mode::present && wire >= fcs_size) {
+      wire -= fcs_size;
+      if (f.length > wire) f.length = wire;
+    }
   }
-  detail::frame_reader r(f, o);
+  f.length_on_wire = wire;
+  detail::frame_reader r(f, o, wire);
   (r.*(detail::link_readers[how].start))();
   if (f.fcs.present) r.fcs();
+  detail::note_not_captured(f);
   return f;
 }
 
 // A SUE PDU on its own, its length given by its carrier (RH, payload, R-CRC): for a carrier
 // read_frame does not read itself, such as a tunnel. Offsets count from the PDU's first byte;
-// kind is empty.
-constexpr received_frame read_pdu(bytes pdu, const receive_options& o = {}) noexcept {
+// kind is empty. `wire_length` as for read_frame: the PDU's length when the capture kept less.
+constexpr received_frame read_pdu(bytes pdu, const receive_options& o = {},
+                                  std::size_t wire_length = 0) noexcept {
   received_frame f;
   f.frame = pdu;
   f.length = pdu.size();
-  detail::frame_reader(f, o).sue_pdu(0, pdu.size(), true);
+  f.wire_length = wire_length > pdu.size() ? wire_length : pdu.size();
+  f.not_captured = f.wire_length - pdu.size();
+  f.length_on_wire = f.wire_length;
+  detail::frame_reader(f, o, f.wire_length).sue_pdu(0, f.wire_length, true);
+  detail::note_not_captured(f);
   return f;
 }
 
