@@ -642,14 +642,14 @@ class frame_reader {
     if (!ip) return;
     const ip_extent x = ipv6_datagram(*ip, end, at, [this](const error& e) { report(e); });
     constexpr std::size_t fixed = layout<ipv6_header>::size;
-    if (ip->next_header == ip_proto_ipv6_fragment) return ipv6_fragment(at, x.end, end);
+    if (ip->next_header == ip_proto_ipv6_fragment) return ipv6_fragment(at, x.end);
     if (ip->next_header != ip_proto_udp) return;  // other extension headers: not SUE's
     udp(at + fixed, x.end, true);
   }
 
   // The Fragment header as the first extension header (RFC 8200 4.5). One that holds the whole
   // datagram (offset 0, M clear: an atomic fragment, RFC 6946) is read through.
-  constexpr void ipv6_fragment(std::size_t at, std::size_t datagram_end, std::size_t end) noexcept {
+  constexpr void ipv6_fragment(std::size_t at, std::size_t datagram_end) noexcept {
     constexpr std::size_t fixed = layout<ipv6_header>::size;
     constexpr std::size_t fh = layout<ipv6_fragment_header>::size;
     const auto h = read(f_.ipv6_frag, layer_kind::ipv6_fragment, at + fixed, datagram_end);
