@@ -90,11 +90,9 @@ void tofu() {
 // The send unit's line: a 512-bit datapath at the QoS engine's 150 MHz, and a packet of one header
 // word, one footer word and the payload's 512-bit words (Thesis 4.2.2).
 void rdma() {
-  constexpr double datapath_bits = 512, clock_mhz = 150;
-  const double line_gbps = datapath_bits * clock_mhz / 1000;
-  const double words = scaleup::rdma::thesis.packet_payload * 8 / datapath_bits;
-  row("rdma.line_gbps", line_gbps);
-  row("rdma.max_throughput", words / (words + 2) * line_gbps);
+  const scaleup::sim::rdma_run_config rc{};  // 512-bit datapath at 150 MHz (Thesis 4.2.2)
+  row("rdma.line_gbps", static_cast<double>(rc.datapath_bits) * rc.clock_mhz / 1000);
+  row("rdma.max_throughput", scaleup::sim::rdma_line_gbps(rc));
   // The engine's run (sim/rdma_figures.hpp): the testbed holds a whole engine, so on the heap.
   const auto tb = std::make_unique<scaleup::sim::rdma_testbed<>>();
   // Intra-node, BRAM to BRAM, "excluding network" (Thesis 1): links of no delay.
