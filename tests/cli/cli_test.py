@@ -459,7 +459,7 @@ def case_truncated_frames():
     captured is decoded, the rest marked not captured with one note, and no error."""
     sys.path.insert(0, "/usr/lib/python3/dist-packages")
     from scapy.all import Ether, IP, UDP, Raw, wrpcap
-    barriers = b"".join(bytes([0x09, 0, 0, i]) for i in range(10))  # 10 commands, 40 bytes
+    barriers = b"".join(bytes([0x12, 0, 0, i]) for i in range(10))  # 10 commands, 40 bytes
     pdu = rh_bytes(op=0, xpuid=3, npsn=4, apsn=2) + barriers
     frame = Ether() / IP() / UDP(sport=4793, dport=4793) / Raw(pdu + rcrc(pdu))
     cap = os.path.join(TMP, "snap.pcap")
