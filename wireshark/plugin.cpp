@@ -133,12 +133,19 @@ struct tofu_reassembly {
 };
 std::unique_ptr<tofu_reassembly> tofu_state;
 
+// UDP ports a whole datagram was found SUE on by the heuristic, each with the first frame that
+// showed it: a datagram the capture cut (no R-CRC to confirm it) with a plausible RH is SUE on
+// such a port from that frame on, as `scaleup dump` takes it (wire/udp_flow.hpp, port_bound);
+// by frame number, so every pass shows the same frames.
+std::map<std::uint16_t, std::uint32_t> heuristic_ports;
+
 void init_capture() {
   dissect::analysis_config c;
   c.window =
       pref_window == 0 || pref_window >= 32768 ? transport::gbn_config{}.window : pref_window;
   analysis = std::make_unique<dissect::analysis>(c);
   tofu_state = std::make_unique<tofu_reassembly>();
+  heuristic_ports.clear();
 }
 
 void cleanup_capture() {
@@ -485,9 +492,25 @@ dissector_handle_t udp_bound_handle;
 
 // Any other port: SUE when the payload passes for a PDU, and then its conversation is bound to
 // SUE, as Wireshark does after a heuristic match.
+// A datagram the capture cut is taken on a port found SUE before (heuristic_ports).
 gboolean heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  if (!dissect::plausible_pdu(bytes_of(tvb, pinfo))) return FALSE;
+  const wire::bytes b = bytes_of(tvb, pinfo);
+  const bool cut = tvb_captured_length(tvb) < tvb_reported_length(tvb);
+  const auto seen_before = [&](std::uint32_t port) {
+    const auto it = heuristic_ports.find(static_cast<std::uint16_t>(port));
+    return it != heuristic_ports.end() && it->second < pinfo->num;
+  };
+  if (cut ? !wire::plausible_rh(b) || !(seen_before(pinfo->srcport) || seen_before(pinfo->destport))
+          : !dissect::plausible_pdu(b))
+    return FALSE;
   if (dissect_udp_pdu(tvb, pinfo, root, {}) <= 0) return FALSE;
+  if (!cut) {
+    for (const std::uint32_t port : {pinfo->srcport, pinfo->destport}) {
+      const auto [it, fresh] =
+          heuristic_ports.emplace(static_cast<std::uint16_t>(port), pinfo->num);
+      if (!fresh) it->second = std::min(it->second, pinfo->num);
+    }
+  }
   // From this frame on, as `scaleup dump` binds it: the same frames are SUE on every pass.
   conversation_set_dissector_from_frame_number(find_or_create_conversation(pinfo), pinfo->num,
                                                udp_bound_handle);
