@@ -199,11 +199,20 @@ TEST_CASE("conformance: nack.once, a gap NACKed twice") {
 }
 
 TEST_CASE("conformance: ack.past_gap, an ACK past a NACKed PSN") {
-  capture cap;
+  // Frames 1 us apart: with a bound of 8 us on the way to the receiver, PSN 2's copy of frame 2
+  // may still arrive after the NACK of frame 5, so the ACK is not judged...
+  capture late;
+  for (std::uint16_t s = 1; s <= 4; ++s) late.pdu(s);
+  late.nack(2);
+  late.ack(3);
+  none(late);
+  // ...with a bound of 2.5 us it cannot: the receiver ACKed past its gap.
+  capture cap(d::check_config{.rto_ns = 2500});
   for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
   cap.nack(2);
   cap.ack(3);
   only(cap, rule::ack_past_gap, 6);
+  CHECK(cap.c.tally(rule::ack_past_gap).first[0].seen == "ACK apsn 3");
 }
 
 TEST_CASE("conformance: ack.monotonic, an apsn that moves backwards") {
@@ -303,10 +312,9 @@ TEST_CASE("conformance: lite.no_rh, a SUE Lite frame that carries a PDU") {
   REQUIRE(f);
   out.resize(f.value);
   cap.add(out);
-  // The RH's bytes are no commands of the profile either: cmd.profile may see that too, but
-  // lite.no_rh is the rule this frame breaks.
-  CHECK(cap.c.tally(rule::lite_no_rh).violations == 1);
-  CHECK(cap.c.tally(rule::lite_no_rh).first.at(0).frame == 1);
+  // The RH's bytes are no commands of the profile either, but lite.no_rh is the rule this
+  // frame breaks: its payload is not judged as commands.
+  only(cap, rule::lite_no_rh, 1);
   // A Lite frame of commands is fine.
   capture ok;
   byte_vector out2(128);
@@ -340,7 +348,7 @@ TEST_CASE("conformance: rcrc.good, rh.version, reserved.zero: bytes of the PDU")
     capture cap;
     cap.add(capture::build(capture::params(1, 2), {.ver = 1, .op = op_none, .xpuid = 1, .npsn = 1},
                            capture::command()));
-    CHECK(cap.c.tally(rule::rh_version).violations == 1);
+    only(cap, rule::rh_version, 1);
     capture res;
     res.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .rsvd = 3},
                            capture::command()));

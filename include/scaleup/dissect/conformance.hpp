@@ -103,9 +103,11 @@ inline constexpr std::array<rule_info, 21> rules{{
     {rule::ack_past_gap, "ack.past_gap", "R2 4.2 step 8; decisions.md \"SUE transport\"",
      "After NACKing PSN p a receiver neither ACKs nor delivers p or beyond until p was sent "
      "again.",
-     "ACKs after a NACK", "--ports",
+     "ACKs after a NACK", "--ports, --rto",
      "Delivery to the XPU is not on the wire: an ACK is its only evidence. A gap the receiver "
-     "did not NACK (a PDU lost after the capture point) cannot be told from a delivery."},
+     "did not NACK (a PDU lost after the capture point) cannot be told from a delivery, nor "
+     "can a copy of the PSN sent less than --rto before the NACK (reordered or delayed, it may "
+     "arrive after it): after such a copy an ACK is not judged."},
     {rule::ack_monotonic, "ack.monotonic", "R2 Table 5; decisions.md \"SUE transport\"",
      "ACK and NACK apsn never move backwards: what an ACK or NACK says was delivered in order "
      "never shrinks.",
@@ -115,43 +117,43 @@ inline constexpr std::array<rule_info, 21> rules{{
      "ACKs and NACKs of a connection whose PDUs were captured", "--ports",
      "PDUs sent before the capture started: an ACK before the connection's first captured PDU "
      "is not examinable."},
-    {rule::pdu_one_dst, "pdu.one_dst", "R2 4.2 step 2, A.2 \"destined to a single XPU\"",
+    {rule::pdu_one_dst, "pdu.one_dst", "R2 4.2 step 2 \"destined to a single XPU\"",
      "A PDU goes to one XPU: no group address, and the carrier names one destination XPU.",
      "PDUs (frames with an RH)", "",
      "Which XPU each packed command was meant for: commands carry no destination. Over IP a "
      "frame names an address, one destination by construction."},
-    {rule::pdu_one_vc, "pdu.one_vc", "R2 4.2 step 2, Table 5 \"vc maps to traffic class\"",
+    {rule::pdu_one_vc, "pdu.one_vc", "R2 4.2 step 2 \"on a single traffic class\", Table 5",
      "A PDU travels on one VC: every data PDU of a connection rides the same traffic class.",
      "data PDUs whose carrier has a traffic class (VLAN PCP, DSCP, AFH)", "",
      "Which VC each packed command was queued on: commands carry no VC. The VC-to-class map is "
      "the deployment's: only its consistency is checked. Plain AFH Gen 1 has no class."},
-    {rule::cmd_profile, "cmd.profile", "R2 3.3, 4.2 step 2a; decisions.md \"Commands\"",
+    {rule::cmd_profile, "cmd.profile", "R2 3.3, 4.2 step 2a; decisions.md \"Commands inside a PDU\"",
      "Every packed command is one of the command profile's, with its fixed values.",
      "PDUs and SUE Lite frames with a payload", "--profile",
      "Commands cut by the snapshot length; a payload read without a profile (--profile none)."},
-    {rule::pdu_size, "pdu.size", "R2 3.3 \"up to 4096 bytes\", 4.5; decisions.md \"Commands\"",
+    {rule::pdu_size, "pdu.size", "R2 3.3 \"up to 4096 bytes\", 4.5; decisions.md \"Commands inside a PDU\"",
      "A PDU's packed payload is within the packing limit (4096 bytes, or the configured one).",
      "PDUs", "--max-pdu", "Nothing: the length on the wire is known even when cut."},
     {rule::vc_range, "vc.range", "R2 Table 1 \"up to 4 VCs\", Table 5",
      "A PDU's VC is within the configured number of VCs.", "PDUs", "--vcs",
      "Nothing with 4 VCs: the 2-bit field cannot name a fifth."},
-    {rule::rcrc_good, "rcrc.good", "R2 3.3, Fig. 9; decisions.md \"R-CRC\"",
+    {rule::rcrc_good, "rcrc.good", "R2 3.3, Fig. 9; decisions.md \"R-CRC and the end of a PDU\"",
      "Every PDU ends in an R-CRC over its RH and payload, and it is good.", "PDUs", "",
      "An R-CRC the snapshot length cut (not examinable)."},
-    {rule::pad_after_rcrc, "pad.after_rcrc", "R2 Fig. 9; decisions.md \"R-CRC and the end\"",
+    {rule::pad_after_rcrc, "pad.after_rcrc", "R2 Fig. 9; decisions.md \"R-CRC and the end of a PDU\"",
      "Padding comes only after the R-CRC and only up to the 60-byte minimum frame.",
      "PDUs", "", "Padding the snapshot length cut (not examinable)."},
-    {rule::reserved_zero, "reserved.zero", "R2 Table 5; decisions.md \"Reliability Header\"",
+    {rule::reserved_zero, "reserved.zero", "R2 Table 5; decisions.md \"SUE Reliability Header\"",
      "Reserved bits are sent as zero, in the RH and in every header and command.",
      "frames with an RH or a SUE Lite payload", "", "Nothing."},
-    {rule::rh_version, "rh.version", "R2 Table 5; decisions.md \"Reliability Header\"",
+    {rule::rh_version, "rh.version", "R2 Table 5; decisions.md \"SUE Reliability Header\"",
      "The RH's version is 0.", "PDUs", "", "Nothing."},
     {rule::partition_allowed, "partition.allowed", "R2 Table 5, 4.1; decisions.md \"SUE transport\"",
      "No PDU whose partition is not allowed for its source is acknowledged.",
      "ACKs covering PDUs from a source the partition table lists", "--partitions",
      "Without a partition table nothing is examinable: which partitions a receiver allows is "
      "its configuration, not on the wire."},
-    {rule::lite_no_rh, "lite.no_rh", "R2 3.4, Fig. 10, B",
+    {rule::lite_no_rh, "lite.no_rh", "R2 3.4, Fig. 10",
      "A SUE Lite frame carries no RH and no R-CRC.", "SUE Lite frames",
      "",
      "An RH is told by its shape (version 0, reserved bits zero, a good R-CRC at the end), "
@@ -211,6 +213,10 @@ struct check_config {
   std::uint32_t max_pdu = wire::sue_max_payload;        // packing limit of a SUE PDU
   std::uint32_t max_lite = wire::sue_lite_max_payload;  // of a SUE Lite frame
   std::uint8_t vcs = 4;                                 // R2 Table 1: up to 4
+  // How long a PDU may be on its way from the capture point to the receiver, at most: a copy of
+  // a NACKed PSN sent this long before the NACK may still arrive after it (ack.past_gap). The
+  // retransmit timeout's default: a sender waits that long for a PDU's fate.
+  std::uint64_t rto_ns = transport::gbn_config{}.rto;
   // Ports per XPU. Above 1 a capture that does not say which port a frame crossed (port 0 for
   // all) mixes connections, and the transport rules cannot examine it.
   std::uint8_t ports = 1;
@@ -399,18 +405,17 @@ class conformance {
           rule::lite_size, n[c_lite]->value > cfg_.max_lite,
           [&] { return "at most " + num(cfg_.max_lite) + " payload bytes"; },
           [&] { return num(static_cast<std::int64_t>(n[c_lite]->value)) + " bytes"; });
-    if (on(rule::lite_no_rh)) {
-      const std::size_t end = std::min<std::size_t>(t.frame_length, frame.size());
-      if (l->offset >= end || t.wire_length > t.frame_length) {
-        not_examinable(rule::lite_no_rh);
-      } else {
-        const wire::bytes payload = frame.subspan(l->offset, end - l->offset);
-        judge(
-            rule::lite_no_rh, looks_like_pdu(payload), [] { return std::string("no RH"); },
-            [] { return std::string("an RH and a good R-CRC after the AFH Gen 2 header"); });
-      }
-    }
-    payload_rules(t, n[c_lite] && n[c_lite]->value > 0);
+    // An RH where the commands should start: the payload is a PDU, not commands to judge.
+    const std::size_t end = std::min<std::size_t>(t.frame_length, frame.size());
+    const bool cut = l->offset >= end || t.wire_length > t.frame_length;
+    const bool pdu = !cut && looks_like_pdu(frame.subspan(l->offset, end - l->offset));
+    if (cut && on(rule::lite_no_rh))
+      not_examinable(rule::lite_no_rh);
+    else
+      judge(
+          rule::lite_no_rh, pdu, [] { return std::string("no RH"); },
+          [] { return std::string("an RH and a good R-CRC after the AFH Gen 2 header"); });
+    payload_rules(t, !pdu && n[c_lite] && n[c_lite]->value > 0);
   }
 
   // reserved.zero over every header and command; cmd.profile over a payload's commands.
@@ -543,6 +548,8 @@ class conformance {
     bool nack_open = false;        // a NACK of nacked, and nacked not sent since
     bool nacked_any = false;
     std::int64_t nacked = 0;
+    std::int64_t nack_ns = 0;                      // when the capture saw that NACK
+    std::map<std::int64_t, std::int64_t> sent_ns;  // PSN above `covered` -> its last sending
     std::optional<std::uint16_t> tc;               // the class its data PDUs ride (pdu.one_vc)
     bool listed = false;                           // its source is in the partition table
     std::map<std::int64_t, std::uint64_t> denied;  // PSN -> frame: partition not allowed
@@ -591,6 +598,7 @@ class conformance {
       not_examinable(rule::pdu_one_vc);
     }
     const std::int64_t u = c.unwrap(f.npsn);
+    if (u > c.hi || !c.sent_any) c.sent_ns[u] = f.time_ns;
     if (cfg_.partitions && n[c_partition] && f.xpuid < cfg_.partitions->listed.size() &&
         cfg_.partitions->listed.test(f.xpuid)) {
       c.listed = true;
@@ -622,6 +630,7 @@ class conformance {
       return;
     }
     // A PSN sent before: the next of a resend, or the start of one.
+    c.sent_ns[u] = f.time_ns;
     if (c.nack_open && u == c.nacked) c.nack_open = false;
     const bool in_order = c.resending && u == c.resend_next;
     const bool start = (c.nacked_any && u == c.nacked) || !c.acked_any || u <= c.covered + 1;
@@ -670,11 +679,18 @@ class conformance {
       c.nack_open = true;
       c.nacked_any = true;
       c.nacked = u;
+      c.nack_ns = f.time_ns;
     } else if (c.nack_open) {
+      // A copy of the NACKed PSN sent shortly before the NACK (reordered, delayed) may reach
+      // the receiver after it: then the ACK is right. Older copies cannot.
+      const auto it = c.sent_ns.find(c.nacked);
+      const bool on_its_way =
+          it != c.sent_ns.end() && it->second + static_cast<std::int64_t>(cfg_.rto_ns) >= c.nack_ns;
       judge(
-          rule::ack_past_gap, u >= c.nacked,
+          rule::ack_past_gap, u >= c.nacked && !on_its_way,
           [&] { return "no ACK of " + psn_text(c.nacked) + " or beyond before it is sent again"; },
           [&] { return "ACK apsn " + psn_text(u); });
+      if (u >= c.nacked) c.nack_open = false;
     }
     if (c.listed && on(rule::partition_allowed)) {
       const auto end = c.denied.upper_bound(covered);
@@ -688,8 +704,12 @@ class conformance {
           [&] { return what + psn_text(u); });
       c.denied.erase(c.denied.begin(), end);
     }
+    // An ACK of a PSN never sent is no progress (a sender ignores it): it is reported once,
+    // and what the connection knows as acknowledged stays.
+    if (c.sent_any && covered > c.hi) return;
     if (!c.acked_any || covered > c.covered) c.covered = covered;
     c.acked_any = true;
+    c.sent_ns.erase(c.sent_ns.begin(), c.sent_ns.upper_bound(c.covered));
   }
 
   check_config cfg_;
