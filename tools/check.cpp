@@ -210,6 +210,7 @@ int check(std::span<const std::string_view> argv) {
     dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
     c.add(tree, pkt.data, pkt.number, ns);
   }
+  c.finish();
   stdout_sink out;
   if (json)
     print_json(out, file, frames, c);

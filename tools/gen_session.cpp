@@ -88,7 +88,8 @@ int gen_session(std::span<const std::string_view> argv) {
       const auto m = std::find_if(sim::misbehaviour_rules.begin(), sim::misbehaviour_rules.end(),
                                   [&](const auto& r) { return r.second == rule; });
       if (m == sim::misbehaviour_rules.end())
-        return fail_usage("gen: --misbehave takes ack.unsent, ack.monotonic or nack.once");
+        return fail_usage(
+            "gen: --misbehave takes ack.unsent, ack.monotonic, nack.once or gbn.resend");
       cfg.misbehave = m->first;
     } else if (f == "--encap") {
       const auto e = wire::encap_from_string(a.value().value_or(""));

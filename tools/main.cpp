@@ -41,8 +41,9 @@ commands:
       at --load (default 0.5) of capacity. Writes every frame the switch receives
       (retransmissions included) and prints delivery statistics; --json prints them as one
       object: offered, delivered, duplicates, out_of_order, retransmissions, nacks,
-      goodput_gbps, and more. --misbehave RULE makes one receiver break a conformance rule
-      once (ack.unsent, ack.monotonic, nack.once), a capture for `scaleup check`.
+      goodput_gbps, and more. --misbehave RULE makes one endpoint break a conformance rule
+      once (ack.unsent, ack.monotonic, nack.once, gbn.resend), a capture for `scaleup
+      check`.
 
   gen tofu -o FILE [--mode split|duplicate|adaptive] [--error-rate P] [--frames N] [--seed N]
            [--json]

@@ -658,7 +658,7 @@ def case_check_rules():
     pcap, _ = lossy_session()
     check(scaleup("check", pcap).returncode == 0, "the lossy session is conformant")
     check(checked_frames(pcap) == [], "no sue.check expert info on a conformant capture")
-    for rule in ("ack.unsent", "ack.monotonic", "nack.once"):
+    for rule in ("ack.unsent", "ack.monotonic", "nack.once", "gbn.resend"):
         pcap, _ = lossy_session("misbehave-" + rule.replace(".", "_"), "--misbehave", rule)
         report = json.loads(scaleup("check", "--json", pcap, expect=3).stdout)
         want = [v["frame"] for r in report["rules"] if r["id"] == rule for v in r["first"]]

@@ -14,9 +14,9 @@
 // - Which frames the transport rules see: those a receiver would accept (facts_of: no bad
 //   R-CRC, no error in the network headers or the RH). A PDU dropped on the way is no PDU of
 //   the connection; its faults are the PDU rules'.
-// - The capture is taken where every frame a sender sends is seen (the switch, a tap on the
-//   sender's link): a PSN the capture never saw was never sent. A capture that loses frames
-//   itself shows gaps that psn.next reports.
+// - A capture taken behind a lossy link (at a receiver) misses PDUs that were sent: a PSN a new
+//   PDU skipped is the sender's fault only if the capture never shows it afterwards, neither a
+//   copy nor an ACK of it. psn.next is therefore judged when the capture ends (finish()).
 #pragma once
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -84,10 +85,14 @@ struct rule_info {
 // clang-format off
 inline constexpr std::array<rule_info, 21> rules{{
     {rule::psn_next, "psn.next", "R2 4.2 step 4; decisions.md \"SUE transport\"",
-     "A new PDU's PSN is one above the highest PSN its connection sent before.",
+     "A new PDU's PSN is one above the highest PSN its connection sent before: no PSN is "
+     "skipped and never sent.",
      "data PDUs with a PSN above the highest sent", "--ports",
      "The port a frame crossed: a pcap of a fabric of several ports mixes their PSN spaces "
-     "(not examinable unless --ports 1). The first PDU of a connection may take any PSN."},
+     "(not examinable unless --ports 1). A PSN the capture missed (taken behind a lossy link) "
+     "is told by a later copy or ACK of it, so a skip is judged when the capture ends, and a "
+     "skipped PSN sent later after all cannot be told from a loss. The first PDU of a "
+     "connection may take any PSN."},
     {rule::gbn_resend, "gbn.resend", "R2 2.1, 4.2 step 4b; decisions.md \"SUE transport\"",
      "A retransmission goes back to a NACKed PSN or the oldest unacknowledged one and resends "
      "in order up to the highest sent (go-back-N).",
@@ -352,13 +357,33 @@ class conformance {
   }
   bool seen(std::uint64_t frame) const noexcept { return frame != 0 && frame <= last_frame_; }
 
+  // The capture is over: PSNs skipped and never sent afterwards are psn.next's violations, at
+  // the frame that skipped them (until then a later copy could show the capture missed them).
+  // Called by the caller at the end, or by add() when a frame comes again (a second pass).
+  void finish() {
+    if (finished_) return;
+    finished_ = true;
+    for (const auto& [key, c] : conns_)
+      for (const auto& g : c.gaps)
+        record(rule::psn_next, g.frame, "npsn " + detail::psn_text(g.from) + " sent",
+               g.from == g.to ? "npsn " + detail::psn_text(g.from) + " never sent"
+                              : "npsn " + detail::psn_text(g.from) + " to " +
+                                    detail::psn_text(g.to) + " never sent");
+    for (auto& t : tallies_)
+      std::stable_sort(t.first.begin(), t.first.end(),
+                       [](const violation& a, const violation& b) { return a.frame < b.frame; });
+  }
+
   // Judges one frame, in capture order: `t` its tree (the engine's), `frame` its bytes, `port`
   // the port it crossed where the caller knows it (check_config::port_known). A frame seen
   // before (Wireshark's second pass) is not judged again.
   template <class Tree>
   void add(const Tree& t, wire::bytes frame, std::uint64_t number, std::int64_t time_ns,
            std::uint16_t port = 0) {
-    if (number != 0 && number <= last_frame_) return;
+    if (number != 0 && number <= last_frame_) {
+      finish();  // a frame seen before: the first pass is over
+      return;
+    }
     last_frame_ = std::max(last_frame_, number);
     number_ = number;
     const bool rh = t.find_layer("sue.rh") != nullptr;
@@ -388,10 +413,13 @@ class conformance {
     if (bad) record(r, expected(), seen());
   }
   void record(rule r, std::string expected, std::string seen) {
+    record(r, number_, std::move(expected), std::move(seen));
+  }
+  void record(rule r, std::uint64_t frame, std::string expected, std::string seen) {
     auto& t = tallies_[static_cast<std::size_t>(r)];
     ++t.violations;
-    violation v{r, number_, std::move(expected), std::move(seen)};
-    if (cfg_.per_frame) by_frame_[number_].push_back(v);
+    violation v{r, frame, std::move(expected), std::move(seen)};
+    if (cfg_.per_frame) by_frame_[frame].push_back(v);
     if (t.first.size() < cfg_.keep) t.first.push_back(std::move(v));
   }
 
@@ -550,6 +578,25 @@ class conformance {
     std::int64_t nacked = 0;
     std::int64_t nack_ns = 0;                      // when the capture saw that NACK
     std::map<std::int64_t, std::int64_t> sent_ns;  // PSN above `covered` -> its last sending
+    // PSNs a new PDU skipped, not yet seen since: psn.next's violations if they never are.
+    struct gap {
+      std::int64_t from, to;
+      std::uint64_t frame;
+    };
+    std::vector<gap> gaps;
+    // PSNs from..to shown sent (a copy, or an ACK that covers them): no gap of the sender's.
+    void sent_again(std::int64_t from, std::int64_t to) {
+      std::vector<gap> left;
+      for (const gap& g : gaps) {
+        if (g.to < from || g.from > to) {
+          left.push_back(g);
+          continue;
+        }
+        if (g.from < from) left.push_back({g.from, from - 1, g.frame});
+        if (g.to > to) left.push_back({to + 1, g.to, g.frame});
+      }
+      gaps = std::move(left);
+    }
     std::optional<std::uint16_t> tc;               // the class its data PDUs ride (pdu.one_vc)
     bool listed = false;                           // its source is in the partition table
     std::map<std::int64_t, std::uint64_t> denied;  // PSN -> frame: partition not allowed
@@ -623,12 +670,16 @@ class conformance {
             [&] { return "new npsn " + psn_text(u); });
         c.resending = false;
       }
-      judge(
-          rule::psn_next, u != c.hi + 1, [&] { return "npsn " + psn_text(c.hi + 1); },
-          [&] { return "npsn " + psn_text(u) + " (" + num(u - c.hi - 1) + " skipped)"; });
+      // PSNs skipped: the sender's fault unless the capture missed them (taken at their
+      // receiver, behind a lossy link), which a later copy or an ACK of them will show.
+      if (on(rule::psn_next)) {
+        examined(rule::psn_next);
+        if (u != c.hi + 1) c.gaps.push_back({c.hi + 1, u - 1, f.frame});
+      }
       c.hi = u;
       return;
     }
+    c.sent_again(u, u);
     // A PSN sent before: the next of a resend, or the start of one.
     c.sent_ns[u] = f.time_ns;
     if (c.nack_open && u == c.nacked) c.nack_open = false;
@@ -709,6 +760,7 @@ class conformance {
     if (c.sent_any && covered > c.hi) return;
     if (!c.acked_any || covered > c.covered) c.covered = covered;
     c.acked_any = true;
+    if (!c.gaps.empty()) c.sent_again(std::numeric_limits<std::int64_t>::lowest(), c.covered);
     c.sent_ns.erase(c.sent_ns.begin(), c.sent_ns.upper_bound(c.covered));
   }
 
@@ -717,6 +769,7 @@ class conformance {
   std::map<connection_key, conn_state> conns_;
   std::map<std::uint64_t, std::vector<violation>> by_frame_;
   std::uint64_t last_frame_ = 0;
+  bool finished_ = false;
   std::uint64_t number_ = 0;
   std::uint64_t pdus_ = 0, lite_ = 0;
 };

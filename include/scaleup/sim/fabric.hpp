@@ -60,23 +60,27 @@ struct link_event {
 };
 
 // An endpoint that breaks one conformance rule once (docs/conformance.md), so that a capture of
-// it tests `scaleup check` and the plugin's sue.check expert infos: right after a receiver's ACK
-// or NACK it sends one stand-alone RH more that a conformant receiver never sends. The peer's
-// go-back-N ignores it (an ACK from the past or the future changes nothing; a second NACK of
-// the same PSN goes back where the first did), so nothing else in the run changes.
+// it tests `scaleup check` and the plugin's sue.check expert infos. A receiver: right after an
+// ACK or NACK it sends one stand-alone RH more that a conformant receiver never sends; the
+// peer's go-back-N ignores it (an ACK from the past or the future changes nothing; a second
+// NACK of the same PSN goes back where the first did). A sender: one go-back leaves out its
+// first PSN, which the receiver, waiting for it, never ACKs, until the timeout resends it. Either
+// way nothing else in the run changes.
 enum class misbehaviour : std::uint8_t {
   none,
   ack_unsent,     // an ACK of a PSN 1000 beyond the peer's next: never sent
   ack_monotonic,  // after an ACK, one of the PSN before it: apsn moves backwards
   nack_once,      // after a NACK, the same NACK again: a gap NACKed twice
+  gbn_resend,     // a sender's go-back that leaves out its first PSN (the timeout repairs it)
 };
 
 // The rule id each misbehaviour breaks (dissect/conformance.hpp's ids), for `gen session
 // --misbehave RULE`.
-inline constexpr std::array<std::pair<misbehaviour, std::string_view>, 3> misbehaviour_rules{{
+inline constexpr std::array<std::pair<misbehaviour, std::string_view>, 4> misbehaviour_rules{{
     {misbehaviour::ack_unsent, "ack.unsent"},
     {misbehaviour::ack_monotonic, "ack.monotonic"},
     {misbehaviour::nack_once, "nack.once"},
+    {misbehaviour::gbn_resend, "gbn.resend"},
 }};
 
 struct fabric_config {
@@ -707,10 +711,12 @@ class fabric {
       resend_run& r = ps.resend.front();
       const std::uint32_t c = r.conn;
       const transport::psn<16> psn(r.psn);
+      const bool more = r.count > 1;
       r.psn = static_cast<std::uint16_t>(r.psn + 1);
       if (--r.count == 0) ps.resend.pop_front();
       const auto& tx = conns_[c].m.tx;
       if (!within(psn, tx.una, tx.in_flight())) continue;  // acknowledged meanwhile
+      if (skip_resend(more, psn, tx.una)) continue;
       send(c, &conns_[c].kept[distance(tx.una, psn)], psn);
       return;
     }
@@ -915,6 +921,15 @@ class fabric {
       pump(x, p);
   }
 
+  // A misbehaving sender (misbehaviour::gbn_resend) leaves out the first PSN of a go-back, once
+  // in a run: its resend starts past the oldest unacknowledged PSN. More of the run follows.
+  bool skip_resend(bool more, transport::psn<16> psn, transport::psn<16> una) {
+    if (misbehaved_ || cfg_.misbehave != misbehaviour::gbn_resend) return false;
+    if (psn != una || !more) return false;
+    misbehaved_ = true;
+    return true;
+  }
+
   // The extra RH a misbehaving receiver sends after this ACK or NACK, once in a run.
   void misbehave_after(std::uint32_t c, wire::rh_op op, transport::psn<16> apsn) {
     if (misbehaved_ || cfg_.misbehave == misbehaviour::none) return;
@@ -932,6 +947,7 @@ class fabric {
         if (ack) return;
         extra_ = extra_rh{c, op, apsn};
         break;
+      case misbehaviour::gbn_resend:  // a sender's (skip_resend)
       case misbehaviour::none:
         return;
     }
