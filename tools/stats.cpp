@@ -240,40 +240,56 @@ int stats(std::span<const std::string_view> argv) {
   if (file.empty()) return fail_usage("stats: which capture file?");
   cfg.record_events = !svg_out.empty();
 
-  auto r = open_capture(file);
-  if (!r) return 1;
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
-  dissect::analysis an(cfg);
   static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
+  std::optional<dissect::analysis> an;
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
   std::int64_t t0 = 0, t1 = 0;
   cap::precision_digits digits = 0;  // the finest any packet has
-  cap::packet pkt{};
-  for (;;) {
-    const auto st = r->next(pkt);
-    if (st == cap::reader::status::end) break;
-    if (st == cap::reader::status::error) {
-      std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
-      return 1;
+  // One pass over the capture. A capture cut by its snapshot length may hold long datagrams of
+  // a flow before any whole one showed it SUE: when that happened, the file is read a second
+  // time with the flows and ports the first pass recognised (as tshark's two passes do), so a
+  // cut capture gives the figures of the whole one (issue 17 item 3).
+  const auto pass = [&]() -> bool {
+    auto r = open_capture(file);
+    if (!r) return false;
+    an.emplace(cfg);
+    ip_fragments.reset();
+    flows.reset_unconfirmed();
+    frames = analysed = left_out = 0;
+    t0 = t1 = 0;
+    digits = 0;
+    cap::packet pkt{};
+    for (;;) {
+      const auto st = r->next(pkt);
+      if (st == cap::reader::status::end) break;
+      if (st == cap::reader::status::error) {
+        std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
+        return false;
+      }
+      const std::int64_t ns = capture_time_ns(pkt);
+      digits = std::max(digits, pkt.precision);
+      if (frames++ == 0) t0 = ns;
+      t1 = std::max(t1, ns);
+      // With the length on the wire: a frame the snapshot length cut counts as long as its RH
+      // was captured (dissect/analysis.hpp says which frames count). A reassembled PDU counts
+      // at the time of the frame that completed it.
+      dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
+      const auto facts = dissect::facts_of(tree, pkt.number, ns);
+      if (!facts) {
+        left_out += tree.find_layer("sue.rh") != nullptr;
+        continue;
+      }
+      ++analysed;
+      an->add(*facts);
     }
-    const std::int64_t ns = capture_time_ns(pkt);
-    digits = std::max(digits, pkt.precision);
-    if (frames++ == 0) t0 = ns;
-    t1 = std::max(t1, ns);
-    // With the length on the wire: a frame the snapshot length cut counts as long as its RH
-    // was captured (dissect/analysis.hpp says which frames count). A reassembled PDU counts at
-    // the time of the frame that completed it.
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
-    const auto facts = dissect::facts_of(tree, pkt.number, ns);
-    if (!facts) {
-      left_out += tree.find_layer("sue.rh") != nullptr;
-      continue;
-    }
-    ++analysed;
-    an.add(*facts);
-  }
+    return true;
+  };
+  if (!pass()) return 1;
+  // Standard input cannot be read twice.
+  if (flows.worth_rereading() && file != "-" && !pass()) return 1;
 
-  const auto& conns = an.connections();
+  const auto& conns = an->connections();
   if (!svg_out.empty()) {
     std::ofstream out(svg_out, std::ios::binary);
     out << svg(conns, t0, t1);
