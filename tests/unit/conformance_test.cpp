@@ -277,6 +277,18 @@ TEST_CASE("conformance: pdu.one_dst, a group address") {
   only(cap, rule::pdu_one_dst, 1);
 }
 
+TEST_CASE("conformance: pdu.one_dst, an AFH Gen 1 address and shim that name two XPUs") {
+  capture cap;
+  auto fp = capture::params(1, 2);
+  fp.kind = w::encap::afh1_shim;
+  cap.add(capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, capture::command()));
+  byte_vector f = capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 2}, capture::command());
+  f[5] ^= 0x01;  // the destination XPU in the DA's last two bytes: 3, where the shim says 2
+  cap.add(f);
+  only(cap, rule::pdu_one_dst, 2);
+  CHECK(scaleup::test::contains(cap.c.tally(rule::pdu_one_dst).first[0].seen, "XPU 3"));
+}
+
 TEST_CASE("conformance: pdu.one_vc, a data PDU on another traffic class") {
   capture cap;
   cap.add(cap.pdu_frame(1, 3));
