@@ -19,6 +19,8 @@
 //   copy nor an ACK of it. psn.next is therefore judged when the capture ends (finish()).
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <algorithm>
 #include <array>
 #include <bitset>
