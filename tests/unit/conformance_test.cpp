@@ -450,7 +450,7 @@ TEST_CASE("conformance: cmd.profile, a payload the profile cannot parse") {
   CHECK(opaque.c.tally(rule::cmd_profile).not_examinable == 1);
 }
 
-TEST_CASE("conformance: --rules selects; the flow-control rules are never examined") {
+TEST_CASE("conformance: --rules selects, and the flow-control rules are never examined") {
   d::check_config cfg;
   cfg.selected.reset();
   cfg.selected.set(static_cast<std::size_t>(rule::ack_unsent));
