@@ -176,7 +176,12 @@ int check(std::span<const std::string_view> argv) {
       const auto v = a.value();
       if (!v || v->empty())
         return fail_usage("check: --partitions needs a file of lines XPU PARTITION...");
-      if (const auto e = read_partitions(std::string(*v), partitions)) return fail_usage(*e);
+      const std::string path(*v);
+      if (!std::ifstream(path)) {  // a file that cannot be read: 1, as for the capture
+        std::fprintf(stderr, "scaleup: %s: cannot read\n", path.c_str());
+        return 1;
+      }
+      if (const auto e = read_partitions(path, partitions)) return fail_usage(*e);
       cfg.partitions = &partitions;
     } else if (const auto taken = engine_option("check", f, a, o)) {
       if (!taken->empty()) return fail_usage(*taken);

@@ -244,6 +244,10 @@ def case_options():
                 ["--ports", "3"]):
         run("check", *bad, *([path] if bad else []), expect=2)
     run("check", path, path, expect=2)
+    run("check", "--partitions", os.path.join(TMP, "no-such-table"), path, expect=1)
+    with open(os.path.join(TMP, "bad-table"), "w") as f:
+        f.write("1 5000\n")  # no partition 5000: the field has 10 bits
+    run("check", "--partitions", os.path.join(TMP, "bad-table"), path, expect=2)
     run("check", os.path.join(TMP, "missing.pcap"), expect=1)
     with open(os.path.join(TMP, "junk.pcap"), "wb") as f:
         f.write(b"not a capture")
