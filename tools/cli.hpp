@@ -336,5 +336,6 @@ int gen_tofu(std::span<const std::string_view> args);
 int gen_rdma(std::span<const std::string_view> args);
 int dump(std::span<const std::string_view> args);
 int stats(std::span<const std::string_view> args);
+int check(std::span<const std::string_view> args);
 
 }  // namespace scaleup::cli

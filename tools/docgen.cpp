@@ -4,6 +4,8 @@
 //   scaleup_docgen --print          the generated Markdown, on stdout
 //   scaleup_docgen --check FILE     exit 0 if FILE's generated region is current, 1 if not
 //   scaleup_docgen --update FILE    rewrite FILE's generated region in place
+//   scaleup_docgen --check-rules FILE, --update-rules FILE
+//                                   the same for docs/conformance.md's rule table
 //   scaleup_docgen --scapy          the scapy module (python/scaleup_scapy.py), on stdout
 //   scaleup_docgen --check-scapy FILE   exit 0 if FILE is the module as generated, 1 if not
 //   scaleup_docgen --update-scapy FILE  write the module to FILE
@@ -21,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scaleup/dissect/conformance.hpp"
 #include "scaleup/dissect/registry.hpp"
 #include "scapy_module.hpp"
 
@@ -31,6 +34,8 @@ using wire::field_info;
 
 constexpr std::string_view begin_marker = "<!-- BEGIN GENERATED: field tables -->";
 constexpr std::string_view end_marker = "<!-- END GENERATED: field tables -->";
+constexpr std::string_view rules_begin_marker = "<!-- BEGIN GENERATED: conformance rules -->";
+constexpr std::string_view rules_end_marker = "<!-- END GENERATED: conformance rules -->";
 
 constexpr std::size_t row_bits = 32;
 constexpr std::size_t none = static_cast<std::size_t>(-1);
@@ -284,6 +289,31 @@ std::string generated_markdown() {
   return out;
 }
 
+// docs/conformance.md's rule table, from dissect/conformance.hpp's: the one `scaleup check`
+// reports by and the Wireshark plugin's sue.check.* expert infos are named from.
+std::string rules_markdown() {
+  std::string out =
+      "\n| id | seed | what is checked | examines | configuration | what a capture cannot show |\n"
+      "|----|------|-----------------|----------|---------------|----------------------------|\n";
+  for (const auto& r : scaleup::dissect::rules)
+    out += "| " + code(r.id) + " | " + cell(r.seed) + " | " + cell(r.sentence) + " | " +
+           cell(r.examines) + " | " + (r.config.empty() ? std::string("-") : code(r.config)) +
+           " | " + cell(r.cannot) + " |\n";
+  out += "\n";
+  return out;
+}
+
+// A generated region of a document: its markers, what goes between them, and how to repair it.
+struct generated_region {
+  std::string_view begin, end;
+  std::string (*text)();
+  std::string_view what, fix;
+};
+const generated_region field_tables{begin_marker, end_marker, generated_markdown,
+                                    "the generated field tables are", "--update"};
+const generated_region rule_table{rules_begin_marker, rules_end_marker, rules_markdown,
+                                  "the generated rule table is", "--update-rules"};
+
 // ---- the file ----------------------------------------------------------------------------
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -310,21 +340,22 @@ struct region {
 };
 
 // Finds the one BEGIN ... END pair; on failure prints why and returns false.
-bool find_region(const std::string& path, const std::vector<std::string>& lines, region& out) {
+bool find_region(const std::string& path, const std::vector<std::string>& lines,
+                 const generated_region& doc, region& out) {
   std::size_t begins = 0;
   std::size_t ends = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (bare(lines[i]) == begin_marker) {
+    if (bare(lines[i]) == doc.begin) {
       out.begin = i;
       ++begins;
-    } else if (bare(lines[i]) == end_marker) {
+    } else if (bare(lines[i]) == doc.end) {
       out.end = i;
       ++ends;
     }
   }
   if (begins != 1 || ends != 1 || out.end < out.begin) {
-    std::cerr << "scaleup_docgen: " << path << ": expected exactly one line\n  " << begin_marker
-              << "\nfollowed by exactly one line\n  " << end_marker << "\n(found " << begins
+    std::cerr << "scaleup_docgen: " << path << ": expected exactly one line\n  " << doc.begin
+              << "\nfollowed by exactly one line\n  " << doc.end << "\n(found " << begins
               << " BEGIN and " << ends << " END marker lines"
               << (begins == 1 && ends == 1 ? ", in the wrong order" : "") << ")\n";
     return false;
@@ -382,35 +413,34 @@ bool write_file(const std::string& path, const std::string& text) {
   return true;
 }
 
-int check(const std::string& path) {
+int check(const std::string& path, const generated_region& doc) {
   std::string text;
   if (!read_file(path, text)) return 2;
   const auto lines = split_lines(text);
   region reg;
-  if (!find_region(path, lines, reg)) return 2;
+  if (!find_region(path, lines, doc, reg)) return 2;
   const std::vector<std::string> found(lines.begin() + static_cast<std::ptrdiff_t>(reg.begin) + 1,
                                        lines.begin() + static_cast<std::ptrdiff_t>(reg.end));
-  return compare(path, found, reg.begin + 2, split_lines(generated_markdown()),
-                 "the generated field tables are", "--update");
+  return compare(path, found, reg.begin + 2, split_lines(doc.text()), doc.what, doc.fix);
 }
 
-int update(const std::string& path) {
+int update(const std::string& path, const generated_region& doc) {
   std::string text;
   if (!read_file(path, text)) return 2;
   const auto lines = split_lines(text);
   region reg;
-  if (!find_region(path, lines, reg)) return 2;
+  if (!find_region(path, lines, doc, reg)) return 2;
 
   std::string out;
   for (std::size_t i = 0; i <= reg.begin; ++i) out += lines[i] + "\n";
-  out += generated_markdown();
+  out += doc.text();
   for (std::size_t i = reg.end; i < lines.size(); ++i) out += lines[i] + "\n";
   if (out == text) {
-    std::cout << path << ": generated field tables already up to date\n";
+    std::cout << path << ": generated region already up to date\n";
     return 0;
   }
   if (!write_file(path, out)) return 2;
-  std::cout << path << ": generated field tables updated\n";
+  std::cout << path << ": generated region updated\n";
   return 0;
 }
 
@@ -441,6 +471,8 @@ int usage() {
   std::cerr << "usage: scaleup_docgen --print\n"
                "       scaleup_docgen --check FILE\n"
                "       scaleup_docgen --update FILE\n"
+               "       scaleup_docgen --check-rules FILE\n"
+               "       scaleup_docgen --update-rules FILE\n"
                "       scaleup_docgen --scapy\n"
                "       scaleup_docgen --check-scapy FILE\n"
                "       scaleup_docgen --update-scapy FILE\n"
@@ -457,8 +489,10 @@ int main(int argc, char** argv) {
     std::cout << generated_markdown();
     return std::cout.flush() ? 0 : 2;
   }
-  if (args.size() == 2 && args[0] == "--check") return check(args[1]);
-  if (args.size() == 2 && args[0] == "--update") return update(args[1]);
+  if (args.size() == 2 && args[0] == "--check") return check(args[1], field_tables);
+  if (args.size() == 2 && args[0] == "--update") return update(args[1], field_tables);
+  if (args.size() == 2 && args[0] == "--check-rules") return check(args[1], rule_table);
+  if (args.size() == 2 && args[0] == "--update-rules") return update(args[1], rule_table);
   if (args.size() == 1 && args[0] == "--scapy") {
     const std::string module = scaleup::docgen::scapy_module();
     if (module.empty()) return 2;

@@ -4,6 +4,7 @@
 // comes and advances the fabric from one event to the next.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -81,6 +82,15 @@ int gen_session(std::span<const std::string_view> argv) {
       const auto p = a.fraction();
       if (!p || *p == 0) return fail_usage("gen: --load needs a fraction above 0, up to 1");
       load = *p;
+    } else if (f == "--misbehave") {
+      // An endpoint that breaks one conformance rule once, for `scaleup check`'s tests.
+      const std::string_view rule = a.value().value_or("");
+      const auto m = std::find_if(sim::misbehaviour_rules.begin(), sim::misbehaviour_rules.end(),
+                                  [&](const auto& r) { return r.second == rule; });
+      if (m == sim::misbehaviour_rules.end())
+        return fail_usage(
+            "gen: --misbehave takes ack.unsent, ack.monotonic, nack.once or gbn.resend");
+      cfg.misbehave = m->first;
     } else if (f == "--encap") {
       const auto e = wire::encap_from_string(a.value().value_or(""));
       if (!e || *e == wire::encap::lite)

@@ -33,7 +33,7 @@ commands:
 
   gen session -o FILE [--xpus N] [--ports 1|2|4] [--unordered] [--loss P] [--corrupt P]
               [--duplicate P] [--reorder P] [--fail-link XPU:PORT:DOWN_NS[:UP_NS]]...
-              [--commands N] [--load F] [--seed N] [--encap NAME] [--json]
+              [--commands N] [--load F] [--seed N] [--encap NAME] [--misbehave RULE] [--json]
       Run the fabric harness: --xpus XPUs (default 8, up to 1024) on one switch, each with
       --ports ports (one plane each; strict mode pins a stream to a port, --unordered spreads
       PDUs), go-back-N over links that lose, corrupt, duplicate or reorder frames with the
@@ -41,7 +41,9 @@ commands:
       at --load (default 0.5) of capacity. Writes every frame the switch receives
       (retransmissions included) and prints delivery statistics; --json prints them as one
       object: offered, delivered, duplicates, out_of_order, retransmissions, nacks,
-      goodput_gbps, and more.
+      goodput_gbps, and more. --misbehave RULE makes one endpoint break a conformance rule
+      once (ack.unsent, ack.monotonic, nack.once, gbn.resend), a capture for `scaleup
+      check`.
 
   gen tofu -o FILE [--mode split|duplicate|adaptive] [--error-rate P] [--frames N] [--seed N]
            [--json]
@@ -83,10 +85,26 @@ commands:
       (a bad R-CRC or FCS, an error in its network headers or RH): not for the snapshot
       length, IP/UDP checksums or a payload the profile cannot parse.
 
+  check FILE [--json] [--rules LIST] [--max-pdu N] [--max-lite N] [--vcs N] [--ports N]
+             [--rto NS] [--partitions FILE] [--profile NAME|none] [--udp-port N]... [--no-heuristics]
+             [--xpu-map FILE] [--check-checksums]
+      Does the capture conform to SUE? Checks every rule of docs/conformance.md that the
+      wire shows (PSNs, go-back-N, NACKs and ACKs, the PDU, its R-CRC and padding, reserved
+      bits, partitions, SUE Lite) and prints per rule what was examined, what the capture
+      could not show (its snapshot length, the port of a fabric of --ports N), the
+      violations and the first violating frames with what was expected and what was seen;
+      --json prints one object. --rules selects rules by id (a prefix ending in '.', such as
+      ack., selects a family). --max-pdu (default 4096) and --max-lite (1024) are the
+      packing limits, --vcs (4) the VCs configured, --rto (8000 ns) the longest a PDU may
+      take from the capture point to its receiver, --partitions FILE (lines XPU
+      PARTITION...) the partitions each source may use. Exit status 3 when a rule is
+      violated.
+
   help | --help      this text
   --version          the version
 
-exit status: 0 done, 1 a file could not be read or written, 2 usage error
+exit status: 0 done, 1 a file could not be read or written, 2 usage error, 3 (check) a rule
+is violated
 )";
 
 }  // namespace scaleup::cli
@@ -107,6 +125,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "dump") return dump(rest);
   if (cmd == "stats") return stats(rest);
+  if (cmd == "check") return check(rest);
   if (cmd == "gen") {
     if (rest.empty())
       return fail_usage("gen: which scenario? (basic, traffic, session, tofu, rdma)");

@@ -123,6 +123,9 @@ void load_xpu_map() {
 // ---- per-capture state -------------------------------------------------------------------
 
 std::unique_ptr<dissect::analysis> analysis;
+// The conformance rules (dissect/conformance.hpp), judged on the first pass and kept per frame
+// for every later one: each violation is expert info sue.check.<rule id>.
+std::unique_ptr<dissect::conformance> conformance;
 
 // Tofu slices make a frame only together: the first pass gathers them as `scaleup dump` does
 // and keeps each reassembled frame (or why it failed) under the number of its last slice.
@@ -144,12 +147,19 @@ void init_capture() {
   c.window =
       pref_window == 0 || pref_window >= 32768 ? transport::gbn_config{}.window : pref_window;
   analysis = std::make_unique<dissect::analysis>(c);
+  dissect::check_config k;
+  k.port_known = pref_port_by_interface != FALSE;
+  k.profile = current_options().profile != nullptr;
+  k.keep = 0;
+  k.per_frame = true;
+  conformance = std::make_unique<dissect::conformance>(std::move(k));
   tofu_state = std::make_unique<tofu_reassembly>();
   heuristic_ports.clear();
 }
 
 void cleanup_capture() {
   analysis.reset();
+  conformance.reset();
   tofu_state.reset();
 }
 
@@ -310,16 +320,24 @@ int show(const Tree& t, const ws::placement& at, packet_info* pinfo, proto_tree*
   set_xpu_addresses(t, pinfo);
   const bool has_rh = t.find_layer(wire::layout<rh_t>::name) != nullptr;
   std::optional<dissect::frame_facts> facts;
+  std::uint16_t port = 0;
+  if (pref_port_by_interface && pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
+    port = static_cast<std::uint16_t>(pinfo->rec->rec_header.packet_header.interface_id);
+  const std::int64_t ns =
+      static_cast<std::int64_t>(pinfo->abs_ts.secs) * 1'000'000'000 + pinfo->abs_ts.nsecs;
   // A frame cut by the snapshot length counts too: the engine read it against the length on
   // the wire (the tvb's reported length), as `scaleup stats` does with pcap's.
-  if (pref_analyze && has_rh) {
-    std::uint16_t port = 0;
-    if (pref_port_by_interface && pinfo->rec &&
-        (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
-      port = static_cast<std::uint16_t>(pinfo->rec->rec_header.packet_header.interface_id);
-    const std::int64_t ns =
-        static_cast<std::int64_t>(pinfo->abs_ts.secs) * 1'000'000'000 + pinfo->abs_ts.nsecs;
-    facts = dissect::facts_of(t, pinfo->num, ns, port, hint);
+  if (pref_analyze && has_rh) facts = dissect::facts_of(t, pinfo->num, ns, port, hint);
+  if (pref_analyze && (has_rh || t.find_layer("sue_lite"))) {
+    if (!conformance) init_capture();
+    conformance->add(t, bytes_of(at.tvb, pinfo), pinfo->num, ns, port);
+    proto_tree* parent = r.rh_tree ? r.rh_tree : r.first_tree;
+    for (const auto& v : conformance->of_frame(pinfo->num))
+      if (expert_field* ei = reg.expert_for(v.which))
+        proto_tree_add_expert_format(parent, pinfo, ei, at.tvb, 0, 0, "%.*s: expected %s; seen %s",
+                                     static_cast<int>(dissect::rule_info_of(v.which).id.size()),
+                                     dissect::rule_info_of(v.which).id.data(), v.expected.c_str(),
+                                     v.seen.c_str());
   }
   // The facts hold the destination (the tree's, else the hint): the search is done once.
   std::optional<dissect::endpoint> dst;

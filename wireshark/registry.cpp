@@ -224,7 +224,7 @@ int registry::register_all() {
   for (std::size_t i = 0; i < ett_pool_size; ++i) etts_.push_back(&ett_pool_.emplace_back(-1));
   proto_register_subtree_array(etts_.data(), static_cast<int>(etts_.size()));
 
-  // Expert infos: one per error code and severity, one per analysis flag.
+  // Expert infos: one per error code and severity, one per analysis flag, one per rule.
   const auto expert = [&](const char* name, int group, int severity, const char* summary) {
     expert_field* e = &experts_.emplace_back(expert_field EI_INIT);
     ei_register_info r{};
@@ -255,6 +255,11 @@ int registry::register_all() {
     flag_experts_[static_cast<std::uint16_t>(f.bit)] =
         expert(keep(f.filter), PI_SEQUENCE,
                f.level == dissect::concern::warning ? PI_WARN : PI_NOTE, keep(f.summary));
+  // One per conformance rule (dissect/conformance.hpp), under the rule's stable id.
+  for (const auto& r : dissect::rules)
+    rule_experts_[static_cast<std::size_t>(r.which)] = expert(
+        keep(std::string(dissect::check_filter) + "." + std::string(r.id)), PI_PROTOCOL, PI_WARN,
+        keep("Not conformant (" + std::string(r.id) + "): " + std::string(r.sentence)));
   expert_module_t* m = expert_register_protocol(sue);
   expert_register_field_array(m, ei_.data(), static_cast<int>(ei_.size()));
   return sue;
@@ -321,6 +326,10 @@ expert_field* registry::expert_for(wire::errc code, wire::severity level) {
 expert_field* registry::expert_for(dissect::flag f) {
   const auto it = flag_experts_.find(static_cast<std::uint16_t>(f));
   return it == flag_experts_.end() ? nullptr : it->second;
+}
+
+expert_field* registry::expert_for(dissect::rule r) {
+  return rule_experts_[static_cast<std::size_t>(r)];
 }
 
 }  // namespace scaleup::ws

@@ -1,6 +1,7 @@
 // What the plugin registers with Wireshark, built from the library's field tables: a protocol
 // per filter prefix, one hf per filter name, subtree indices, and expert infos for every error
-// the library can report and every sequence-analysis flag. Nothing here knows a bit position.
+// the library can report, every sequence-analysis flag and every conformance rule. Nothing here
+// knows a bit position.
 #pragma once
 
 #include <wireshark.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "scaleup/dissect/analysis.hpp"
+#include "scaleup/dissect/conformance.hpp"
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/field.hpp"
 
@@ -58,6 +60,7 @@ class registry {
 
   expert_field* expert_for(wire::errc code, wire::severity level);
   expert_field* expert_for(dissect::flag f);
+  expert_field* expert_for(dissect::rule r);
 
   int hf_analysis = -1;
   std::vector<int> hf_values;  // parallel to dissect::analysis_values
@@ -102,6 +105,7 @@ class registry {
   std::vector<ei_register_info> ei_;  // registered once, never resized afterwards
   std::map<std::pair<int, int>, expert_field*> error_experts_;
   std::map<std::uint16_t, expert_field*> flag_experts_;
+  std::array<expert_field*, dissect::rules.size()> rule_experts_{};  // sue.check.<id>
 };
 
 }  // namespace scaleup::ws

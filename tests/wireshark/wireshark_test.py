@@ -638,6 +638,42 @@ def case_analysis_session():
           f"; {len(rtts)} ACK RTTs")
 
 
+# The conformance rules' expert infos (dissect/conformance.hpp): one per rule, sue.check.<id>.
+RULE_IDS = ("psn.next", "gbn.resend", "nack.once", "ack.past_gap", "ack.monotonic", "ack.unsent",
+            "pdu.one_dst", "pdu.one_vc", "cmd.profile", "pdu.size", "vc.range", "rcrc.good",
+            "pad.after_rcrc", "reserved.zero", "rh.version", "partition.allowed", "lite.no_rh",
+            "lite.size", "cbfc.credit", "pfc.paused", "llr.replay")
+
+
+def checked_frames(pcap, rules=RULE_IDS, *opts):
+    out = tshark(*opts, "-r", pcap, "-Y", " || ".join("sue.check." + r for r in rules), "-T",
+                 "fields", "-e", "frame.number").stdout
+    return [int(n) for n in out.split()]
+
+
+def case_check_rules():
+    """A conformant capture shows no sue.check expert info; a capture of an endpoint that
+    breaks a rule once (gen session --misbehave) shows that rule's on the frame `scaleup check`
+    names, and no other rule's."""
+    pcap, _ = lossy_session()
+    check(scaleup("check", pcap).returncode == 0, "the lossy session is conformant")
+    check(checked_frames(pcap) == [], "no sue.check expert info on a conformant capture")
+    for rule in ("ack.unsent", "ack.monotonic", "nack.once", "gbn.resend"):
+        pcap, _ = lossy_session("misbehave-" + rule.replace(".", "_"), "--misbehave", rule)
+        report = json.loads(scaleup("check", "--json", pcap, expect=3).stdout)
+        want = [v["frame"] for r in report["rules"] if r["id"] == rule for v in r["first"]]
+        check(len(want) == 1, f"{rule}: scaleup check found {want}")
+        got = checked_frames(pcap, (rule,))
+        check(got == want, f"{rule}: tshark shows it on frames {got}, scaleup check on {want}")
+        check(checked_frames(pcap) == want, f"{rule}: other rules fire in tshark")
+        # The expert info says what was expected and what was seen, as `scaleup check` does.
+        text = tshark("-r", pcap, "-Y", "sue.check." + rule, "-V").stdout
+        check("expected" in text and "seen" in text and rule in text, text[-3000:])
+        # Two passes agree with one.
+        check(checked_frames(pcap, (rule,), "-2") == want, f"{rule}: two passes differ")
+    print("sue.check expert infos on the violating frames")
+
+
 def case_two_pass():
     pcap, _ = lossy_session()
     one = analysis_rows(pcap)

@@ -379,6 +379,14 @@ struct psn_event {
   kind what = kind::first;
 };
 
+// A 16-bit PSN as a 64-bit count: the value nearest `ref` (an unwrapped PSN known before) in
+// serial-number arithmetic, so that order and distances hold across wraparound.
+constexpr std::int64_t unwrap_psn(std::int64_t ref, std::uint16_t raw) noexcept {
+  const transport::psn<16> r(static_cast<std::uint32_t>(((ref % 65536) + 65536) % 65536));
+  const transport::psn<16> p(raw);
+  return before(p, r) ? ref - distance(p, r) : ref + distance(r, p);
+}
+
 struct connection {
   connection_key key{};
   // The RH xpuid of its first PDU: the source XPU, also where the key's ends are IP addresses.
@@ -403,10 +411,7 @@ struct connection {
   // that order and distances hold across wraparound; the first PSN seen keeps its value.
   std::int64_t unwrap(std::uint16_t raw) const noexcept {
     if (!sent_any_ && !acked_any_) return raw;
-    const std::int64_t ref = sent_any_ ? highest_ : acked_;
-    const transport::psn<16> r(static_cast<std::uint32_t>(((ref % 65536) + 65536) % 65536));
-    const transport::psn<16> p(raw);
-    return before(p, r) ? ref - distance(p, r) : ref + distance(r, p);
+    return unwrap_psn(sent_any_ ? highest_ : acked_, raw);
   }
 
  private:

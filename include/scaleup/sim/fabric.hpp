@@ -30,6 +30,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +58,30 @@ struct link_event {
   std::uint8_t port = 0;
   bool up = false;
 };
+
+// An endpoint that breaks one conformance rule once (docs/conformance.md), so that a capture of
+// it tests `scaleup check` and the plugin's sue.check expert infos. A receiver: right after an
+// ACK or NACK it sends one stand-alone RH more that a conformant receiver never sends; the
+// peer's go-back-N ignores it (an ACK from the past or the future changes nothing; a second
+// NACK of the same PSN goes back where the first did). A sender: one go-back leaves out its
+// first PSN, which the receiver, waiting for it, never ACKs, until the timeout resends it. Either
+// way nothing else in the run changes.
+enum class misbehaviour : std::uint8_t {
+  none,
+  ack_unsent,     // an ACK of a PSN 1000 beyond the peer's next: never sent
+  ack_monotonic,  // after an ACK, one of the PSN before it: apsn moves backwards
+  nack_once,      // after a NACK, the same NACK again: a gap NACKed twice
+  gbn_resend,     // a sender's go-back that leaves out its first PSN (the timeout repairs it)
+};
+
+// The rule id each misbehaviour breaks (dissect/conformance.hpp's ids), for `gen session
+// --misbehave RULE`.
+inline constexpr std::array<std::pair<misbehaviour, std::string_view>, 4> misbehaviour_rules{{
+    {misbehaviour::ack_unsent, "ack.unsent"},
+    {misbehaviour::ack_monotonic, "ack.monotonic"},
+    {misbehaviour::nack_once, "nack.once"},
+    {misbehaviour::gbn_resend, "gbn.resend"},
+}};
 
 struct fabric_config {
   std::uint16_t xpus = 4;          // 2 to 1024 (R2 Table 1; the RH's xpuid is 10 bits)
@@ -85,6 +111,7 @@ struct fabric_config {
   // The commands' framing: offers are checked against it, receivers walk payloads with it.
   const pack::profile* profile = &pack::default_profile;
   std::size_t pack_limit = pack::sue_pack_limit;  // payload bytes per PDU (R2 3.3)
+  misbehaviour misbehave = misbehaviour::none;    // once, by the first receiver that can
 };
 
 struct fabric_stats {
@@ -444,6 +471,11 @@ class fabric {
     std::uint32_t failing = 0;            // connections being failed over
     std::uint8_t next_port = 0;           // unordered: where pump_any starts looking
   };
+  struct extra_rh {
+    std::uint32_t conn;
+    wire::rh_op op;
+    transport::psn<16> apsn;
+  };
   struct failover_move {
     std::uint32_t conn;
     std::uint8_t to;
@@ -660,6 +692,12 @@ class fabric {
       }
       return;
     }
+    if (extra_ && conns_[extra_->conn].xpu == x && conns_[extra_->conn].port == p) {
+      const extra_rh e = *extra_;
+      extra_.reset();
+      send(e.conn, nullptr, {}, &e);
+      return;
+    }
     while (!ps.acks.empty()) {
       const std::uint32_t c = ps.acks.front();
       ps.acks.pop_front();
@@ -673,10 +711,12 @@ class fabric {
       resend_run& r = ps.resend.front();
       const std::uint32_t c = r.conn;
       const transport::psn<16> psn(r.psn);
+      const bool more = r.count > 1;
       r.psn = static_cast<std::uint16_t>(r.psn + 1);
       if (--r.count == 0) ps.resend.pop_front();
       const auto& tx = conns_[c].m.tx;
       if (!within(psn, tx.una, tx.in_flight())) continue;  // acknowledged meanwhile
+      if (skip_resend(more, psn, tx.una)) continue;
       send(c, &conns_[c].kept[distance(tx.una, psn)], psn);
       return;
     }
@@ -791,7 +831,10 @@ class fabric {
 
   // Sends a frame on connection c: the kept PDU `k` with PSN `psn`, or (k null) an RH-only PDU
   // carrying the pending ACK/NACK. Every RH carries what the receiver has to say.
-  void send(std::uint32_t c, kept_pdu* k, transport::psn<16> psn) {
+  // `forced`: a misbehaving receiver's extra RH (fabric_config::misbehave) in place of what the
+  // receiver has to say, which stays owed.
+  void send(std::uint32_t c, kept_pdu* k, transport::psn<16> psn,
+            const extra_rh* forced = nullptr) {
     if (conns_[c].far == none) {  // before references: it may add a connection
       const connection_state& near = conns_[c];
       const std::uint32_t far = conn_of(near.peer, near.port, near.xpu, near.vc);
@@ -807,10 +850,13 @@ class fabric {
     // A stand-alone ACK/NACK takes no PSN of its own, and a receiver reads only its op and
     // apsn (its npsn is the sender's next, for information).
     rh.npsn = k ? psn.value : cs.m.tx.next.value;
-    const auto [op, apsn] = transport::pending_ack(cs.m.rx);
+    const auto [owed_op, owed_apsn] = transport::pending_ack(cs.m.rx);
+    const wire::rh_op op = forced ? forced->op : owed_op;
+    const transport::psn<16> apsn = forced ? forced->apsn : owed_apsn;
     rh.op = static_cast<std::uint8_t>(op);
     rh.apsn = apsn.value;
-    if (op != wire::rh_op::none)
+    if (!forced && op != wire::rh_op::none) misbehave_after(c, op, apsn);
+    if (!forced && op != wire::rh_op::none)
       cs.m.rx = step(cs.m.rx,
                      transport::receiver_event<16>{transport::receiver_input::ack_sent, {}, true},
                      now_, cfg_.gbn)
@@ -870,8 +916,42 @@ class fabric {
     }
     ps.busy_until = std::max(now_, ps.busy_until) + serialise(r.value);
     cross(f, hop::up, x, p, ps.busy_until, ps.busy_until + delay_of(x, p));
-    if (!ps.acks.empty() || !ps.resend.empty() || xpus_[x].ports[lane(p)].queued_streams > 0)
+    if (!ps.acks.empty() || !ps.resend.empty() || xpus_[x].ports[lane(p)].queued_streams > 0 ||
+        extra_)
       pump(x, p);
+  }
+
+  // A misbehaving sender (misbehaviour::gbn_resend) leaves out the first PSN of a go-back, once
+  // in a run: its resend starts past the oldest unacknowledged PSN. More of the run follows.
+  bool skip_resend(bool more, transport::psn<16> psn, transport::psn<16> una) {
+    if (misbehaved_ || cfg_.misbehave != misbehaviour::gbn_resend) return false;
+    if (psn != una || !more) return false;
+    misbehaved_ = true;
+    return true;
+  }
+
+  // The extra RH a misbehaving receiver sends after this ACK or NACK, once in a run.
+  void misbehave_after(std::uint32_t c, wire::rh_op op, transport::psn<16> apsn) {
+    if (misbehaved_ || cfg_.misbehave == misbehaviour::none) return;
+    const bool ack = op == wire::rh_op::ack;
+    switch (cfg_.misbehave) {
+      case misbehaviour::ack_unsent:
+        if (!ack) return;
+        extra_ = extra_rh{c, op, conns_[conns_[c].far].m.tx.next + 1000};
+        break;
+      case misbehaviour::ack_monotonic:
+        if (!ack) return;
+        extra_ = extra_rh{c, op, apsn - 1};
+        break;
+      case misbehaviour::nack_once:
+        if (ack) return;
+        extra_ = extra_rh{c, op, apsn};
+        break;
+      case misbehaviour::gbn_resend:  // a sender's (skip_resend)
+      case misbehaviour::none:
+        return;
+    }
+    misbehaved_ = true;
   }
 
   // A frame enters a link: the link model decides what arrives where and when.
@@ -1295,7 +1375,10 @@ class fabric {
   slot_pool<failover_move> failovers_;  // moves under way
   buffer_pool<frame_tag> frames_;       // frames in flight, each with its tag
   buffer_pool<> bytes_;                 // kept PDUs' payloads, commands waiting to be packed
-  bool perfect_links_ = false;          // the default model, all its probabilities 0
+  // fabric_config::misbehave: the extra RH due, and whether it was sent.
+  std::optional<extra_rh> extra_;
+  bool misbehaved_ = false;
+  bool perfect_links_ = false;  // the default model, all its probabilities 0
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;

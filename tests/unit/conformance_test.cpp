@@ -1,0 +1,492 @@
+// The conformance rules (include/scaleup/dissect/conformance.hpp): for every rule a capture
+// written here, frame by frame, that breaks it exactly once, caught at that frame with no
+// other rule firing; and conformant captures that break nothing.
+#include <scaleup/dissect/conformance.hpp>
+#include <scaleup/dissect/engine.hpp>
+#include <scaleup/pack/default_profile.hpp>
+#include <scaleup/wire/frame.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+namespace {
+
+namespace d = scaleup::dissect;
+namespace w = scaleup::wire;
+namespace p = scaleup::pack;
+using d::rule;
+using scaleup::test::byte_vector;
+
+constexpr std::uint8_t op_ack = 0, op_nack = 1, op_none = 2;
+
+// A capture written by hand: XPU 1 sends to XPU 2 on VC 0 (AFH Gen 2 compressed, which names
+// both XPUs); XPU 2 answers on the same VC with stand-alone ACKs and NACKs.
+struct capture {
+  std::unique_ptr<d::large_tree> tree = std::make_unique<d::large_tree>();
+  d::conformance c;
+  std::uint64_t frame = 0;
+
+  explicit capture(d::check_config cfg = {}) : c(std::move(cfg)) {}
+
+  static byte_vector command() {
+    const auto c = w::to_bytes(p::cmd_read{.dlen = 63, .tag = 2});
+    return byte_vector(c.value.begin(), c.value.end());
+  }
+  static byte_vector build(const w::frame_params& fp, const w::reliability_header& rh,
+                           const byte_vector& payload) {
+    byte_vector out(payload.size() + 256);
+    const auto n = w::emit_sue_frame(fp, rh, payload, out);
+    REQUIRE(n);
+    out.resize(n.value);
+    return out;
+  }
+  static w::frame_params params(std::uint32_t src, std::uint32_t dst, std::uint8_t tc = 0) {
+    w::frame_params fp;
+    fp.kind = w::encap::afh2c;
+    fp.src_xpu = src;
+    fp.dst_xpu = dst;
+    fp.tc = tc;
+    return fp;
+  }
+  void add(const byte_vector& f) {
+    d::dissect_frame(*tree, w::bytes(f.data(), f.size()), d::link_ethernet);
+    ++frame;
+    c.add(*tree, w::bytes(f.data(), f.size()), frame, static_cast<std::int64_t>(frame) * 1000);
+  }
+  byte_vector pdu_frame(std::uint16_t psn, std::uint8_t tc = 0) const {
+    return build(params(1, 2, tc), {.op = op_none, .xpuid = 1, .npsn = psn}, command());
+  }
+  void pdu(std::uint16_t psn) { add(pdu_frame(psn)); }
+  void ack(std::uint16_t apsn, std::uint8_t op = op_ack) {
+    add(build(params(2, 1), {.op = op, .xpuid = 2, .npsn = 7, .apsn = apsn}, {}));
+  }
+  void nack(std::uint16_t apsn) { ack(apsn, op_nack); }
+};
+
+// Every rule's tally: `r` violated once, at `at`; every other rule not at all.
+void only(capture& cap, rule r, std::uint64_t at) {
+  cap.c.finish();
+  for (const auto& info : d::rules) {
+    CAPTURE(info.id);
+    const auto& t = cap.c.tally(info.which);
+    if (info.which == r) {
+      CHECK(t.violations == 1);
+      REQUIRE(!t.first.empty());
+      CHECK(t.first[0].frame == at);
+      CHECK(t.first[0].which == r);
+      CHECK(!t.first[0].expected.empty());
+      CHECK(!t.first[0].seen.empty());
+    } else {
+      CHECK(t.violations == 0);
+    }
+  }
+  CHECK(cap.c.violations() == 1);
+  CHECK(!cap.c.conformant());
+}
+
+void none(capture& cap) {
+  cap.c.finish();
+  for (const auto& info : d::rules) {
+    CAPTURE(info.id);
+    CHECK(cap.c.tally(info.which).violations == 0);
+  }
+  CHECK(cap.c.conformant());
+}
+
+}  // namespace
+
+TEST_CASE("conformance: the rule table is the contract") {
+  // Ids are unique, each names its seed and says what it requires.
+  for (std::size_t i = 0; i < d::rules.size(); ++i) {
+    CAPTURE(d::rules[i].id);
+    CHECK(!d::rules[i].seed.empty());
+    CHECK(!d::rules[i].sentence.empty());
+    CHECK(!d::rules[i].cannot.empty());
+    CHECK(d::rule_by_id(d::rules[i].id) == d::rules[i].which);
+    for (std::size_t j = 0; j < i; ++j) CHECK(d::rules[j].id != d::rules[i].id);
+  }
+  CHECK(d::rule_by_id("psn.next") == rule::psn_next);
+  CHECK(!d::rule_by_id("psn"));
+  CHECK(d::rule_info_of(rule::llr_replay).id == "llr.replay");
+}
+
+TEST_CASE("conformance: go-back-N with a NACK, a timeout and duplicates is conformant") {
+  capture cap;
+  for (std::uint16_t s = 10; s < 14; ++s) cap.pdu(s);  // 10..13
+  cap.ack(11);
+  cap.nack(12);                                        // 12 lost after the capture point
+  for (std::uint16_t s = 12; s < 14; ++s) cap.pdu(s);  // go back to 12, in order
+  cap.pdu(14);
+  cap.ack(14);
+  cap.pdu(15);
+  cap.pdu(16);
+  cap.pdu(15);  // a timeout: back to the oldest unacknowledged
+  cap.pdu(16);
+  cap.ack(16);
+  cap.ack(16);  // a re-ACK of a duplicate
+  cap.pdu(14);  // an ACK the sender had not yet received: already acknowledged, resent
+  cap.pdu(15);
+  cap.pdu(16);
+  cap.pdu(17);
+  none(cap);
+  CHECK(cap.c.tally(rule::psn_next).examined == 7);  // 11 to 17, each new once
+  CHECK(cap.c.tally(rule::gbn_resend).examined >= 7);
+  CHECK(cap.c.tally(rule::nack_once).examined == 1);
+  CHECK(cap.c.tally(rule::rcrc_good).examined == cap.frame);
+  CHECK(cap.c.pdus() == cap.frame);
+}
+
+TEST_CASE("conformance: PSNs wrap around 65535 without a violation") {
+  capture cap;
+  for (std::uint32_t s = 65533; s < 65540; ++s) cap.pdu(static_cast<std::uint16_t>(s));
+  cap.ack(2);
+  none(cap);
+}
+
+TEST_CASE("conformance: psn.next, a skipped PSN") {
+  capture cap;
+  cap.pdu(1);
+  cap.pdu(2);
+  cap.pdu(4);
+  only(cap, rule::psn_next, 3);
+  CHECK(cap.c.tally(rule::psn_next).first[0].expected == "npsn 3 sent");
+  CHECK(cap.c.tally(rule::psn_next).first[0].seen == "npsn 3 never sent");
+}
+
+TEST_CASE("conformance: psn.next, PSNs the capture missed are no skip once they show up") {
+  // A capture behind a lossy link: 3 and 4 missed, then resent (a NACK of 3, go back).
+  capture resent;
+  for (const std::uint16_t s : {1, 2, 5}) resent.pdu(s);
+  resent.nack(3);
+  for (const std::uint16_t s : {3, 4, 5}) resent.pdu(s);
+  none(resent);
+  // ...or acknowledged: the receiver got them.
+  capture acked;
+  for (const std::uint16_t s : {1, 2, 5}) acked.pdu(s);
+  acked.ack(5);
+  none(acked);
+  // Half shown: the other half was skipped.
+  capture half;
+  for (const std::uint16_t s : {1, 2, 6}) half.pdu(s);
+  half.ack(3);
+  only(half, rule::psn_next, 3);
+  CHECK(half.c.tally(rule::psn_next).first[0].seen == "npsn 4 to 5 never sent");
+}
+
+TEST_CASE("conformance: gbn.resend, a resend that skips a PSN or stops short") {
+  SUBCASE("skips") {
+    capture cap;
+    for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
+    cap.nack(2);
+    cap.pdu(2);
+    cap.pdu(4);  // 3 skipped
+    only(cap, rule::gbn_resend, 7);
+  }
+  SUBCASE("selective repeat: goes back to a PSN nobody NACKed, past the oldest unacknowledged") {
+    capture cap;
+    for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
+    cap.ack(1);
+    cap.pdu(3);
+    only(cap, rule::gbn_resend, 6);
+  }
+  SUBCASE("stops short: a new PSN before the resend reached the highest sent") {
+    capture cap;
+    for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
+    cap.nack(2);
+    cap.pdu(2);
+    cap.pdu(5);
+    only(cap, rule::gbn_resend, 7);
+  }
+}
+
+TEST_CASE("conformance: nack.once, a gap NACKed twice") {
+  capture cap;
+  for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
+  cap.nack(2);
+  cap.nack(2);
+  only(cap, rule::nack_once, 6);
+  // Once the PSN was sent again, a new NACK of it is a new gap.
+  capture again;
+  for (std::uint16_t s = 1; s <= 4; ++s) again.pdu(s);
+  again.nack(2);
+  again.pdu(2);
+  again.nack(2);
+  none(again);
+}
+
+TEST_CASE("conformance: ack.past_gap, an ACK past a NACKed PSN") {
+  // Frames 1 us apart: with a bound of 8 us on the way to the receiver, PSN 2's copy of frame 2
+  // may still arrive after the NACK of frame 5, so the ACK is not judged...
+  capture late;
+  for (std::uint16_t s = 1; s <= 4; ++s) late.pdu(s);
+  late.nack(2);
+  late.ack(3);
+  none(late);
+  // ...with a bound of 2.5 us it cannot: the receiver ACKed past its gap.
+  capture cap(d::check_config{.rto_ns = 2500});
+  for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
+  cap.nack(2);
+  cap.ack(3);
+  only(cap, rule::ack_past_gap, 6);
+  CHECK(cap.c.tally(rule::ack_past_gap).first[0].seen == "ACK apsn 3");
+}
+
+TEST_CASE("conformance: ack.monotonic, an apsn that moves backwards") {
+  capture cap;
+  for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
+  cap.ack(3);
+  cap.ack(2);
+  only(cap, rule::ack_monotonic, 6);
+  capture nack;  // a NACK of 2 says 1 was the last delivered: behind an ACK of 3
+  for (std::uint16_t s = 1; s <= 4; ++s) nack.pdu(s);
+  nack.ack(3);
+  nack.nack(2);
+  only(nack, rule::ack_monotonic, 6);
+}
+
+TEST_CASE("conformance: ack.unsent, an ACK of a PSN never sent") {
+  capture cap;
+  cap.ack(0);  // before any PDU: the capture may have started late
+  CHECK(cap.c.tally(rule::ack_unsent).not_examinable == 1);
+  cap.pdu(1);
+  cap.pdu(2);
+  cap.ack(3);
+  only(cap, rule::ack_unsent, 4);
+}
+
+TEST_CASE("conformance: the transport rules need the port when a fabric has several") {
+  capture cap(d::check_config{.ports = 2});
+  cap.pdu(1);
+  cap.pdu(5);
+  none(cap);
+  CHECK(cap.c.tally(rule::psn_next).not_examinable == 2);
+  CHECK(cap.c.tally(rule::psn_next).examined == 0);
+}
+
+TEST_CASE("conformance: pdu.one_dst, a group address") {
+  capture cap;
+  auto fp = capture::params(1, 2);
+  fp.multicast = true;
+  cap.add(capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, capture::command()));
+  only(cap, rule::pdu_one_dst, 1);
+}
+
+TEST_CASE("conformance: pdu.one_dst, an AFH Gen 1 address and shim that name two XPUs") {
+  capture cap;
+  auto fp = capture::params(1, 2);
+  fp.kind = w::encap::afh1_shim;
+  cap.add(capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, capture::command()));
+  byte_vector f = capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 2}, capture::command());
+  f[5] ^= 0x01;  // the destination XPU in the DA's last two bytes: 3, where the shim says 2
+  cap.add(f);
+  only(cap, rule::pdu_one_dst, 2);
+  CHECK(scaleup::test::contains(cap.c.tally(rule::pdu_one_dst).first[0].seen, "XPU 3"));
+}
+
+TEST_CASE("conformance: pdu.one_vc, a data PDU on another traffic class") {
+  capture cap;
+  cap.add(cap.pdu_frame(1, 3));
+  cap.add(cap.pdu_frame(2, 3));
+  cap.add(cap.pdu_frame(3, 4));
+  only(cap, rule::pdu_one_vc, 3);
+}
+
+TEST_CASE("conformance: pdu.size, vc.range, lite.size: the configured limits") {
+  byte_vector big;
+  for (int i = 0; i < 20; ++i) {
+    const auto c = capture::command();
+    big.insert(big.end(), c.begin(), c.end());
+  }
+  SUBCASE("pdu.size") {
+    capture cap(d::check_config{.max_pdu = static_cast<std::uint32_t>(big.size() - 1)});
+    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, big));
+    only(cap, rule::pdu_size, 1);
+    capture fits(d::check_config{.max_pdu = static_cast<std::uint32_t>(big.size())});
+    fits.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, big));
+    none(fits);
+  }
+  SUBCASE("vc.range") {
+    capture cap(d::check_config{.vcs = 2});
+    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 1},
+                           capture::command()));
+    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 2},
+                           capture::command()));
+    only(cap, rule::vc_range, 2);
+  }
+  SUBCASE("lite.size") {
+    capture cap(d::check_config{.max_lite = static_cast<std::uint32_t>(big.size() - 1)});
+    w::frame_params fp = capture::params(1, 2);
+    fp.kind = w::encap::lite;
+    byte_vector out(big.size() + 64);
+    const auto n = w::emit_frame(fp, big, out);
+    REQUIRE(n);
+    out.resize(n.value);
+    cap.add(out);
+    only(cap, rule::lite_size, 1);
+    CHECK(cap.c.lite_frames() == 1);
+  }
+}
+
+TEST_CASE("conformance: lite.no_rh, a SUE Lite frame that carries a PDU") {
+  capture cap;
+  w::frame_params fp = capture::params(1, 2);
+  fp.kind = w::encap::lite;
+  byte_vector pdu(64);
+  const auto n = w::emit_pdu({.op = op_none, .xpuid = 1, .npsn = 1}, capture::command(), pdu);
+  REQUIRE(n);
+  pdu.resize(n.value);
+  byte_vector out(128);
+  const auto f = w::emit_frame(fp, pdu, out);
+  REQUIRE(f);
+  out.resize(f.value);
+  cap.add(out);
+  // The RH's bytes are no commands of the profile either, but lite.no_rh is the rule this
+  // frame breaks: its payload is not judged as commands.
+  only(cap, rule::lite_no_rh, 1);
+  // A Lite frame of commands is fine.
+  capture ok;
+  byte_vector out2(128);
+  const auto g = w::emit_frame(fp, capture::command(), out2);
+  REQUIRE(g);
+  out2.resize(g.value);
+  ok.add(out2);
+  none(ok);
+  CHECK(ok.c.tally(rule::lite_no_rh).examined == 1);
+}
+
+TEST_CASE("conformance: rcrc.good, rh.version, reserved.zero: bytes of the PDU") {
+  // AFH Gen 2 compressed: 6 bytes, its Ethertype 2, then the RH.
+  constexpr std::size_t rh = 8;
+  SUBCASE("rcrc.good") {
+    // Four commands: a frame above the 60-byte minimum, so the R-CRC is its last four bytes.
+    byte_vector payload;
+    for (int i = 0; i < 4; ++i) {
+      const auto c = capture::command();
+      payload.insert(payload.end(), c.begin(), c.end());
+    }
+    byte_vector f =
+        capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, payload);
+    REQUIRE(f.size() > w::ethernet_min_frame);
+    f[rh + 8 + 6] ^= 0x01;  // a bit of the first command's address: the R-CRC no longer matches
+    capture cap;
+    cap.add(f);
+    only(cap, rule::rcrc_good, 1);
+  }
+  SUBCASE("rh.version and reserved.zero, each with a good R-CRC") {
+    capture cap;
+    cap.add(capture::build(capture::params(1, 2), {.ver = 1, .op = op_none, .xpuid = 1, .npsn = 1},
+                           capture::command()));
+    only(cap, rule::rh_version, 1);
+    capture res;
+    res.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .rsvd = 3},
+                           capture::command()));
+    only(res, rule::reserved_zero, 1);
+    CHECK(scaleup::test::contains(res.c.tally(rule::reserved_zero).first[0].seen, "rsvd"));
+  }
+}
+
+TEST_CASE("conformance: pad.after_rcrc, padding before the R-CRC or past the minimum") {
+  SUBCASE("zeros between the commands and the R-CRC") {
+    capture cap;
+    byte_vector payload = capture::command();
+    payload.resize(payload.size() + 8, 0);
+    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, payload));
+    only(cap, rule::pad_after_rcrc, 1);
+  }
+  SUBCASE("zeros after the R-CRC in a frame above 60 bytes") {
+    capture cap;
+    auto fp = capture::params(1, 2);
+    fp.pad = false;
+    byte_vector f = capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, capture::command());
+    REQUIRE(f.size() < w::ethernet_min_frame);
+    f.resize(w::ethernet_min_frame + 8, 0);
+    cap.add(f);
+    only(cap, rule::pad_after_rcrc, 1);
+  }
+  SUBCASE("zeros after the R-CRC up to the minimum are right") {
+    capture cap;
+    cap.ack(0);  // an RH-only PDU padded to 60 bytes
+    none(cap);
+    CHECK(cap.c.tally(rule::pad_after_rcrc).examined == 1);
+  }
+}
+
+TEST_CASE("conformance: partition.allowed, an ACK of a PDU its partition should have dropped") {
+  d::partition_policy table;
+  table.listed.set(1);
+  table.allowed->allow(1, 5);
+  capture cap(d::check_config{.partitions = &table});
+  cap.add(capture::build(capture::params(1, 2),
+                         {.op = op_none, .xpuid = 1, .npsn = 1, .partition = 5},
+                         capture::command()));
+  cap.ack(1);
+  cap.add(capture::build(capture::params(1, 2),
+                         {.op = op_none, .xpuid = 1, .npsn = 2, .partition = 6},
+                         capture::command()));
+  cap.ack(2);
+  only(cap, rule::partition_allowed, 4);
+  CHECK(cap.c.tally(rule::partition_allowed).examined == 2);
+  // Without a table: nothing to examine.
+  capture none_given;
+  none_given.pdu(1);
+  none_given.ack(1);
+  CHECK(none_given.c.tally(rule::partition_allowed).examined == 0);
+}
+
+TEST_CASE("conformance: cmd.profile, a payload the profile cannot parse") {
+  capture cap;
+  cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1},
+                         byte_vector{0xEE, 1, 2, 3, 4, 5}));
+  only(cap, rule::cmd_profile, 1);
+  capture opaque(d::check_config{.profile = false});
+  opaque.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1},
+                            capture::command()));
+  CHECK(opaque.c.tally(rule::cmd_profile).not_examinable == 1);
+}
+
+TEST_CASE("conformance: --rules selects, and the flow-control rules are never examined") {
+  d::check_config cfg;
+  cfg.selected.reset();
+  cfg.selected.set(static_cast<std::size_t>(rule::ack_unsent));
+  capture cap(cfg);
+  cap.pdu(1);
+  cap.pdu(3);  // psn.next, not selected
+  cap.ack(4);
+  only(cap, rule::ack_unsent, 3);
+  CHECK(cap.c.tally(rule::psn_next).examined == 0);
+  capture all;
+  all.pdu(1);
+  for (const rule r : {rule::cbfc_credit, rule::pfc_paused, rule::llr_replay}) {
+    CHECK(!all.c.selected(r));
+    CHECK(all.c.tally(r).examined == 0);
+  }
+}
+
+TEST_CASE("conformance: per-frame violations for the plugin, and a second pass changes nothing") {
+  capture cap(d::check_config{.per_frame = true});
+  cap.pdu(1);
+  cap.pdu(3);
+  cap.ack(7);  // an ACK of a PSN never sent: judged at once
+  REQUIRE(cap.c.of_frame(3).size() == 1);
+  CHECK(cap.c.of_frame(3)[0].which == rule::ack_unsent);
+  CHECK(cap.c.of_frame(1).empty());
+  CHECK(cap.c.of_frame(2).empty());  // the skip of 2 is judged when the first pass is over
+  // Frame 2 again (Wireshark's second pass): the first pass is over, nothing judged twice.
+  const byte_vector f = cap.pdu_frame(3);
+  d::dissect_frame(*cap.tree, w::bytes(f.data(), f.size()), d::link_ethernet);
+  cap.c.add(*cap.tree, w::bytes(f.data(), f.size()), 2, 2000);
+  REQUIRE(cap.c.of_frame(2).size() == 1);
+  CHECK(cap.c.of_frame(2)[0].which == rule::psn_next);
+  CHECK(cap.c.tally(rule::psn_next).violations == 1);
+  CHECK(cap.c.tally(rule::ack_unsent).violations == 1);
+  cap.c.finish();
+  CHECK(cap.c.tally(rule::psn_next).violations == 1);
+  CHECK(cap.c.seen(2));
+  CHECK(!cap.c.seen(4));
+}
