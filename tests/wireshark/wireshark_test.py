@@ -147,7 +147,8 @@ def capture(name, *gen_args):
 # ---- tshark -T fields against dump --json ------------------------------------------------
 
 LIST_KEYS = ("sue.cmds",)
-META_KEYS = ("frame", "encap", "len", "cap_len", "errors")
+META_KEYS = ("frame", "encap", "frame.time_epoch", "frame.time_relative", "frame.time_delta",
+             "frame.len", "frame.cap_len", "frame.interface_id", "errors")
 # tshark's checksum statuses (proto.h PROTO_CHECKSUM_E_*), which dump names.
 CHECKSUM_STATUS = {0: "bad", 1: "good", 2: "unverified", 3: "not_present"}
 
