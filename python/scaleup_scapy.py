@@ -862,13 +862,13 @@ for _cls in (
 # Fields dump computes rather than reads: not scapy fields.
 COMPUTED = frozenset({
     "eth.fcs",
+    "ip.checksum.status",
     "ip.fragment",
     "ip.fragment.count",
     "ip.reassembled.length",
     "ipv6.fragment",
     "ipv6.fragment.count",
     "ipv6.reassembled.length",
-    "ip.checksum.status",
     "rdma.ftr.crc.status",
     "rdma.payload.len",
     "rdma.pkt.reissue",

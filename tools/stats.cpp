@@ -275,61 +275,84 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   cfg.window = s.window;
   cfg.record_events = !s.svg_out.empty();
 
-  capture_input input;
-  if (!input.open(s.in, true)) return 1;
-  const std::string name = input.name() == "-" ? "(standard input)" : input.name();
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
-  dissect::analysis an(cfg);
   static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
+  std::optional<dissect::analysis> an;
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
   std::int64_t t0 = 0, t1 = 0;
   cap::precision_digits digits = 0;  // the finest any packet has
+  std::string name;
   stdout_sink out;
   // --interval: the table every S seconds while reading, redrawn in place on a terminal.
   const bool redraw = s.interval > 0 && !s.json && ::isatty(1);
   using clock = std::chrono::steady_clock;
-  auto next_table = clock::now() + std::chrono::duration_cast<clock::duration>(
-                                       std::chrono::duration<double>(s.interval));
+  const auto interval =
+      std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s.interval));
   const auto table = [&] {
     if (redraw) out("\x1b[H\x1b[2J");
-    put_table(out, name, frames, analysed, left_out, cfg.window, an.connections(),
+    put_table(out, name, frames, analysed, left_out, cfg.window, an->connections(),
               time_format(frames ? digits : cap::micro_digits));
   };
-  cap::packet pkt{};
   int status = 0;
-  for (;;) {
-    const auto st = input.next(pkt);
-    if (st == cap::reader::status::end) break;
-    if (st == cap::reader::status::error) {
-      std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
-      if (!input.streaming()) return 1;
-      status = 1;  // a capture that stopped: what it saw is still worth its totals
-      break;
+  bool rereadable = false;
+  // One pass over the capture. A capture cut by its snapshot length may hold long datagrams of
+  // a flow before any whole one showed it SUE: when that happened, a file is read a second time
+  // with the flows and ports the first pass recognised (as tshark's two passes do), so a cut
+  // capture gives the figures of the whole one (issue 17 item 3). A pipe or an interface is
+  // read once. -w saves the first pass only.
+  const auto pass = [&](const input_settings& in) -> bool {
+    capture_input input;
+    if (!input.open(in, true)) return false;
+    rereadable = !input.streaming();
+    name = input.name() == "-" ? "(standard input)" : input.name();
+    an.emplace(cfg);
+    ip_fragments.reset();
+    flows.reset_unconfirmed();
+    frames = analysed = left_out = 0;
+    t0 = t1 = 0;
+    digits = 0;
+    auto next_table = clock::now() + interval;
+    cap::packet pkt{};
+    for (;;) {
+      const auto st = input.next(pkt);
+      if (st == cap::reader::status::end) break;
+      if (st == cap::reader::status::error) {
+        std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
+        if (!input.streaming()) return false;
+        status = 1;  // a capture that stopped: what it saw is still worth its totals
+        break;
+      }
+      const std::int64_t ns = capture_time_ns(pkt);
+      digits = std::max(digits, pkt.precision);
+      if (frames++ == 0) t0 = ns;
+      t1 = std::max(t1, ns);
+      // With the length on the wire: a frame the snapshot length cut counts as long as its RH
+      // was captured (dissect/analysis.hpp says which frames count). A reassembled PDU counts
+      // at the time of the frame that completed it.
+      dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
+      if (const auto facts = dissect::facts_of(tree, pkt.number, ns)) {
+        ++analysed;
+        an->add(*facts);
+      } else {
+        left_out += tree.find_layer("sue.rh") != nullptr;
+      }
+      if (s.interval > 0 && clock::now() >= next_table) {
+        table();
+        out.flush();
+        next_table = clock::now() + interval;
+      }
     }
-    const std::int64_t ns = capture_time_ns(pkt);
-    digits = std::max(digits, pkt.precision);
-    if (frames++ == 0) t0 = ns;
-    t1 = std::max(t1, ns);
-    // With the length on the wire: a frame the snapshot length cut counts as long as its RH
-    // was captured (dissect/analysis.hpp says which frames count). A reassembled PDU counts at
-    // the time of the frame that completed it.
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
-    if (const auto facts = dissect::facts_of(tree, pkt.number, ns)) {
-      ++analysed;
-      an.add(*facts);
-    } else {
-      left_out += tree.find_layer("sue.rh") != nullptr;
-    }
-    if (s.interval > 0 && clock::now() >= next_table) {
-      table();
-      out.flush();
-      next_table = clock::now() + std::chrono::duration_cast<clock::duration>(
-                                      std::chrono::duration<double>(s.interval));
-    }
+    if (!input.finish()) status = 1;
+    return true;
+  };
+  if (!pass(s.in)) return 1;
+  if (rereadable && flows.worth_rereading()) {
+    input_settings again = s.in;
+    again.write.clear();
+    if (!pass(again)) return 1;
   }
-  if (!input.finish()) status = 1;
 
-  const auto& conns = an.connections();
+  const auto& conns = an->connections();
   if (!s.svg_out.empty()) {
     std::ofstream svg_file(s.svg_out, std::ios::binary);
     svg_file << svg(conns, t0, t1);

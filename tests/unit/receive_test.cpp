@@ -1294,10 +1294,21 @@ TEST_CASE("read_frame: a frame the snapshot length cut is read against its lengt
   CHECK(full.wire_length == 154);
   CHECK(full.not_captured == 0);
   CHECK(full.length_on_wire == 154);
+  // No port is SUE's (issue 17 item 5) and the heuristic needs a good R-CRC, which a cut frame
+  // does not hold: a header-only capture is read with its port named (--udp-port).
+  const w::receive_options& named = on_golden_port;
+
+  SUBCASE("an unnamed port: no R-CRC to confirm the RH, so the datagram stays UDP") {
+    const auto r = w::read_frame(w::bytes(whole).first(80), w::link_ethernet, {}, whole.size());
+    CHECK_FALSE(r.rh);
+    CHECK(r.ok());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == errc::not_captured);
+  }
 
   SUBCASE("cut in the payload: RH decoded, R-CRC not captured, one note and no error") {
     const w::bytes cut = w::bytes(whole).first(80);
-    const auto r = w::read_frame(cut, w::link_ethernet, {}, whole.size());
+    const auto r = w::read_frame(cut, w::link_ethernet, named, whole.size());
     CHECK(r.kind == w::encap::udp4);
     REQUIRE(r.rh);
     CHECK(*r.rh == *full.rh);
@@ -1326,7 +1337,7 @@ TEST_CASE("read_frame: a frame the snapshot length cut is read against its lengt
     CHECK(r.errors[0].value == 74);
     // The UDP checksum cannot be checked over bytes that were not captured: unverified, no
     // warning, even when asked.
-    w::receive_options check;
+    w::receive_options check = named;  // a copy
     check.check_checksums = true;
     const auto c = w::read_frame(cut, w::link_ethernet, check, whole.size());
     CHECK(c.udp_checksum == w::checksum_status::unverified);
@@ -1334,7 +1345,7 @@ TEST_CASE("read_frame: a frame the snapshot length cut is read against its lengt
     CHECK(c.errors.size() == 1);
   }
   SUBCASE("cut in the R-CRC: the payload whole, the R-CRC not") {
-    const auto r = w::read_frame(w::bytes(whole).first(152), w::link_ethernet, {}, whole.size());
+    const auto r = w::read_frame(w::bytes(whole).first(152), w::link_ethernet, named, whole.size());
     CHECK(r.bounds.status == w::rcrc_status::not_captured);
     CHECK(r.payload.size() == 100);
     CHECK(r.layers[4].not_captured == 0);
@@ -1345,7 +1356,7 @@ TEST_CASE("read_frame: a frame the snapshot length cut is read against its lengt
          {std::size_t{10}, std::size_t{20}, std::size_t{38}, std::size_t{46}}) {
       CAPTURE(n);
       const w::bytes cut = w::bytes(whole).first(n);
-      const auto r = w::read_frame(cut, w::link_ethernet, {}, whole.size());
+      const auto r = w::read_frame(cut, w::link_ethernet, named, whole.size());
       CHECK_FALSE(r.rh);
       REQUIRE(r.errors.size() == 1);
       CHECK(r.errors[0].code == errc::not_captured);
@@ -1360,7 +1371,7 @@ TEST_CASE("read_frame: a frame the snapshot length cut is read against its lengt
     byte_vector f = whole;
     set16(f, ip4_at + 2, 400);  // more than the 140 bytes the wire holds after Ethernet
     fix_ipv4_checksum(f, ip4_at);
-    const auto r = w::read_frame(w::bytes(f).first(80), w::link_ethernet, {}, f.size());
+    const auto r = w::read_frame(w::bytes(f).first(80), w::link_ethernet, named, f.size());
     const auto* e = find_error(r, "IPv4 datagram longer than the frame");
     REQUIRE(e);
     CHECK(e->level == w::severity::error);

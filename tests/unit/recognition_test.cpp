@@ -183,6 +183,58 @@ TEST_CASE("recognition: a flow found SUE stays SUE, its damaged PDUs included") 
   }
 }
 
+TEST_CASE("recognition: a datagram the capture cut is SUE on a flow or port seen SUE before") {
+  // A header-only capture keeps the RH but not the R-CRC: the heuristic cannot confirm the
+  // datagram by itself (issue 17 items 3 and 5).
+  w::reliability_header rh = test_rh();
+  // The RH and the payload byte, not the R-CRC.
+  const auto cut_of = [](const byte_vector& f) { return w::bytes(f.data(), pdu4_at + 8 + 1); };
+  const auto dissect_cut = [&](const byte_vector& f, const d::options& o) {
+    auto t = std::make_unique<d::tree>();
+    d::dissect_frame(*t, cut_of(f), d::link_ethernet, o, f.size());
+    return t;
+  };
+  const byte_vector data = sue_frame(40000, 50000, rh);
+  d::options o = opaque();
+  d::flow_table flows;
+  o.flows = &flows;
+
+  // Nothing seen before: the datagram stays UDP, with a note that says why and what to do.
+  auto t = dissect_cut(data, o);
+  CHECK(t->encap == "ipv4/udp");
+  const auto& errs = t->error_list();
+  REQUIRE(errs.size() == 2);  // the snapshot note and this one, no error
+  const auto& e = errs[0].layer == "udp" ? errs[0] : errs[1];
+  CHECK(e.layer == "udp");
+  CHECK(e.level == w::severity::note);
+  CHECK(e.code == w::errc::not_captured);
+  CHECK(e.offset == pdu4_at);
+  CHECK(e.needed == 8 + 1 + 4);
+  CHECK(e.available == 9);
+  CHECK(std::string(e.what).find("--udp-port") != std::string::npos);
+  CHECK(flows.unconfirmed_count() == 1);
+  CHECK_FALSE(flows.worth_rereading());
+  // A cut datagram whose RH is not plausible is not counted.
+  rh.ver = 1;
+  CHECK(dissect_cut(sue_frame(40000, 50000, rh), o)->encap == "ipv4/udp");
+  CHECK(flows.unconfirmed_count() == 1);
+  rh.ver = 0;
+
+  // A whole datagram of another flow on the same port shows the port SUE.
+  const byte_vector other = sue_frame(40001, 50000, rh, 0xC0A8010B);
+  CHECK(dissect(other, o)->encap == "udp4");
+  CHECK(flows.worth_rereading());
+  t = dissect_cut(data, o);
+  CHECK(t->encap == "udp4");
+  CHECK(status(*t) == "not_captured");
+  CHECK(t->error_list().size() == 1);
+  CHECK(flows.size() == 2);  // bound by it
+  // Whole and damaged on a port alone: the R-CRC still decides.
+  CHECK(dissect(damaged(sue_frame(40002, 50000, rh, 0xC0A8010C)), o)->encap == "ipv4/udp");
+  flows.reset_unconfirmed();
+  CHECK(flows.unconfirmed_count() == 0);
+}
+
 TEST_CASE("recognition: an RH of another version on a named port, with a warning") {
   auto rh = test_rh();
   rh.ver = 1;

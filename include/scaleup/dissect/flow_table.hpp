@@ -2,10 +2,14 @@
 // passed for a PDU on a port nobody named, the flow's later datagrams are SUE whatever they hold,
 // as Wireshark binds a conversation to the dissector whose heuristic matched it. Grows with the
 // capture (one entry per flow), so it is opt-in state on the heap, like the analysis; `scaleup
-// dump` and `scaleup stats` hand one to the reader through receive_options::flows.
+// dump` and `scaleup stats` hand one to the reader through receive_options::flows. A capture cut
+// by its snapshot length holds no R-CRC in its long datagrams: they are SUE on a flow or port
+// recognised before (by a whole datagram), so a tool that reads a file may read it a second
+// time with the table the first pass filled (worth_rereading), as tshark's two passes do.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <set>
 
 #include "scaleup/wire/udp_flow.hpp"
@@ -15,11 +19,26 @@ namespace scaleup::dissect {
 class flow_table final : public wire::flow_binding {
  public:
   bool bound(const wire::udp_flow& f) const noexcept override { return flows_.contains(f); }
-  void bind(const wire::udp_flow& f) noexcept override { flows_.insert(f); }
+  void bind(const wire::udp_flow& f) noexcept override {
+    flows_.insert(f);
+    ports_.insert(f.port_a);
+    ports_.insert(f.port_b);
+  }
+  bool port_bound(std::uint16_t port) const noexcept override { return ports_.contains(port); }
+  void unconfirmed(const wire::udp_flow&) noexcept override { ++unconfirmed_; }
+
   std::size_t size() const noexcept { return flows_.size(); }
+  // Cut datagrams with a plausible RH left as UDP since the last reset_unconfirmed().
+  std::size_t unconfirmed_count() const noexcept { return unconfirmed_; }
+  // Whether reading the capture again with what this table now knows would take more of them
+  // for SUE: some were left, and flows or ports were recognised (possibly after them).
+  bool worth_rereading() const noexcept { return unconfirmed_ > 0 && !flows_.empty(); }
+  void reset_unconfirmed() noexcept { unconfirmed_ = 0; }
 
  private:
   std::set<wire::udp_flow> flows_;
+  std::set<std::uint16_t> ports_;
+  std::size_t unconfirmed_ = 0;
 };
 
 }  // namespace scaleup::dissect

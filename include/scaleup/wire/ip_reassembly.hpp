@@ -152,6 +152,13 @@ class ip_reassembler {
   }
   constexpr std::size_t bytes_held() const noexcept { return held_; }
 
+  // As built, in place (a reassembler is large: kept static, it is reset rather than replaced
+  // when a tool reads a capture a second time).
+  constexpr void reset() noexcept {
+    for (auto& s : slots_) release(s);
+    counters_ = {};
+  }
+
   // One fragment, from frame `frame` at time `now_ns`. Datagrams older than the age limit are
   // given up first.
   constexpr const result& push(const ip_fragment& f, std::uint64_t frame,

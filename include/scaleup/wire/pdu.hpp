@@ -195,13 +195,19 @@ constexpr std::size_t packed_length(bytes payload, const command_boundaries* com
   return pos;
 }
 
+// The RH's own test, without the R-CRC: version 0 and the reserved bits zero (R2 3.3, Fig. 7).
+// Eight bits of evidence: alone it confirms nothing (a random datagram passes one time in 256).
+constexpr bool plausible_rh(bytes payload) noexcept {
+  if (payload.size() < layout<reliability_header>::size) return false;
+  const auto rh = view<reliability_header>::make(payload).value;
+  return rh.get<&reliability_header::ver>() == 0 && rh.get<&reliability_header::rsv>() == 0 &&
+         rh.get<&reliability_header::rsvd>() == 0;
+}
+
 // Whether bytes on a UDP port not taken for SUE pass for a PDU (the heuristic of decisions.md
 // "Network headers"): version 0, reserved bits zero, R-CRC good.
 constexpr bool plausible_pdu(bytes payload) noexcept {
-  if (payload.size() < layout<reliability_header>::size + rcrc_size) return false;
-  const auto rh = view<reliability_header>::make(payload).value;
-  return rh.get<&reliability_header::ver>() == 0 && rh.get<&reliability_header::rsv>() == 0 &&
-         rh.get<&reliability_header::rsvd>() == 0 &&
+  return payload.size() >= layout<reliability_header>::size + rcrc_size && plausible_rh(payload) &&
          pdu_bounds_exact(payload).status == rcrc_status::good;
 }
 

@@ -680,14 +680,20 @@ class frame_reader {
     f_.udp_checksum = x.checksum;
     if (!x.usable) return;
     constexpr std::size_t header = layout<udp_header>::size;
-    if (!is_sue_datagram(*u, b_.subspan(at + header, present(x.end) - at - header), v6)) return;
+    if (!is_sue_datagram(*u, b_.subspan(at + header, present(x.end) - at - header), v6, at + header,
+                         x.end - at - header))
+      return;
     f_.kind = v6 ? encap::udp6 : encap::udp4;
     sue_pdu(at + header, x.end, true);
   }
 
   // Whether a datagram carries SUE: by a port the user named; else (if heuristics are allowed)
-  // by its flow, recognised before, or by what it carries, which binds its flow.
-  constexpr bool is_sue_datagram(const udp_header& u, bytes payload, bool v6) const noexcept {
+  // by its flow, recognised before, or by what it carries, which binds its flow. A datagram the
+  // capture cut has no R-CRC to show: a plausible RH takes it on a flow or port recognised
+  // before; otherwise it stays UDP with a note that says why (issue 17 items 3 and 5).
+  // `payload` is what was captured of the `on_wire` bytes at `at`.
+  constexpr bool is_sue_datagram(const udp_header& u, bytes payload, bool v6, std::size_t at,
+                                 std::size_t on_wire) const noexcept {
     if (o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port)) return true;
     if (!o_.heuristics) return false;
     if (!o_.flows) return plausible_pdu(payload);
@@ -696,6 +702,23 @@ class frame_reader {
                              : udp_flow::make(ip_address::v4(f_.ipv4->value.src), u.src_port,
                                               ip_address::v4(f_.ipv4->value.dst), u.dst_port);
     if (o_.flows->bound(flow)) return true;
+    if (payload.size() < on_wire && plausible_rh(payload)) {
+      if (o_.flows->port_bound(u.dst_port) || o_.flows->port_bound(u.src_port)) {
+        o_.flows->bind(flow);
+        return true;
+      }
+      o_.flows->unconfirmed(flow);
+      f_.errors.add(error{.code = errc::not_captured,
+                          .layer = "udp",
+                          .offset = static_cast<std::uint32_t>(at),
+                          .needed = static_cast<std::uint32_t>(on_wire),
+                          .available = static_cast<std::uint32_t>(payload.size()),
+                          .what = "a plausible SUE RH, not confirmed: its R-CRC was not "
+                                  "captured and no SUE was seen on this flow or port before "
+                                  "(name the port with --udp-port)",
+                          .level = severity::note});
+      return false;
+    }
     if (!plausible_pdu(payload)) return false;
     o_.flows->bind(flow);
     return true;

@@ -35,6 +35,13 @@ class flow_binding {
   virtual bool bound(const udp_flow& f) const noexcept = 0;
   // The flow has been recognised as SUE (by its payload): its later datagrams are SUE too.
   virtual void bind(const udp_flow& f) noexcept = 0;
+  // Whether a flow on this port has been recognised: a datagram the capture cut (its R-CRC not
+  // captured) is taken for SUE on such a port when its RH is plausible (issue 17 item 3).
+  virtual bool port_bound(std::uint16_t port) const noexcept = 0;
+  // A cut datagram held a plausible RH that nothing confirmed (its port unnamed, no flow or
+  // port recognised yet): it stays UDP, and the reader says so, so that a tool can read the
+  // capture again with what the whole capture taught it (dissect/flow_table.hpp).
+  virtual void unconfirmed(const udp_flow& f) noexcept = 0;
 
  protected:
   constexpr flow_binding() = default;
