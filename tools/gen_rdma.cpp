@@ -80,14 +80,23 @@ int run_gen_rdma(const rdma_settings& s) {
   std::size_t once = 0;
   for (const auto& t : rep.list()) once += t.exactly_once();
   const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
-  if (json)
-    std::printf(
-        "{\"transfers\":%llu,\"completed_exactly_once\":%llu,\"data_packets\":%llu,"
-        "\"data_lost\":%llu,\"acks\":%llu,\"nacks\":%llu,\"control_packets\":%llu,"
-        "\"reissues\":%llu,\"timeouts\":%llu,\"end_ns\":%llu}\n",
-        u(rep.count), u(once), u(rep.data_packets), u(rep.data_lost), u(rep.acks), u(rep.nacks),
-        u(rep.control_packets), u(rep.reissues), u(rep.timeouts), u(rep.end_ns));
-  else
+  if (json) {
+    stdout_sink out;
+    dissect::json_writer<stdout_sink>(out)
+        .object()
+        .member("transfers", rep.count)
+        .member("completed_exactly_once", once)
+        .member("data_packets", rep.data_packets)
+        .member("data_lost", rep.data_lost)
+        .member("acks", rep.acks)
+        .member("nacks", rep.nacks)
+        .member("control_packets", rep.control_packets)
+        .member("reissues", rep.reissues)
+        .member("timeouts", rep.timeouts)
+        .member("end_ns", rep.end_ns)
+        .end()
+        .raw("\n");
+  } else
     std::printf(
         "rdma engine: %llu transfers, loss %.3g\n"
         "  completed exactly once  %llu\n"

@@ -131,20 +131,25 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
   }
   const auto& s = fab.stats();
   if (json) {
-    std::printf(
-        "{\"offered\":%llu,\"delivered\":%llu,\"duplicates\":%llu,\"out_of_order\":%llu,"
-        "\"retransmissions\":%llu,\"nacks\":%llu,\"goodput_gbps\":%.3f,\"frames\":%llu,"
-        "\"acks\":%llu,\"lost\":%llu,\"corrupted\":%llu,\"failovers\":%llu,\"moved\":%llu,"
-        "\"duration_ns\":%llu}\n",
-        static_cast<unsigned long long>(s.offered), static_cast<unsigned long long>(s.delivered),
-        static_cast<unsigned long long>(s.duplicates),
-        static_cast<unsigned long long>(s.out_of_order),
-        static_cast<unsigned long long>(s.retransmissions),
-        static_cast<unsigned long long>(s.nacks), s.goodput_gbps(),
-        static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.acks),
-        static_cast<unsigned long long>(s.lost), static_cast<unsigned long long>(s.corrupted),
-        static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.moved),
-        static_cast<unsigned long long>(fab.now()));
+    stdout_sink out;
+    dissect::json_writer<stdout_sink>(out)
+        .object()
+        .member("offered", s.offered)
+        .member("delivered", s.delivered)
+        .member("duplicates", s.duplicates)
+        .member("out_of_order", s.out_of_order)
+        .member("retransmissions", s.retransmissions)
+        .member("nacks", s.nacks)
+        .number_text("goodput_gbps", fmt::format("{:.3f}", s.goodput_gbps()))
+        .member("frames", s.frames)
+        .member("acks", s.acks)
+        .member("lost", s.lost)
+        .member("corrupted", s.corrupted)
+        .member("failovers", s.failovers)
+        .member("moved", s.moved)
+        .member("duration_ns", fab.now())
+        .end()
+        .raw("\n");
   } else {
     std::printf(
         "session: %u XPUs x %u port%s (%s), loss %.3g, corruption %.3g, %s\n"

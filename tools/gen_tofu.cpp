@@ -45,15 +45,24 @@ int run_gen_tofu(const tofu_settings& s) {
     return 1;
   }
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
-  if (json)
-    std::printf(
-        "{\"frames\":%llu,\"delivered\":%llu,\"lost\":%llu,\"split_frames\":%llu,"
-        "\"duplicate_frames\":%llu,\"mode_switches\":%llu,\"replays\":%llu,\"slices\":%llu,"
-        "\"failed_slices\":%llu,\"misdelivered\":%llu,\"duration_ns\":%llu}\n",
-        n(st.frames), n(st.delivered), n(st.lost), n(st.split_frames), n(st.duplicate_frames),
-        n(st.mode_switches), n(st.replays), n(st.slices), n(st.failed_slices), n(st.misdelivered),
-        n(st.duration_ns));
-  else
+  if (json) {
+    stdout_sink out;
+    dissect::json_writer<stdout_sink>(out)
+        .object()
+        .member("frames", st.frames)
+        .member("delivered", st.delivered)
+        .member("lost", st.lost)
+        .member("split_frames", st.split_frames)
+        .member("duplicate_frames", st.duplicate_frames)
+        .member("mode_switches", st.mode_switches)
+        .member("replays", st.replays)
+        .member("slices", st.slices)
+        .member("failed_slices", st.failed_slices)
+        .member("misdelivered", st.misdelivered)
+        .member("duration_ns", st.duration_ns)
+        .end()
+        .raw("\n");
+  } else
     std::printf(
         "tofu link: 2 lanes, bit error rate %.3g\n"
         "  frames offered        %llu\n"
