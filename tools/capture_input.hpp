@@ -16,6 +16,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -304,6 +305,10 @@ class capture_input {
     return live_ || (reader_ && reader_->file_format() == cap::reader::format::pcapng);
   }
   const std::string& name() const noexcept { return name_; }
+
+  // Called while a live capture waits for frames (every tenth of a second at most): what is due
+  // whether or not frames come (stats --interval's table).
+  std::function<void()> on_idle;
   const std::string& error() const noexcept { return error_; }
 
   // Flushes and closes -w's file; false after printing why.
@@ -428,6 +433,7 @@ class capture_input {
         // immediate mode on Linux.
         pollfd fd{pcap_get_selectable_fd(live_), POLLIN, 0};
         ::poll(&fd, 1, 100);
+        if (on_idle) on_idle();
         continue;
       }
       if (r == PCAP_ERROR_BREAK) return status::end;

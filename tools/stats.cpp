@@ -312,6 +312,14 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     t0 = t1 = 0;
     digits = 0;
     auto next_table = clock::now() + interval;
+    // The table when it is due, frames or not (a quiet link still gets its redraw).
+    const auto due = [&] {
+      if (s.interval <= 0 || clock::now() < next_table) return;
+      table();
+      out.flush();
+      next_table = clock::now() + interval;
+    };
+    input.on_idle = due;
     cap::packet pkt{};
     for (;;) {
       const auto st = input.next(pkt);
@@ -336,11 +344,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
       } else {
         left_out += tree.find_layer("sue.rh") != nullptr;
       }
-      if (s.interval > 0 && clock::now() >= next_table) {
-        table();
-        out.flush();
-        next_table = clock::now() + interval;
-      }
+      due();
     }
     if (!input.finish()) status = 1;
     return true;

@@ -333,6 +333,13 @@ def case_live():
     out, err = finish(p, said)
     check(p.returncode == 0 and out.count("lo: ") >= 2 and "totals" in out, out)
     check(out.rstrip().splitlines()[-1].startswith("   all"), out)
+    # A quiet link still gets its table every interval.
+    p, said = start("stats", "-i", "lo", "-f", f"udp dst port {PORT + 2}", "--interval", "0.2")
+    check(p is not None, said)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = finish(p, said)
+    check(p.returncode == 0 and out.count("lo: 0 frames") >= 3 and "totals" in out, out)
     return 0
 
 
