@@ -3,9 +3,11 @@
 // rule what was examined, what could not be, the violations and the first violating frames.
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
+#include "capture_input.hpp"
 #include "cli.hpp"
 #include "scaleup/dissect/conformance.hpp"
 #include "scaleup/dissect/engine.hpp"
@@ -19,21 +21,6 @@ namespace {
 // Exit statuses (issue 20): 0 conformant, 1 unreadable input, 2 usage, 3 a rule violated.
 constexpr int exit_violated = 3;
 
-std::string json_string(std::string_view s) {
-  std::string o = "\"";
-  for (const char ch : s) {
-    if (ch == '"' || ch == '\\') o += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(ch));
-      o += b;
-      continue;
-    }
-    o += ch;
-  }
-  return o + "\"";
-}
-
 // --rules LIST: comma-separated rule ids; a prefix ending in '.' selects a family ("ack.").
 std::optional<std::string> parse_rules(std::string_view list, dissect::rule_set& out) {
   out.reset();
@@ -46,7 +33,7 @@ std::optional<std::string> parse_rules(std::string_view list, dissect::rule_set&
         out.set(static_cast<std::size_t>(r.which));
         found = true;
       }
-    if (!found) return "check: unknown rule '" + std::string(id) + "' (see docs/conformance.md)";
+    if (!found) return "--rules: unknown rule '" + std::string(id) + "' (see docs/conformance.md)";
     start = comma + 1;
   }
   return std::nullopt;
@@ -55,7 +42,7 @@ std::optional<std::string> parse_rules(std::string_view list, dissect::rule_set&
 // --partitions FILE: lines `XPU PARTITION...` (partitions a source XPU may use), # comments.
 std::optional<std::string> read_partitions(const std::string& path, dissect::partition_policy& p) {
   std::ifstream in(path);
-  if (!in) return "check: " + path + ": cannot read";
+  if (!in) return path + ": cannot read";
   std::string line;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
@@ -65,7 +52,7 @@ std::optional<std::string> read_partitions(const std::string& path, dissect::par
     while (words >> w) {
       const auto v = parse_number<std::uint16_t>(w);
       if (!v || *v >= transport::partitions)
-        return "check: " + path + ":" + std::to_string(n) + ": '" + w +
+        return "--partitions: " + path + ":" + std::to_string(n) + ": '" + w +
                "' is not an XPU or partition from 0 to 1023";
       if (!src) {
         src = *v;
@@ -114,100 +101,89 @@ void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
 
 void print_json(stdout_sink& out, const std::string& file, std::uint64_t frames,
                 const dissect::conformance& c) {
-  out("{\"file\":" + json_string(file) + ",\"frames\":" + std::to_string(frames) + ",\"pdus\":" +
-      std::to_string(c.pdus()) + ",\"lite_frames\":" + std::to_string(c.lite_frames()) +
-      ",\"conformant\":" + (c.conformant() ? "true" : "false") +
-      ",\"violations\":" + std::to_string(c.violations()) + ",\"rules\":[");
-  bool first_rule = true;
+  dissect::json_writer<stdout_sink> j(out);
+  j.object()
+      .member("file", file)
+      .member("frames", frames)
+      .member("pdus", c.pdus())
+      .member("lite_frames", c.lite_frames())
+      .member_bool("conformant", c.conformant())
+      .member("violations", c.violations())
+      .array("rules");
   for (const auto& r : dissect::rules) {
     if (!c.selected(r.which)) continue;
     const auto& t = c.tally(r.which);
-    out(std::string(first_rule ? "" : ",") + "{\"id\":" + json_string(r.id) +
-        ",\"seed\":" + json_string(r.seed) + ",\"sentence\":" + json_string(r.sentence) +
-        ",\"examined\":" + std::to_string(t.examined) +
-        ",\"not_examinable\":" + std::to_string(t.not_examinable) +
-        ",\"violations\":" + std::to_string(t.violations) + ",\"first\":[");
-    first_rule = false;
-    for (std::size_t i = 0; i < t.first.size(); ++i)
-      out(std::string(i ? "," : "") + "{\"frame\":" + std::to_string(t.first[i].frame) +
-          ",\"expected\":" + json_string(t.first[i].expected) +
-          ",\"seen\":" + json_string(t.first[i].seen) + "}");
-    out("]}");
+    j.object()
+        .member("id", r.id)
+        .member("seed", r.seed)
+        .member("sentence", r.sentence)
+        .member("examined", t.examined)
+        .member("not_examinable", t.not_examinable)
+        .member("violations", t.violations)
+        .array("first");
+    for (const auto& v : t.first)
+      j.object()
+          .member("frame", v.frame)
+          .member("expected", v.expected)
+          .member("seen", v.seen)
+          .end();
+    j.end().end();
   }
-  out("]}\n");
+  j.end().end().raw("\n");
+  j.flush();
 }
 
-}  // namespace
-
-int check(std::span<const std::string_view> argv) {
-  std::string file;
+struct check_settings {
+  input_settings in;
+  engine_settings engine;
   bool json = false;
+  std::string rules;
+  std::uint32_t max_pdu = dissect::check_config{}.max_pdu;
+  std::uint32_t max_lite = dissect::check_config{}.max_lite;
+  unsigned vcs = dissect::check_config{}.vcs;
+  unsigned ports = dissect::check_config{}.ports;
+  std::uint64_t rto_ns = dissect::check_config{}.rto_ns;
+  std::string partitions;
+};
+
+int run_check(const CLI::App& app, const check_settings& s) {
   dissect::options o;
   dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
   o.flows = &flows;
+  if (const auto bad = apply(s.engine, o)) return fail_usage(app, *bad);
+  if (s.in.file.empty() && s.in.read.empty() && s.in.interface.empty())
+    return fail_usage(app, "which capture? FILE, -r FILE, - (standard input) or -i IFACE");
   dissect::check_config cfg;
+  if (!s.rules.empty())
+    if (const auto e = parse_rules(s.rules, cfg.selected)) return fail_usage(app, *e);
+  cfg.max_pdu = s.max_pdu;
+  cfg.max_lite = s.max_lite;
+  cfg.vcs = static_cast<std::uint8_t>(s.vcs);
+  cfg.ports = static_cast<std::uint8_t>(s.ports);
+  cfg.rto_ns = s.rto_ns;
   dissect::partition_policy partitions;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (f == "--json") {
-      json = true;
-    } else if (f == "--rules") {
-      if (const auto e = parse_rules(a.value().value_or(""), cfg.selected)) return fail_usage(*e);
-    } else if (f == "--max-pdu" || f == "--max-lite") {
-      const auto n = a.number<std::uint32_t>();
-      if (!n || *n == 0 || *n > 65535)
-        return fail_usage("check: " + std::string(f) + " needs a byte count from 1 to 65535");
-      (f == "--max-pdu" ? cfg.max_pdu : cfg.max_lite) = *n;
-    } else if (f == "--vcs") {
-      const auto n = a.number<unsigned>();
-      if (!n || *n < 1 || *n > 4) return fail_usage("check: --vcs takes 1 to 4");
-      cfg.vcs = static_cast<std::uint8_t>(*n);
-    } else if (f == "--ports") {
-      const auto n = a.number<unsigned>();
-      if (!n || (*n != 1 && *n != 2 && *n != 4))
-        return fail_usage("check: --ports takes 1, 2 or 4");
-      cfg.ports = static_cast<std::uint8_t>(*n);
-    } else if (f == "--rto") {
-      const auto n = a.number<std::uint64_t>();
-      if (!n || *n == 0) return fail_usage("check: --rto needs a time in nanoseconds above 0");
-      cfg.rto_ns = *n;
-    } else if (f == "--partitions") {
-      const auto v = a.value();
-      if (!v || v->empty())
-        return fail_usage("check: --partitions needs a file of lines XPU PARTITION...");
-      const std::string path(*v);
-      if (!std::ifstream(path)) {  // a file that cannot be read: 1, as for the capture
-        std::fprintf(stderr, "scaleup: %s: cannot read\n", path.c_str());
-        return 1;
-      }
-      if (const auto e = read_partitions(path, partitions)) return fail_usage(*e);
-      cfg.partitions = &partitions;
-    } else if (const auto taken = engine_option("check", f, a, o)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (!f.empty() && f[0] == '-' && f != "-") {
-      return fail_usage("check: unknown option '" + std::string(f) + "'");
-    } else if (file.empty()) {
-      file = std::string(f);
-    } else {
-      return fail_usage("check: one capture file at a time");
+  if (!s.partitions.empty()) {
+    if (!std::ifstream(s.partitions)) {  // a file that cannot be read: 1, as for the capture
+      std::fprintf(stderr, "scaleup: %s: cannot read\n", s.partitions.c_str());
+      return 1;
     }
+    if (const auto e = read_partitions(s.partitions, partitions)) return fail_usage(app, *e);
+    cfg.partitions = &partitions;
   }
-  if (file.empty()) return fail_usage("check: which capture file?");
   cfg.profile = o.profile != nullptr;
 
-  auto r = open_capture(file);
-  if (!r) return 1;
+  capture_input input;
+  if (!input.open(s.in, true)) return 1;
   static dissect::large_tree tree;             // room for a PDU full of commands
   static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
   dissect::conformance c(cfg);
   std::uint64_t frames = 0;
   cap::packet pkt{};
   for (;;) {
-    const auto st = r->next(pkt);
+    const auto st = input.next(pkt);
     if (st == cap::reader::status::end) break;
     if (st == cap::reader::status::error) {
-      std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
+      std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
       return 1;
     }
     ++frames;
@@ -215,13 +191,49 @@ int check(std::span<const std::string_view> argv) {
     dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
     c.add(tree, pkt.data, pkt.number, ns);
   }
+  if (!input.finish()) return 1;
   c.finish();
   stdout_sink out;
-  if (json)
-    print_json(out, file, frames, c);
+  const std::string name = input.name() == "-" ? "(standard input)" : input.name();
+  if (s.json)
+    print_json(out, name, frames, c);
   else
-    print_text(out, file, frames, c);
+    print_text(out, name, frames, c);
   return c.conformant() ? 0 : exit_violated;
+}
+
+}  // namespace
+
+void add_check(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<check_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "check",
+      "Judge a capture by SUE's conformance rules (docs/conformance.md): per rule what was "
+      "examined, what could not be, the violations and the first violating frames. Exit 0 "
+      "conformant, 1 unreadable input, 2 usage error, 3 a rule violated.");
+  add_input_options(app, s->in);
+  app->add_flag("--json", s->json, "one JSON object");
+  app->add_option("--rules", s->rules,
+                  "rule ids to check, comma-separated; a prefix ending in '.' selects a family");
+  app->add_option("--max-pdu", s->max_pdu, "the packing limit of a SUE PDU in bytes")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
+  app->add_option("--max-lite", s->max_lite, "the limit of a SUE Lite payload in bytes")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
+  app->add_option("--vcs", s->vcs, "VCs configured")
+      ->check(CLI::Range(1, 4))
+      ->capture_default_str();
+  app->add_option("--ports", s->ports, "ports of each SUE instance")
+      ->check(CLI::IsMember({1u, 2u, 4u}))
+      ->capture_default_str();
+  app->add_option("--rto", s->rto_ns, "the retransmission timeout in nanoseconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--partitions", s->partitions,
+                  "file of lines XPU PARTITION...: the partitions each source XPU may use");
+  add_engine_options(app, s->engine);
+  out.push_back({app, [app, s] { return run_check(*app, *s); }});
 }
 
 }  // namespace scaleup::cli

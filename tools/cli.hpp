@@ -1,12 +1,18 @@
-// What the `scaleup` subcommands share: argument parsing, buffered output, and writing frames
-// to a capture together with a JSON manifest of what was written.
+// What the `scaleup` subcommands share: their command lines (CLI11: the options they have in
+// common, declared once), buffered output, and writing frames to a capture together with a JSON
+// manifest of what was written.
 #pragma once
 
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <span>
@@ -14,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gzip_source.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/xpu_table.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
@@ -29,13 +35,16 @@ namespace cap = scaleup::pcap;  // ::pcap is libpcap's struct
 // since the epoch (captures hold absolute times; the simulations count from 0).
 inline constexpr std::uint64_t capture_epoch_ns = 1'700'000'000'000'000'000;
 
-extern const std::string_view usage_text;
+// A subcommand and what it does once its command line has parsed: 0 done, 1 a file could not
+// be read or written, 2 a usage error found after parsing (a bad --xpu-map file, say).
+struct command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+using commands = std::vector<command>;
 
-inline int fail_usage(const std::string& message) {
-  std::fprintf(stderr, "scaleup: %s\n\n%.*s", message.c_str(), static_cast<int>(usage_text.size()),
-               usage_text.data());
-  return 2;
-}
+// A usage error found after parsing: the message, then the command's usage line (main.cpp).
+int fail_usage(const CLI::App& app, const std::string& message);
 
 template <class T>
 std::optional<T> parse_number(std::string_view s) {
@@ -44,34 +53,6 @@ std::optional<T> parse_number(std::string_view s) {
   if (r.ec != std::errc{} || r.ptr != s.data() + s.size()) return std::nullopt;
   return v;
 }
-
-// Walks argv: `flag()` for options, `value()` for their arguments.
-class args {
- public:
-  explicit args(std::span<const std::string_view> a) : a_(a) {}
-  bool done() const { return i_ >= a_.size(); }
-  std::string_view flag() { return a_[i_++]; }
-  std::optional<std::string_view> value() {
-    if (i_ >= a_.size()) return std::nullopt;
-    return a_[i_++];
-  }
-  template <class T>
-  std::optional<T> number() {
-    const auto v = value();
-    return v ? parse_number<T>(*v) : std::nullopt;
-  }
-  // A probability or a rate in [0, 1].
-  std::optional<double> fraction() {
-    const auto v = value();
-    const auto p = v ? parse_number<double>(*v) : std::nullopt;
-    if (!p || !(*p >= 0.0 && *p <= 1.0)) return std::nullopt;
-    return p;
-  }
-
- private:
-  std::span<const std::string_view> a_;
-  std::size_t i_ = 0;
-};
 
 // Buffered stdout; the printers write through it.
 struct stdout_sink {
@@ -109,10 +90,6 @@ std::optional<std::string> parse_encaps(std::string_view list, Allowed&& allowed
   return std::nullopt;
 }
 
-inline const pack::profile* profile_by_name(std::string_view name) {
-  return pack::find_profile(name);
-}
-
 inline std::string profile_names() {
   std::string s;
   for (const auto* p : pack::shipped_profiles)
@@ -120,94 +97,49 @@ inline std::string profile_names() {
   return s;
 }
 
-// The options every `gen` command takes: -o/--output FILE, --seed N, --json. nullopt: `flag`
-// is not one of them; an empty string: taken; otherwise the usage error.
-inline std::optional<std::string> gen_option(std::string_view flag, args& a, std::string& out,
-                                             std::uint64_t& seed, bool& json) {
-  if (flag == "-o" || flag == "--output") {
-    const auto v = a.value();
-    if (!v) return "gen: -o needs a file name";
-    out = std::string(*v);
-  } else if (flag == "--seed") {
-    const auto n = a.number<std::uint64_t>();
-    if (!n) return "gen: --seed needs a whole number";
-    seed = *n;
-  } else if (flag == "--json") {
-    json = true;
-  } else {
-    return std::nullopt;
-  }
-  return std::string{};
+// The options every `gen` command takes: -o/--output FILE, --seed N, --json.
+struct gen_settings {
+  std::string out;
+  std::uint64_t seed = 1;
+  bool json = false;
+};
+
+inline void add_gen_options(CLI::App* app, gen_settings& g) {
+  app->add_option("-o,--output", g.out, "the capture to write")->required();
+  app->add_option("--seed", g.seed, "makes the file reproducible")->capture_default_str();
+  app->add_flag("--json", g.json, "print what was written (or the statistics) as JSON");
+}
+
+// An option that takes one of the names in `choices` and sets `target` to its value; the help
+// lists the names.
+template <class T>
+CLI::Option* add_choice(CLI::App* app, const std::string& name, T& target,
+                        std::vector<std::pair<std::string, T>> choices,
+                        const std::string& description) {
+  std::vector<std::string> names;
+  for (const auto& c : choices) names.push_back(c.first);
+  return app
+      ->add_option_function<std::string>(
+          name,
+          [&target, choices](const std::string& v) {
+            for (const auto& c : choices)
+              if (c.first == v) target = c.second;
+          },
+          description)
+      ->check(CLI::IsMember(names));
+}
+
+// --link ethernet|afh2: the link type bare AFH Gen 2 frames are written on.
+inline CLI::Option* add_link_option(CLI::App* app, std::uint32_t& link) {
+  return add_choice<std::uint32_t>(
+      app, "--link", link, {{"ethernet", dissect::link_ethernet}, {"afh2", dissect::link_afh2}},
+      "ethernet, or afh2: bare AFH Gen 2 frames on link type 147 (afh2, afh2c and lite only)");
 }
 
 // The XPU map of this run (--xpu-map), which the options point to.
 inline dissect::xpu_table& run_xpu_map() {
   static dissect::xpu_table map;
   return map;
-}
-
-// The dissection options `dump` and `stats` share (--udp-port, --profile, --no-heuristics,
-// --xpu-map, --check-checksums). nullopt: `flag` is not one of them; an empty string: taken;
-// otherwise the usage error.
-inline std::optional<std::string> engine_option(std::string_view cmd, std::string_view flag,
-                                                args& a, dissect::options& o) {
-  const std::string c(cmd);
-  if (flag == "--xpu-map") {
-    const auto v = a.value();
-    if (!v || v->empty()) return c + ": --xpu-map needs a file of lines ADDRESS XPU";
-    const std::string path(*v);
-    auto m = dissect::read_xpu_map(path);
-    if (!m) {
-      const auto& e = m.err;
-      return c + ": " + path + (e.item ? ":" + std::to_string(e.item) : std::string()) + ": " +
-             std::string(e.what) + (e.value ? " (" + std::to_string(e.value) + ")" : "");
-    }
-    run_xpu_map() = std::move(m.value);
-    o.xpus = &run_xpu_map();
-  } else if (flag == "--no-heuristics") {
-    o.heuristics = false;
-  } else if (flag == "--check-checksums") {
-    o.check_checksums = true;
-  } else if (flag == "--udp-port") {
-    const auto n = a.number<std::uint16_t>();
-    if (!n || *n == 0) return c + ": --udp-port needs a port number from 1 to 65535";
-    if (!o.add_udp_port(*n)) return c + ": too many --udp-port options";
-  } else if (flag == "--profile") {
-    const std::string_view v = a.value().value_or("");
-    if (v == "none") {
-      o.profile = nullptr;
-    } else if (const auto* p = profile_by_name(v)) {
-      o.profile = p;
-    } else {
-      return c + ": --profile takes none or one of: " + profile_names();
-    }
-  } else {
-    return std::nullopt;
-  }
-  return std::string{};
-}
-
-// Opens a capture for `dump` and `stats`: pcap or pcapng, gzip-compressed or not, told by the
-// content (the gzip magic), never by the file name. nullopt after printing why.
-inline std::optional<cap::reader> open_capture(const std::string& path) {
-  std::string err;
-  auto file = cap::file_source::open(path, err);
-  if (!file) {
-    std::fprintf(stderr, "scaleup: %s: %s\n", path.c_str(), err.c_str());
-    return std::nullopt;
-  }
-  const auto first = file->peek(2);
-  std::unique_ptr<cap::byte_source> source = std::move(file);
-  if (first.size() == 2 && first[0] == gzip_id1 && first[1] == gzip_id2) {
-    source = gzip_source::over(std::move(source));
-    if (!source) {
-      std::fprintf(stderr, "scaleup: %s: cannot set up gzip decompression\n", path.c_str());
-      return std::nullopt;
-    }
-  }
-  auto r = cap::reader::open(std::move(source), path, err);
-  if (!r) std::fprintf(stderr, "scaleup: %s\n", err.c_str());
-  return r;
 }
 
 // A packet's time as the analysis and the IP reassembler count it: signed nanoseconds, enough
@@ -282,36 +214,30 @@ class capture_out {
  private:
   void manifest(const wire::frame_params& p, const wire::reliability_header* rh,
                 std::size_t payload, std::span<const command_note> cmds) {
-    std::string s = "{\"frame\":" + std::to_string(number_) + ",\"encap\":\"" +
-                    std::string(wire::to_string(p.kind)) + "\"";
-    const auto num = [&](std::string_view key, std::uint64_t v) {
-      s += ",\"" + std::string(key) + "\":" + std::to_string(v);
-    };
+    dissect::json_writer<stdout_sink> j(out_);
+    j.object().member("frame", number_).member("encap", wire::to_string(p.kind));
     if (rh) {
-      num("sue.rh.ver", rh->ver);
-      num("sue.rh.op", rh->op);
-      num("sue.rh.xpuid", rh->xpuid);
-      num("sue.rh.npsn", rh->npsn);
-      num("sue.rh.vc", rh->vc);
-      num("sue.rh.partition", rh->partition);
-      num("sue.rh.apsn", rh->apsn);
-      num("sue.payload.len", payload);
-      s += ",\"sue.rcrc.status\":\"good\"";
+      j.member("sue.rh.ver", rh->ver)
+          .member("sue.rh.op", rh->op)
+          .member("sue.rh.xpuid", rh->xpuid)
+          .member("sue.rh.npsn", rh->npsn)
+          .member("sue.rh.vc", rh->vc)
+          .member("sue.rh.partition", rh->partition)
+          .member("sue.rh.apsn", rh->apsn)
+          .member("sue.payload.len", payload)
+          .member("sue.rcrc.status", "good");
     } else {
-      num("sue_lite.len", payload);
+      j.member("sue_lite.len", payload);
     }
-    num("src_xpu", p.src_xpu);
-    num("dst_xpu", p.dst_xpu);
-    num("tc", p.tc);
-    s += ",\"sue.cmds\":[";
-    for (std::size_t i = 0; i < cmds.size(); ++i) {
-      s += (i ? ",{" : "{");
-      s += "\"sue.cmd.type\":" + std::to_string(cmds[i].type) +
-           ",\"sue.cmd.control_len\":" + std::to_string(cmds[i].control) +
-           ",\"sue.cmd.data_len\":" + std::to_string(cmds[i].data) + "}";
-    }
-    s += "]}\n";
-    out_(s);
+    j.member("src_xpu", p.src_xpu).member("dst_xpu", p.dst_xpu).member("tc", p.tc);
+    j.array("sue.cmds");
+    for (const auto& c : cmds)
+      j.object()
+          .member("sue.cmd.type", c.type)
+          .member("sue.cmd.control_len", c.control)
+          .member("sue.cmd.data_len", c.data)
+          .end();
+    j.end().end().raw("\n");
   }
 
   std::string path_;
@@ -329,13 +255,14 @@ inline command_note note_of(const pack::profile& prof, std::span<const std::uint
   return {cmd[0], t->control_bytes(), cmd.size() - t->control_bytes()};
 }
 
-int gen_basic(std::span<const std::string_view> args);
-int gen_traffic(std::span<const std::string_view> args);
-int gen_session(std::span<const std::string_view> args);
-int gen_tofu(std::span<const std::string_view> args);
-int gen_rdma(std::span<const std::string_view> args);
-int dump(std::span<const std::string_view> args);
-int stats(std::span<const std::string_view> args);
-int check(std::span<const std::string_view> args);
+// Each file declares its subcommand under `parent` and adds it to `out`.
+void add_gen_basic(CLI::App& parent, commands& out);
+void add_gen_traffic(CLI::App& parent, commands& out);
+void add_gen_session(CLI::App& parent, commands& out);
+void add_gen_tofu(CLI::App& parent, commands& out);
+void add_gen_rdma(CLI::App& parent, commands& out);
+void add_dump(CLI::App& parent, commands& out);
+void add_stats(CLI::App& parent, commands& out);
+void add_check(CLI::App& parent, commands& out);
 
 }  // namespace scaleup::cli

@@ -9,6 +9,9 @@
 //   scaleup_docgen --scapy          the scapy module (python/scaleup_scapy.py), on stdout
 //   scaleup_docgen --check-scapy FILE   exit 0 if FILE is the module as generated, 1 if not
 //   scaleup_docgen --update-scapy FILE  write the module to FILE
+//   scaleup_docgen --check-profile FILE   exit 0 if FILE is the default command profile as a
+//                                         profile file (profiles/default.json), 1 if not
+//   scaleup_docgen --update-profile FILE  write the default profile to FILE
 //
 // The region is everything between the BEGIN and END marker lines below; the scapy module is
 // generated whole (scapy_module.cpp). Everything the tool writes comes from the tables alone,
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "scaleup/dissect/conformance.hpp"
+#include "scaleup/dissect/profile_loader.hpp"
 #include "scaleup/dissect/registry.hpp"
 #include "scapy_module.hpp"
 
@@ -467,6 +471,33 @@ int update_scapy(const std::string& path) {
   return 0;
 }
 
+// profiles/default.json: the default profile as the file `scaleup --profile FILE` reads.
+std::string default_profile_json() {
+  std::string text;
+  auto sink = [&text](std::string_view s) { text += s; };
+  scaleup::dissect::put_profile_json(sink, scaleup::pack::default_profile);
+  return text;
+}
+
+int check_profile(const std::string& path) {
+  std::string text;
+  if (!read_file(path, text)) return 2;
+  return compare(path, split_lines(text), 1, split_lines(default_profile_json()),
+                 "the default profile is", "--update-profile");
+}
+
+int update_profile(const std::string& path) {
+  const std::string json = default_profile_json();
+  std::string text;
+  if (read_file_quiet(path, text) && text == json) {
+    std::cout << path << ": profile file already up to date\n";
+    return 0;
+  }
+  if (!write_file(path, json)) return 2;
+  std::cout << path << ": profile file written\n";
+  return 0;
+}
+
 int usage() {
   std::cerr << "usage: scaleup_docgen --print\n"
                "       scaleup_docgen --check FILE\n"
@@ -476,6 +507,8 @@ int usage() {
                "       scaleup_docgen --scapy\n"
                "       scaleup_docgen --check-scapy FILE\n"
                "       scaleup_docgen --update-scapy FILE\n"
+               "       scaleup_docgen --check-profile FILE\n"
+               "       scaleup_docgen --update-profile FILE\n"
                "The generated region of FILE lies between the lines\n  "
             << begin_marker << "\nand\n  " << end_marker << "\n";
   return 2;
@@ -501,5 +534,7 @@ int main(int argc, char** argv) {
   }
   if (args.size() == 2 && args[0] == "--check-scapy") return check_scapy(args[1]);
   if (args.size() == 2 && args[0] == "--update-scapy") return update_scapy(args[1]);
+  if (args.size() == 2 && args[0] == "--check-profile") return check_profile(args[1]);
+  if (args.size() == 2 && args[0] == "--update-profile") return update_profile(args[1]);
   return usage();
 }

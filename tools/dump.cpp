@@ -1,101 +1,195 @@
-// `scaleup dump`: reads a capture and prints the dissection engine's tree for every frame.
+// `scaleup dump`: reads a capture (a file, a pipe or an interface) and prints the dissection
+// engine's tree for every frame, in the forms tshark has: a summary line, the field tree (-V),
+// JSON Lines (--json, -T json) or chosen fields (-T fields -e NAME).
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
+#include "capture_input.hpp"
 #include "cli.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/flow_table.hpp"
 #include "scaleup/dissect/ip_reassembly.hpp"
 #include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/registry.hpp"
 #include "scaleup/dissect/tofu.hpp"
 #include "scaleup/tofu/slicer.hpp"
 
 namespace scaleup::cli {
 
-int dump(std::span<const std::string_view> argv) {
-  std::string file;
-  bool verbose = false, json = false;
+namespace {
+
+enum class format { summary, verbose, json, fields };
+
+struct dump_settings {
+  input_settings in;
+  engine_settings engine;
+  bool verbose = false, json = false, quiet = false;
+  format as = format::summary;
+  std::vector<std::string> fields;
+  std::vector<std::string> field_options;  // -E
+  std::string fcs = "auto";
+};
+
+// -E separator=C, header=y|n (tshark's field options; occurrence and quote are not kept).
+struct field_layout {
+  std::string separator = "\t";
+  bool header = false;
+};
+
+std::optional<std::string> read_field_options(const std::vector<std::string>& opts,
+                                              field_layout& out) {
+  for (const auto& o : opts) {
+    const auto eq = o.find('=');
+    const std::string key = o.substr(0, eq), value = eq == o.npos ? "" : o.substr(eq + 1);
+    if (key == "separator") {
+      // tshark's /t and /s for a tab and a space.
+      out.separator = value == "/t" ? "\t" : value == "/s" ? " " : value;
+      if (out.separator.empty()) return "-E separator= needs a character";
+    } else if (key == "header") {
+      if (value != "y" && value != "n") return "-E header= takes y or n";
+      out.header = value == "y";
+    } else {
+      return "-E takes separator=C or header=y|n, not '" + o + "'";
+    }
+  }
+  return std::nullopt;
+}
+
+int run_dump(const CLI::App& app, dump_settings& s) {
   dissect::options o;
   dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
   o.flows = &flows;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (f == "-v" || f == "--verbose") {
-      verbose = true;
-    } else if (f == "--json") {
-      json = true;
-    } else if (const auto taken = engine_option("dump", f, a, o)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (f == "--fcs") {
-      const std::string_view v = a.value().value_or("");
-      if (v == "auto")
-        o.fcs = dissect::fcs_mode::detect;
-      else if (v == "yes")
-        o.fcs = dissect::fcs_mode::present;
-      else if (v == "no")
-        o.fcs = dissect::fcs_mode::absent;
-      else
-        return fail_usage("dump: --fcs takes auto, yes or no");
-    } else if (!f.empty() && f[0] == '-' && f != "-") {
-      return fail_usage("dump: unknown option '" + std::string(f) + "'");
-    } else if (file.empty()) {
-      file = std::string(f);
-    } else {
-      return fail_usage("dump: one capture file at a time");
-    }
-  }
-  if (file.empty()) return fail_usage("dump: which capture file?");
+  if (const auto bad = apply(s.engine, o)) return fail_usage(app, *bad);
+  o.fcs = s.fcs == "yes"  ? dissect::fcs_mode::present
+          : s.fcs == "no" ? dissect::fcs_mode::absent
+                          : dissect::fcs_mode::detect;
+  if (s.json) s.as = format::json;
+  if (s.verbose && s.as == format::summary) s.as = format::verbose;
+  if (s.as == format::fields && s.fields.empty())
+    return fail_usage(app, "-T fields needs at least one -e NAME");
+  if (s.as != format::fields && !s.fields.empty()) return fail_usage(app, "-e needs -T fields");
+  for (const auto& f : s.fields)
+    if (!dissect::is_field_name(f, o.profile))
+      return fail_usage(app, "-e: no field is named '" + f + "'");
+  field_layout layout;
+  if (const auto bad = read_field_options(s.field_options, layout)) return fail_usage(app, *bad);
+  if (s.in.file.empty() && s.in.read.empty() && s.in.interface.empty())
+    return fail_usage(app, "which capture? FILE, -r FILE, - (standard input) or -i IFACE");
 
-  auto r = open_capture(file);
-  if (!r) return 1;
+  capture_input input;
+  // The progress line only where it cannot mix with the frames on one terminal.
+  if (!input.open(s.in, !::isatty(1))) return 1;
   stdout_sink out;
+  frame_clock clock(input.names_interfaces());
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   static tofu::record_collector tofu_lanes;
   static tofu::frame_buffer tofu_frame{};
   static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
-  const auto print = [&](const dissect::large_tree& t, std::uint64_t number) {
-    if (json)
-      dissect::put_json(out, t, number);
-    else if (verbose)
-      dissect::put_verbose(out, t, number);
-    else
-      dissect::put_summary(out, t, number);
+  if (s.as == format::fields && layout.header) {
+    for (std::size_t i = 0; i < s.fields.size(); ++i) {
+      if (i) out(layout.separator);
+      out(s.fields[i]);
+    }
+    out("\n");
+  }
+  const auto print = [&](const dissect::large_tree& t, const dissect::frame_meta& m) {
+    if (s.quiet) return;
+    switch (s.as) {
+      case format::json:
+        dissect::put_json(out, t, m);
+        break;
+      case format::verbose:
+        dissect::put_verbose(out, t, m);
+        break;
+      case format::summary:
+        dissect::put_summary(out, t, m);
+        break;
+      case format::fields:
+        for (std::size_t i = 0; i < s.fields.size(); ++i) {
+          if (i) out(layout.separator);
+          dissect::put_field_values(out, t, m, s.fields[i]);
+        }
+        break;
+    }
     out("\n");
   };
   cap::packet pkt{};
+  std::uint64_t frames = 0;
+  int status = 0;
   for (;;) {
-    const auto st = r->next(pkt);
+    const auto st = input.next(pkt);
     if (st == cap::reader::status::end) break;
     if (st == cap::reader::status::error) {
       out.flush();
-      std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
-      return 1;
+      std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
+      status = 1;
+      break;
     }
+    ++frames;
+    const dissect::frame_meta meta = clock(pkt);
     // Each packet on its interface's link type: a pcapng file may mix them. The length on the
     // wire too: a frame the snapshot length cut is read against it, not taken as malformed. IP
     // fragments are joined; a datagram is dissected in the frame that completes it.
     dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number,
                            capture_time_ns(pkt), pkt.len);
-    print(tree, pkt.number);
+    print(tree, meta);
     // Tofu slices: once every lane of a frame is in, the reassembled frame too.
     if (pkt.link == tofu::link_tofu) {
       const auto got = tofu_lanes.push(pkt.data);
-      if (!got.complete) continue;
-      const auto frame = tofu_lanes.reassemble(tofu_frame);
-      tree.clear();
-      if (frame) {
-        dissect::dissect_tofu_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
-        tree.frame_length = static_cast<std::uint32_t>(frame->size);
-      } else {
-        tree.encap = "tofu";
-        tree.add_error(frame.err);
+      if (got.complete) {
+        const auto frame = tofu_lanes.reassemble(tofu_frame);
+        tree.clear();
+        if (frame) {
+          dissect::dissect_tofu_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
+          tree.frame_length = static_cast<std::uint32_t>(frame->size);
+        } else {
+          tree.encap = "tofu";
+          tree.add_error(frame.err);
+        }
+        tree.encap = "tofu.frame";
+        print(tree, meta);
       }
-      tree.encap = "tofu.frame";
-      print(tree, pkt.number);
     }
+    // Read as it happens: each frame's output goes out at once.
+    if (input.streaming()) out.flush();
   }
-  return 0;
+  out.flush();
+  if (!input.finish()) status = 1;
+  if (input.live())
+    std::fprintf(stderr, "%llu frame%s captured\n", static_cast<unsigned long long>(frames),
+                 frames == 1 ? "" : "s");
+  return status;
+}
+
+}  // namespace
+
+void add_dump(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<dump_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "dump",
+      "Dissect a capture: one summary line per frame (and one per packed command), a field tree "
+      "with -V, JSON Lines with --json, chosen fields with -T fields -e NAME. No UDP port is "
+      "SUE's: SUE over UDP is found on every --udp-port, and elsewhere when the payload is a "
+      "plausible RH (unless --no-heuristics).");
+  add_input_options(app, s->in);
+  app->add_flag("-v,-V,--verbose", s->verbose, "the field tree of every frame");
+  app->add_flag("--json", s->json, "JSON Lines: one object per frame (as -T json)");
+  add_choice<format>(
+      app, "-T", s->as,
+      {{"text", format::summary}, {"json", format::json}, {"fields", format::fields}},
+      "output format: text, json or fields");
+  app->add_option("-e", s->fields, "a field for -T fields, by its display-filter name")
+      ->allow_extra_args(false);
+  app->add_option("-E", s->field_options, "-T fields options: separator=C, header=y")
+      ->allow_extra_args(false);
+  app->add_flag("-q", s->quiet, "print no frames (with -i or -w: capture only)");
+  add_engine_options(app, s->engine);
+  app->add_option("--fcs", s->fcs, "whether Ethernet frames end in an FCS")
+      ->check(CLI::IsMember({"auto", "yes", "no"}))
+      ->capture_default_str();
+  out.push_back({app, [app, s] { return run_dump(*app, *s); }});
 }
 
 }  // namespace scaleup::cli

@@ -43,50 +43,28 @@ bool lite_payload_reads_back(const std::vector<std::uint8_t>& p) {
                                     wire::ethertype::sue, wire::ethertype::afh1_shim);
 }
 
-}  // namespace
-
-int gen_basic(std::span<const std::string_view> argv) {
-  std::string out;
-  std::string_view encaps = "all";
-  std::uint64_t seed = 1;
+struct basic_settings {
+  gen_settings gen;
+  std::string encaps = "all";
   std::uint32_t count = 4;
   std::uint32_t link = dissect::link_ethernet;
-  bool json = false;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (const auto taken = gen_option(f, a, out, seed, json)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (f == "--encap") {
-      const auto v = a.value();
-      if (!v) return fail_usage("gen: --encap needs a value");
-      encaps = *v;
-    } else if (f == "--count") {
-      const auto n = a.number<std::uint32_t>();
-      if (!n || *n == 0 || *n > 1'000'000)
-        return fail_usage("gen: --count needs a whole number from 1 to 1000000");
-      count = *n;
-    } else if (f == "--link") {
-      const auto v = a.value();
-      if (v && *v == "ethernet")
-        link = dissect::link_ethernet;
-      else if (v && *v == "afh2")
-        link = dissect::link_afh2;
-      else
-        return fail_usage("gen: --link takes ethernet or afh2");
-    } else {
-      return fail_usage("gen: unknown option '" + std::string(f) + "'");
-    }
-  }
-  if (out.empty()) return fail_usage("gen: -o FILE is required");
+};
+
+int run_gen_basic(const CLI::App& app, const basic_settings& s) {
+  const std::string& out = s.gen.out;
+  const std::uint64_t seed = s.gen.seed;
+  const bool json = s.gen.json;
+  const auto link = s.link;
+  const auto count = s.count;
   std::vector<wire::encap> list;
   const auto allowed = [&](wire::encap e) {
     return link == dissect::link_ethernet || afh2_family(e);
   };
-  if (const auto bad = parse_encaps(encaps, allowed, list))
+  if (const auto bad = parse_encaps(s.encaps, allowed, list))
     return fail_usage(
-        "gen: " + *bad +
-        (link == dissect::link_afh2 ? " (--link afh2 carries only afh2, afh2c and lite)" : ""));
+        app,
+        "--encap: " + *bad +
+            (link == dissect::link_afh2 ? " (--link afh2 carries only afh2, afh2c and lite)" : ""));
 
   capture_out cap(out, link, json);
   if (!cap.open()) return 1;
@@ -146,6 +124,26 @@ int gen_basic(std::span<const std::string_view> argv) {
     }
   }
   return cap.close() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_gen_basic(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<basic_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "basic",
+      "Write a pcap of valid frames: RH-only ACK and NACK PDUs, PDUs of random commands (up to "
+      "4096 bytes), SUE Lite frames.");
+  add_gen_options(app, s->gen);
+  app->add_option("--encap", s->encaps,
+                  "udp4 udp6 afh1 afh1-vlan afh1-shim afh1-vlan-shim afh2 afh2c lite, "
+                  "comma-separated, or all")
+      ->capture_default_str();
+  app->add_option("--count", s->count, "frames per encapsulation")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  add_link_option(app, s->link);
+  out.push_back({app, [app, s] { return run_gen_basic(*app, *s); }});
 }
 
 }  // namespace scaleup::cli

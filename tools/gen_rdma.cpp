@@ -18,31 +18,18 @@ constexpr std::size_t max_transfers = 64;
 constexpr std::uint64_t coord_shift = 48;  // destination coordinates: an address's top 16 bits
 }  // namespace
 
-int gen_rdma(std::span<const std::string_view> argv) {
-  std::string out;
+struct rdma_settings {
+  gen_settings gen;
   std::uint32_t transfers = 16;
   double loss = 0;
-  std::uint64_t seed = 1;
-  bool json = false;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (const auto taken = gen_option(f, a, out, seed, json)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (f == "--transfers") {
-      const auto n = a.number<std::uint32_t>();
-      if (!n || *n == 0 || *n > max_transfers)
-        return fail_usage("gen: --transfers needs a number from 1 to 64");
-      transfers = *n;
-    } else if (f == "--loss") {
-      const auto p = a.fraction();
-      if (!p || *p >= 1) return fail_usage("gen: --loss needs a probability from 0 to below 1");
-      loss = *p;
-    } else {
-      return fail_usage("gen: unknown option '" + std::string(f) + "'");
-    }
-  }
-  if (out.empty()) return fail_usage("gen: -o FILE is required");
+};
+
+int run_gen_rdma(const rdma_settings& s) {
+  const std::string& out = s.gen.out;
+  const std::uint32_t transfers = s.transfers;
+  const double loss = s.loss;
+  const std::uint64_t seed = s.gen.seed;
+  const bool json = s.gen.json;
   std::string err;
   auto w = cap::writer::create(out, cap::link_type::rdma, 65535, err);
   if (!w) {
@@ -93,14 +80,23 @@ int gen_rdma(std::span<const std::string_view> argv) {
   std::size_t once = 0;
   for (const auto& t : rep.list()) once += t.exactly_once();
   const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
-  if (json)
-    std::printf(
-        "{\"transfers\":%llu,\"completed_exactly_once\":%llu,\"data_packets\":%llu,"
-        "\"data_lost\":%llu,\"acks\":%llu,\"nacks\":%llu,\"control_packets\":%llu,"
-        "\"reissues\":%llu,\"timeouts\":%llu,\"end_ns\":%llu}\n",
-        u(rep.count), u(once), u(rep.data_packets), u(rep.data_lost), u(rep.acks), u(rep.nacks),
-        u(rep.control_packets), u(rep.reissues), u(rep.timeouts), u(rep.end_ns));
-  else
+  if (json) {
+    stdout_sink out;
+    dissect::json_writer<stdout_sink>(out)
+        .object()
+        .member("transfers", rep.count)
+        .member("completed_exactly_once", once)
+        .member("data_packets", rep.data_packets)
+        .member("data_lost", rep.data_lost)
+        .member("acks", rep.acks)
+        .member("nacks", rep.nacks)
+        .member("control_packets", rep.control_packets)
+        .member("reissues", rep.reissues)
+        .member("timeouts", rep.timeouts)
+        .member("end_ns", rep.end_ns)
+        .end()
+        .raw("\n");
+  } else
     std::printf(
         "rdma engine: %llu transfers, loss %.3g\n"
         "  completed exactly once  %llu\n"
@@ -111,6 +107,22 @@ int gen_rdma(std::span<const std::string_view> argv) {
         u(rep.count), loss, u(once), u(rep.data_packets), u(rep.data_lost), u(rep.acks),
         u(rep.nacks), u(rep.control_packets), u(rep.reissues), u(rep.timeouts), out.c_str());
   return 0;
+}
+
+void add_gen_rdma(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<rdma_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "rdma",
+      "Run transfers of every class through the RDMA QoS engine (seed 004) over links that lose "
+      "packets, with selective retransmission; writes every ExaJet packet on link type 149.");
+  add_gen_options(app, s->gen);
+  app->add_option("--transfers", s->transfers, "transfers to run")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{max_transfers}))
+      ->capture_default_str();
+  app->add_option("--loss", s->loss, "probability that a packet is lost (below 1)")
+      ->check(CLI::Range(0.0, 0.999999))
+      ->capture_default_str();
+  out.push_back({app, [s] { return run_gen_rdma(*s); }});
 }
 
 }  // namespace scaleup::cli

@@ -36,79 +36,57 @@ std::optional<std::pair<sim::link_event, std::optional<sim::link_event>>> link_f
   return std::pair{sim::link_event{v[2], xpu, port, false}, up};
 }
 
-}  // namespace
-
-int gen_session(std::span<const std::string_view> argv) {
-  std::string out;
-  sim::fabric_config cfg;
-  cfg.xpus = 8;
+struct session_settings {
+  gen_settings gen;
+  sim::fabric_config cfg = [] {
+    sim::fabric_config c;
+    c.xpus = 8;
+    return c;
+  }();
+  unsigned xpus = 8, ports = 1;
+  std::vector<std::string> fail_links;
+  std::string encap = "udp4";
   std::uint32_t commands = 10'000;
   double load = 0.5;
-  bool json = false;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (const auto taken = gen_option(f, a, out, cfg.seed, json)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (f == "--xpus") {
-      const auto n = a.number<unsigned>();
-      if (!n || *n < 2 || *n > sim::fabric::max_xpus)
-        return fail_usage("gen: --xpus needs a number from 2 to 1024");
-      cfg.xpus = static_cast<std::uint16_t>(*n);
-    } else if (f == "--ports") {
-      const auto n = a.number<unsigned>();
-      if (!n || (*n != 1 && *n != 2 && *n != 4)) return fail_usage("gen: --ports takes 1, 2 or 4");
-      cfg.ports = static_cast<std::uint8_t>(*n);
-    } else if (f == "--unordered") {
-      cfg.unordered = true;
-    } else if (f == "--loss" || f == "--corrupt" || f == "--duplicate" || f == "--reorder") {
-      const auto p = a.fraction();
-      if (!p) return fail_usage("gen: " + std::string(f) + " needs a probability from 0 to 1");
-      (f == "--loss"        ? cfg.loss
-       : f == "--corrupt"   ? cfg.corrupt
-       : f == "--duplicate" ? cfg.duplicate
-                            : cfg.reorder) = *p;
-    } else if (f == "--fail-link") {
-      const auto l = link_failure(a.value().value_or(""));
-      if (!l) return fail_usage("gen: --fail-link takes XPU:PORT:DOWN_NS[:UP_NS]");
-      cfg.link_events.push_back(l->first);
-      if (l->second) cfg.link_events.push_back(*l->second);
-    } else if (f == "--commands") {
-      const auto n = a.number<std::uint32_t>();
-      if (!n || *n == 0 || *n > 10'000'000)
-        return fail_usage("gen: --commands needs a number from 1 to 10000000");
-      commands = *n;
-    } else if (f == "--load") {
-      const auto p = a.fraction();
-      if (!p || *p == 0) return fail_usage("gen: --load needs a fraction above 0, up to 1");
-      load = *p;
-    } else if (f == "--misbehave") {
-      // An endpoint that breaks one conformance rule once, for `scaleup check`'s tests.
-      const std::string_view rule = a.value().value_or("");
-      const auto m = std::find_if(sim::misbehaviour_rules.begin(), sim::misbehaviour_rules.end(),
-                                  [&](const auto& r) { return r.second == rule; });
-      if (m == sim::misbehaviour_rules.end())
-        return fail_usage(
-            "gen: --misbehave takes ack.unsent, ack.monotonic, nack.once or gbn.resend");
-      cfg.misbehave = m->first;
-    } else if (f == "--encap") {
-      const auto e = wire::encap_from_string(a.value().value_or(""));
-      if (!e || *e == wire::encap::lite)
-        return fail_usage("gen: --encap takes one SUE encapsulation (not lite: it has no RH)");
-      cfg.encap = *e;
-    } else {
-      return fail_usage("gen: unknown option '" + std::string(f) + "'");
-    }
+  std::string misbehave;
+};
+
+int run_gen_session(const CLI::App& app, const session_settings& set) {
+  const std::string& out = set.gen.out;
+  sim::fabric_config cfg = set.cfg;
+  cfg.seed = set.gen.seed;
+  cfg.xpus = static_cast<std::uint16_t>(set.xpus);
+  cfg.ports = static_cast<std::uint8_t>(set.ports);
+  const std::uint32_t commands = set.commands;
+  const double load = set.load;
+  const bool json = set.gen.json;
+  for (const auto& f : set.fail_links) {
+    const auto l = link_failure(f);
+    if (!l) return fail_usage(app, "--fail-link takes XPU:PORT:DOWN_NS[:UP_NS], not '" + f + "'");
+    cfg.link_events.push_back(l->first);
+    if (l->second) cfg.link_events.push_back(*l->second);
   }
-  if (out.empty()) return fail_usage("gen: -o FILE is required");
+  const auto e = wire::encap_from_string(set.encap);
+  if (!e || *e == wire::encap::lite)
+    return fail_usage(app, "--encap takes one SUE encapsulation (not lite: it has no RH)");
+  cfg.encap = *e;
+  if (!set.misbehave.empty()) {
+    // An endpoint that breaks one conformance rule once, for `scaleup check`'s tests.
+    const auto m = std::find_if(sim::misbehaviour_rules.begin(), sim::misbehaviour_rules.end(),
+                                [&](const auto& r) { return r.second == set.misbehave; });
+    if (m == sim::misbehaviour_rules.end())
+      return fail_usage(app,
+                        "--misbehave takes ack.unsent, ack.monotonic, nack.once or gbn.resend");
+    cfg.misbehave = m->first;
+  }
   // R2 4.4: the unordered mode spreads work over ports; with one there is nothing to spread, and
   // running strict under the name "unordered" would misreport the capture.
   if (cfg.unordered && cfg.ports == 1)
-    return fail_usage(
-        "gen: --unordered needs --ports 2 or 4 (R2 4.4: only with more than one port)");
+    return fail_usage(app,
+                      "--unordered needs --ports 2 or 4 (R2 4.4: only with more than one port)");
   for (const auto& l : cfg.link_events)
     if (l.xpu >= cfg.xpus || l.port >= cfg.ports)
-      return fail_usage("gen: --fail-link names an XPU or port the fabric does not have");
+      return fail_usage(app, "--fail-link names an XPU or port the fabric does not have");
 
   std::string err;
   auto w = cap::writer::create(out, cap::link_type::ethernet, 65535, err);
@@ -164,20 +142,25 @@ int gen_session(std::span<const std::string_view> argv) {
   }
   const auto& s = fab.stats();
   if (json) {
-    std::printf(
-        "{\"offered\":%llu,\"delivered\":%llu,\"duplicates\":%llu,\"out_of_order\":%llu,"
-        "\"retransmissions\":%llu,\"nacks\":%llu,\"goodput_gbps\":%.3f,\"frames\":%llu,"
-        "\"acks\":%llu,\"lost\":%llu,\"corrupted\":%llu,\"failovers\":%llu,\"moved\":%llu,"
-        "\"duration_ns\":%llu}\n",
-        static_cast<unsigned long long>(s.offered), static_cast<unsigned long long>(s.delivered),
-        static_cast<unsigned long long>(s.duplicates),
-        static_cast<unsigned long long>(s.out_of_order),
-        static_cast<unsigned long long>(s.retransmissions),
-        static_cast<unsigned long long>(s.nacks), s.goodput_gbps(),
-        static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.acks),
-        static_cast<unsigned long long>(s.lost), static_cast<unsigned long long>(s.corrupted),
-        static_cast<unsigned long long>(s.failovers), static_cast<unsigned long long>(s.moved),
-        static_cast<unsigned long long>(fab.now()));
+    stdout_sink out;
+    dissect::json_writer<stdout_sink>(out)
+        .object()
+        .member("offered", s.offered)
+        .member("delivered", s.delivered)
+        .member("duplicates", s.duplicates)
+        .member("out_of_order", s.out_of_order)
+        .member("retransmissions", s.retransmissions)
+        .member("nacks", s.nacks)
+        .number_text("goodput_gbps", fmt::format("{:.3f}", s.goodput_gbps()))
+        .member("frames", s.frames)
+        .member("acks", s.acks)
+        .member("lost", s.lost)
+        .member("corrupted", s.corrupted)
+        .member("failovers", s.failovers)
+        .member("moved", s.moved)
+        .member("duration_ns", fab.now())
+        .end()
+        .raw("\n");
   } else {
     std::printf(
         "session: %u XPUs x %u port%s (%s), loss %.3g, corruption %.3g, %s\n"
@@ -204,6 +187,45 @@ int gen_session(std::span<const std::string_view> argv) {
         static_cast<double>(fab.now()) / 1000.0, out.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+void add_gen_session(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<session_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "session",
+      "Run the fabric harness: XPUs on one switch, go-back-N over links that lose, corrupt, "
+      "duplicate or reorder frames, links failing at given times. Writes every frame the switch "
+      "receives (retransmissions included) and prints delivery statistics.");
+  add_gen_options(app, s->gen);
+  app->add_option("--xpus", s->xpus, "XPUs on the switch")
+      ->check(CLI::Range(2u, unsigned{sim::fabric::max_xpus}))
+      ->capture_default_str();
+  app->add_option("--ports", s->ports, "ports per XPU, one plane each")
+      ->check(CLI::IsMember({1u, 2u, 4u}))
+      ->capture_default_str();
+  app->add_flag("--unordered", s->cfg.unordered, "spread PDUs over the ports (R2 4.4)");
+  for (const auto& [name, field] : {std::pair{"--loss", &sim::fabric_config::loss},
+                                    {"--corrupt", &sim::fabric_config::corrupt},
+                                    {"--duplicate", &sim::fabric_config::duplicate},
+                                    {"--reorder", &sim::fabric_config::reorder}})
+    app->add_option(name, s->cfg.*field, "probability per frame")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+  app->add_option("--fail-link", s->fail_links, "XPU:PORT:DOWN_NS[:UP_NS] (repeatable)")
+      ->allow_extra_args(false);
+  app->add_option("--commands", s->commands, "commands offered")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{10'000'000}))
+      ->capture_default_str();
+  app->add_option("--load", s->load, "offered load, a fraction of capacity above 0")
+      ->check(CLI::Range(1e-9, 1.0))
+      ->capture_default_str();
+  app->add_option("--encap", s->encap, "one SUE encapsulation")->capture_default_str();
+  app->add_option("--misbehave", s->misbehave,
+                  "one endpoint breaks this conformance rule once (ack.unsent, ack.monotonic, "
+                  "nack.once, gbn.resend): a capture for `scaleup check`");
+  out.push_back({app, [app, s] { return run_gen_session(*app, *s); }});
 }
 
 }  // namespace scaleup::cli

@@ -9,41 +9,23 @@
 
 namespace scaleup::cli {
 
-int gen_tofu(std::span<const std::string_view> argv) {
-  std::string out;
-  sim::tofu_link_config cfg;
-  cfg.frames = 1000;
+namespace {
+
+struct tofu_settings {
+  gen_settings gen;
+  sim::tofu_mode_policy policy = sim::tofu_link_config{}.policy;
   double error_rate = 0;
-  bool json = false;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (const auto taken = gen_option(f, a, out, cfg.seed, json)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (f == "--mode") {
-      const std::string_view v = a.value().value_or("");
-      if (v == "split")
-        cfg.policy = sim::tofu_mode_policy::split;
-      else if (v == "duplicate")
-        cfg.policy = sim::tofu_mode_policy::duplicate;
-      else if (v == "adaptive")
-        cfg.policy = sim::tofu_mode_policy::adaptive;
-      else
-        return fail_usage("gen: --mode takes split, duplicate or adaptive");
-    } else if (f == "--error-rate") {
-      const auto p = a.fraction();
-      if (!p) return fail_usage("gen: --error-rate needs a bit error rate from 0 to 1");
-      error_rate = *p;
-    } else if (f == "--frames" || f == "--count") {
-      const auto n = a.number<std::uint64_t>();
-      if (!n || *n == 0 || *n > 1'000'000)
-        return fail_usage("gen: --frames needs a number from 1 to 1000000");
-      cfg.frames = *n;
-    } else {
-      return fail_usage("gen: unknown option '" + std::string(f) + "'");
-    }
-  }
-  if (out.empty()) return fail_usage("gen: -o FILE is required");
+  std::uint64_t frames = 1000;
+};
+
+int run_gen_tofu(const tofu_settings& s) {
+  const std::string& out = s.gen.out;
+  sim::tofu_link_config cfg;
+  cfg.frames = s.frames;
+  cfg.policy = s.policy;
+  cfg.seed = s.gen.seed;
+  const double error_rate = s.error_rate;
+  const bool json = s.gen.json;
   std::string err;
   auto w = cap::writer::create(out, cap::link_type::tofu, 65535, err);
   if (!w) {
@@ -63,15 +45,24 @@ int gen_tofu(std::span<const std::string_view> argv) {
     return 1;
   }
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
-  if (json)
-    std::printf(
-        "{\"frames\":%llu,\"delivered\":%llu,\"lost\":%llu,\"split_frames\":%llu,"
-        "\"duplicate_frames\":%llu,\"mode_switches\":%llu,\"replays\":%llu,\"slices\":%llu,"
-        "\"failed_slices\":%llu,\"misdelivered\":%llu,\"duration_ns\":%llu}\n",
-        n(st.frames), n(st.delivered), n(st.lost), n(st.split_frames), n(st.duplicate_frames),
-        n(st.mode_switches), n(st.replays), n(st.slices), n(st.failed_slices), n(st.misdelivered),
-        n(st.duration_ns));
-  else
+  if (json) {
+    stdout_sink out;
+    dissect::json_writer<stdout_sink>(out)
+        .object()
+        .member("frames", st.frames)
+        .member("delivered", st.delivered)
+        .member("lost", st.lost)
+        .member("split_frames", st.split_frames)
+        .member("duplicate_frames", st.duplicate_frames)
+        .member("mode_switches", st.mode_switches)
+        .member("replays", st.replays)
+        .member("slices", st.slices)
+        .member("failed_slices", st.failed_slices)
+        .member("misdelivered", st.misdelivered)
+        .member("duration_ns", st.duration_ns)
+        .end()
+        .raw("\n");
+  } else
     std::printf(
         "tofu link: 2 lanes, bit error rate %.3g\n"
         "  frames offered        %llu\n"
@@ -86,6 +77,30 @@ int gen_tofu(std::span<const std::string_view> argv) {
         n(st.duplicate_frames), n(st.mode_switches), n(st.replays), n(st.slices),
         n(st.failed_slices), out.c_str());
   return 0;
+}
+
+}  // namespace
+
+void add_gen_tofu(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<tofu_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "tofu",
+      "Simulate a dual-rail Tofu-style link: frames sliced over two lanes (split, duplicate, or "
+      "adaptive: the lane-quality controller chooses), bit errors on each lane, replays of "
+      "failed frames. Writes one record per slice on link type 148.");
+  add_gen_options(app, s->gen);
+  add_choice<sim::tofu_mode_policy>(app, "--mode", s->policy,
+                                    {{"split", sim::tofu_mode_policy::split},
+                                     {"duplicate", sim::tofu_mode_policy::duplicate},
+                                     {"adaptive", sim::tofu_mode_policy::adaptive}},
+                                    "how frames are sliced: split, duplicate or adaptive");
+  app->add_option("--error-rate", s->error_rate, "bit error rate on each lane")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app->add_option("--frames,--count", s->frames, "frames to send")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000}))
+      ->capture_default_str();
+  out.push_back({app, [s] { return run_gen_tofu(*s); }});
 }
 
 }  // namespace scaleup::cli

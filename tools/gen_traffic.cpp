@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "profile_file.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/pack/packer.hpp"
 #include "scaleup/pack/random_command.hpp"
@@ -146,71 +147,30 @@ int run(const traffic& tr, wire::encap e, std::mt19937_64& rng, capture_out& cap
   return 0;
 }
 
-}  // namespace
-
-int gen_traffic(std::span<const std::string_view> argv) {
-  std::string out;
-  std::string_view encaps = "udp4,lite";
-  std::uint64_t seed = 1;
+struct traffic_settings {
+  gen_settings gen;
+  std::string encaps = "udp4,lite";
+  std::string profile = "default";
   std::uint32_t link = dissect::link_ethernet;
-  bool json = false;
   traffic tr;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (const auto taken = gen_option(f, a, out, seed, json)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (f == "--profile") {
-      const auto* p = profile_by_name(a.value().value_or(""));
-      if (!p) return fail_usage("gen: --profile takes one of: " + profile_names());
-      tr.prof = p;
-    } else if (f == "--pattern") {
-      const std::string_view v = a.value().value_or("");
-      if (v == "uniform")
-        tr.pat = pattern::uniform;
-      else if (v == "incast")
-        tr.pat = pattern::incast;
-      else if (v == "fig21")
-        tr.pat = pattern::fig21;
-      else
-        return fail_usage("gen: --pattern takes uniform, incast or fig21");
-    } else if (f == "--destinations") {
-      const auto n = a.number<std::uint32_t>();
-      if (!n || *n == 0 || *n > 1023)
-        return fail_usage("gen: --destinations needs a number from 1 to 1023");
-      tr.destinations = *n;
-    } else if (f == "--vcs") {
-      const auto n = a.number<unsigned>();
-      if (!n || *n == 0 || *n > 4) return fail_usage("gen: --vcs needs a number from 1 to 4");
-      tr.vcs = static_cast<std::uint8_t>(*n);
-    } else if (f == "--count") {
-      const auto n = a.number<std::uint32_t>();
-      if (!n || *n == 0 || *n > 1'000'000)
-        return fail_usage("gen: --count needs a whole number from 1 to 1000000");
-      tr.count = *n;
-    } else if (f == "--encap") {
-      const auto v = a.value();
-      if (!v) return fail_usage("gen: --encap needs a value");
-      encaps = *v;
-    } else if (f == "--link") {
-      const auto v = a.value();
-      if (v && *v == "ethernet")
-        link = dissect::link_ethernet;
-      else if (v && *v == "afh2")
-        link = dissect::link_afh2;
-      else
-        return fail_usage("gen: --link takes ethernet or afh2");
-    } else {
-      return fail_usage("gen: unknown option '" + std::string(f) + "'");
-    }
-  }
-  if (out.empty()) return fail_usage("gen: -o FILE is required");
+};
+
+int run_gen_traffic(const CLI::App& app, const traffic_settings& s) {
+  const std::string& out = s.gen.out;
+  const std::uint64_t seed = s.gen.seed;
+  const bool json = s.gen.json;
+  const std::uint32_t link = s.link;
+  traffic tr = s.tr;
+  std::string why;
+  tr.prof = resolve_profile(s.profile, false, why);
+  if (!tr.prof) return fail_usage(app, "--profile: " + why);
   std::vector<wire::encap> list;
   const auto allowed = [&](wire::encap e) {
     return link == dissect::link_ethernet || e == wire::encap::afh2 || e == wire::encap::afh2c ||
            e == wire::encap::lite;
   };
-  if (const auto bad = parse_encaps(encaps, allowed, list)) return fail_usage("gen: " + *bad);
+  if (const auto bad = parse_encaps(s.encaps, allowed, list))
+    return fail_usage(app, "--encap: " + *bad);
 
   capture_out cap(out, link, json);
   if (!cap.open()) return 1;
@@ -221,6 +181,35 @@ int gen_traffic(std::span<const std::string_view> argv) {
     if (rc) return rc;
   }
   return cap.close() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_gen_traffic(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<traffic_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "traffic",
+      "Queue commands per {destination, VC}, pack them with the packer and scheduler, and write "
+      "the PDUs (RH, commands, R-CRC; SUE Lite: commands only).");
+  add_gen_options(app, s->gen);
+  app->add_option("--profile", s->profile,
+                  "command profile: a name (" + profile_names() + ") or a profile file")
+      ->capture_default_str();
+  add_choice<pattern>(
+      app, "--pattern", s->tr.pat,
+      {{"uniform", pattern::uniform}, {"incast", pattern::incast}, {"fig21", pattern::fig21}},
+      "uniform (one XPU to many), incast (many to one) or fig21 (R2 Fig. 21)");
+  app->add_option("--destinations", s->tr.destinations, "XPUs on the many side")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1023}))
+      ->capture_default_str();
+  app->add_option("--vcs", s->tr.vcs, "VCs used")->check(CLI::Range(1, 4))->capture_default_str();
+  app->add_option("--count", s->tr.count, "commands per encapsulation")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1'000'000}))
+      ->capture_default_str();
+  app->add_option("--encap", s->encaps, "comma-separated encapsulations, or all")
+      ->capture_default_str();
+  add_link_option(app, s->link);
+  out.push_back({app, [app, s] { return run_gen_traffic(*app, *s); }});
 }
 
 }  // namespace scaleup::cli

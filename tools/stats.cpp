@@ -1,6 +1,9 @@
 // `scaleup stats`: the go-back-N sequence analysis of a capture (dissect/analysis.hpp, the one
 // the Wireshark plugin runs), per connection, as a table, as JSON, and as PSN-over-time graphs.
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -8,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "capture_input.hpp"
 #include "cli.hpp"
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
@@ -52,22 +56,30 @@ struct time_format {
   }
 };
 
-std::string json_counts(const totals& t, const time_format& tf) {
+using json = dissect::json_writer<stdout_sink>;
+
+void json_counts(json& j, const totals& t, const time_format& tf) {
   const auto s = dissect::summarize(t.rtt);
-  const auto rtt = [&](auto&& put) {
-    return "{\"count\":" + std::to_string(s.count) + ",\"min\":" + put(s.min) +
-           ",\"p50\":" + put(s.p50) + ",\"p90\":" + put(s.p90) + ",\"p99\":" + put(s.p99) +
-           ",\"max\":" + put(s.max) + "}";
+  j.member("pdus", t.pdus)
+      .member("retransmissions", t.retransmissions)
+      .member("duplicates", t.duplicates)
+      .member("out_of_order", t.out_of_order)
+      .member("gaps", t.gaps)
+      .member("missing", t.missing)
+      .member("nacks", t.nacks)
+      .member("acks", t.acks)
+      .member("window_full", t.window_full);
+  const auto rtt = [&](std::string_view key, auto&& put) {
+    j.object(key).member("count", s.count);
+    put("min", s.min);
+    put("p50", s.p50);
+    put("p90", s.p90);
+    put("p99", s.p99);
+    put("max", s.max);
+    j.end();
   };
-  return "\"pdus\":" + std::to_string(t.pdus) +
-         ",\"retransmissions\":" + std::to_string(t.retransmissions) +
-         ",\"duplicates\":" + std::to_string(t.duplicates) +
-         ",\"out_of_order\":" + std::to_string(t.out_of_order) +
-         ",\"gaps\":" + std::to_string(t.gaps) + ",\"missing\":" + std::to_string(t.missing) +
-         ",\"nacks\":" + std::to_string(t.nacks) + ",\"acks\":" + std::to_string(t.acks) +
-         ",\"window_full\":" + std::to_string(t.window_full) +
-         ",\"ack_rtt_us\":" + rtt([&](std::int64_t ns) { return tf.us(ns); }) +
-         ",\"ack_rtt_ns\":" + rtt([](std::int64_t ns) { return std::to_string(ns); });
+  rtt("ack_rtt_us", [&](std::string_view k, std::int64_t ns) { j.number_text(k, tf.us(ns)); });
+  rtt("ack_rtt_ns", [&](std::string_view k, std::int64_t ns) { j.member(k, ns); });
 }
 
 // ---- the graphs ----------------------------------------------------------------------------
@@ -183,18 +195,18 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
 // ("XPU 7", "192.168.1.10"), then what the frames gave: "src_xpu" and "dst_xpu" where the ends
 // are XPU ids, "src_ip" and "dst_ip" where they are IP addresses, with "src_xpu" then the RH's
 // xpuid. No destination XPU is made up from an address.
-std::string json_ends(const dissect::connection& c) {
-  const auto end = [](std::string_view side, const dissect::endpoint& e) {
-    std::string s = ",\"" + std::string(side) + "\":\"" + dissect::to_string(e) + "\"";
+void json_ends(json& j, const dissect::connection& c) {
+  const auto end = [&](std::string_view side, const dissect::endpoint& e) {
+    const std::string text = dissect::to_string(e);
+    j.member(side, text);
     if (e.is_xpu())
-      s += ",\"" + std::string(side) + "_xpu\":" + std::to_string(e.xpu);
+      j.member(std::string(side) + "_xpu", e.xpu);
     else
-      s += ",\"" + std::string(side) + "_ip\":\"" + dissect::to_string(e) + "\"";
-    return s;
+      j.member(std::string(side) + "_ip", text);
   };
-  std::string s = end("src", c.key.src) + end("dst", c.key.dst);
-  if (!c.key.src.is_xpu() && c.src_xpu) s += ",\"src_xpu\":" + std::to_string(*c.src_xpu);
-  return s;
+  end("src", c.key.src);
+  end("dst", c.key.dst);
+  if (!c.key.src.is_xpu() && c.src_xpu) j.member("src_xpu", *c.src_xpu);
 }
 
 // The text table's name of an end; an IP source with the RH's xpuid after it.
@@ -203,42 +215,65 @@ std::string text_end(const dissect::endpoint& e, std::optional<std::uint16_t> xp
   return dissect::to_string(e) + (xpuid ? " (XPU " + std::to_string(*xpuid) + ")" : "");
 }
 
-}  // namespace
+// The table: a heading, a row per connection, the totals.
+void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
+               std::uint64_t analysed, std::uint64_t left_out, std::uint32_t window,
+               const std::vector<dissect::connection>& conns, const time_format& tf) {
+  totals all;
+  for (const auto& c : conns) all.add(c);
+  out(
+      fmt::format("{}: {} frames, {} SUE PDUs analysed ({} left out: errors), {} connections, "
+                  "window {}\n",
+                  name, frames, analysed, left_out, conns.size(), window));
+  // Ends are XPU ids, or IP addresses: the columns are as wide as the widest.
+  std::size_t src_w = 6, dst_w = 6;
+  for (const auto& c : conns) {
+    src_w = std::max(src_w, text_end(c.key.src, c.src_xpu).size());
+    dst_w = std::max(dst_w, text_end(c.key.dst).size());
+  }
+  out(
+      fmt::format("  conn {:>{}} {:>{}} port vc    PDUs  retrans    dup  ooo gaps missing  NACKs   "
+                  "ACKs wfull   RTT p50/p90/p99 (us)\n",
+                  "src", src_w, "dst", dst_w));
+  const auto row = [&](const std::string& head, const totals& t) {
+    const auto s = dissect::summarize(t.rtt);
+    out(fmt::format("{} {:7} {:8} {:6} {:4} {:4} {:7} {:6} {:6} {:5}   ", head, t.pdus,
+                    t.retransmissions, t.duplicates, t.out_of_order, t.gaps, t.missing, t.nacks,
+                    t.acks, t.window_full));
+    out(s.count ? tf.us(s.p50) + "/" + tf.us(s.p90) + "/" + tf.us(s.p99) : std::string("-"));
+    out("\n");
+  };
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    const auto& c = conns[i];
+    totals one;
+    one.add(c);
+    row(fmt::format("{:>6} {:>{}} {:>{}} {:4} {:2}", i, text_end(c.key.src, c.src_xpu), src_w,
+                    text_end(c.key.dst), dst_w, unsigned{c.key.port}, unsigned{c.key.vc}),
+        one);
+  }
+  row("   all" + std::string(src_w + dst_w + 10, ' '), all);
+}
 
-int stats(std::span<const std::string_view> argv) {
-  std::string file, svg_out;
+struct stats_settings {
+  input_settings in;
+  engine_settings engine;
   bool json = false;
+  std::string svg_out;
+  std::uint32_t window = 256;
+  double interval = 0;
+};
+
+int run_stats(const CLI::App& app, const stats_settings& s) {
   dissect::options o;
   o.command_nodes = false;    // the analysis reads the headers and the errors only
   dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
   o.flows = &flows;
+  if (const auto bad = apply(s.engine, o)) return fail_usage(app, *bad);
+  if (s.in.file.empty() && s.in.read.empty() && s.in.interface.empty())
+    return fail_usage(app, "which capture? FILE, -r FILE, - (standard input) or -i IFACE");
   dissect::analysis_config cfg;
-  args a(argv);
-  while (!a.done()) {
-    const std::string_view f = a.flag();
-    if (f == "--json") {
-      json = true;
-    } else if (f == "--svg") {
-      const auto v = a.value();
-      if (!v || v->empty()) return fail_usage("stats: --svg needs an output file name");
-      svg_out = std::string(*v);
-    } else if (f == "--window") {
-      const auto n = a.number<std::uint32_t>();
-      if (!n || *n == 0 || *n >= 32768)
-        return fail_usage("stats: --window needs a number from 1 to 32767");
-      cfg.window = *n;
-    } else if (const auto taken = engine_option("stats", f, a, o)) {
-      if (!taken->empty()) return fail_usage(*taken);
-    } else if (!f.empty() && f[0] == '-' && f != "-") {
-      return fail_usage("stats: unknown option '" + std::string(f) + "'");
-    } else if (file.empty()) {
-      file = std::string(f);
-    } else {
-      return fail_usage("stats: one capture file at a time");
-    }
-  }
-  if (file.empty()) return fail_usage("stats: which capture file?");
-  cfg.record_events = !svg_out.empty();
+  cfg.window = s.window;
+  cfg.record_events = !s.svg_out.empty();
 
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
@@ -246,26 +281,54 @@ int stats(std::span<const std::string_view> argv) {
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
   std::int64_t t0 = 0, t1 = 0;
   cap::precision_digits digits = 0;  // the finest any packet has
+  std::string name;
+  stdout_sink out;
+  // --interval: the table every S seconds while reading, redrawn in place on a terminal.
+  const bool redraw = s.interval > 0 && !s.json && ::isatty(1);
+  using clock = std::chrono::steady_clock;
+  const auto interval =
+      std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s.interval));
+  const auto table = [&] {
+    if (redraw) out("\x1b[H\x1b[2J");
+    put_table(out, name, frames, analysed, left_out, cfg.window, an->connections(),
+              time_format(frames ? digits : cap::micro_digits));
+  };
+  int status = 0;
+  bool rereadable = false;
   // One pass over the capture. A capture cut by its snapshot length may hold long datagrams of
-  // a flow before any whole one showed it SUE: when that happened, the file is read a second
-  // time with the flows and ports the first pass recognised (as tshark's two passes do), so a
-  // cut capture gives the figures of the whole one (issue 17 item 3).
-  const auto pass = [&]() -> bool {
-    auto r = open_capture(file);
-    if (!r) return false;
+  // a flow before any whole one showed it SUE: when that happened, a file is read a second time
+  // with the flows and ports the first pass recognised (as tshark's two passes do), so a cut
+  // capture gives the figures of the whole one (issue 17 item 3). A pipe or an interface is
+  // read once. -w saves the first pass only.
+  const auto pass = [&](const input_settings& in) -> bool {
+    capture_input input;
+    if (!input.open(in, true)) return false;
+    rereadable = !input.streaming();
+    name = input.name() == "-" ? "(standard input)" : input.name();
     an.emplace(cfg);
     ip_fragments.reset();
     flows.reset_unconfirmed();
     frames = analysed = left_out = 0;
     t0 = t1 = 0;
     digits = 0;
+    auto next_table = clock::now() + interval;
+    // The table when it is due, frames or not (a quiet link still gets its redraw).
+    const auto due = [&] {
+      if (s.interval <= 0 || clock::now() < next_table) return;
+      table();
+      out.flush();
+      next_table = clock::now() + interval;
+    };
+    input.on_idle = due;
     cap::packet pkt{};
     for (;;) {
-      const auto st = r->next(pkt);
+      const auto st = input.next(pkt);
       if (st == cap::reader::status::end) break;
       if (st == cap::reader::status::error) {
-        std::fprintf(stderr, "scaleup: %s\n", r->error().c_str());
-        return false;
+        std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
+        if (!input.streaming()) return false;
+        status = 1;  // a capture that stopped: what it saw is still worth its totals
+        break;
       }
       const std::int64_t ns = capture_time_ns(pkt);
       digits = std::max(digits, pkt.precision);
@@ -275,100 +338,93 @@ int stats(std::span<const std::string_view> argv) {
       // was captured (dissect/analysis.hpp says which frames count). A reassembled PDU counts
       // at the time of the frame that completed it.
       dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
-      const auto facts = dissect::facts_of(tree, pkt.number, ns);
-      if (!facts) {
+      if (const auto facts = dissect::facts_of(tree, pkt.number, ns)) {
+        ++analysed;
+        an->add(*facts);
+      } else {
         left_out += tree.find_layer("sue.rh") != nullptr;
-        continue;
       }
-      ++analysed;
-      an->add(*facts);
+      due();
     }
+    if (!input.finish()) status = 1;
     return true;
   };
-  if (!pass()) return 1;
-  // Standard input cannot be read twice.
-  if (flows.worth_rereading() && file != "-" && !pass()) return 1;
+  if (!pass(s.in)) return 1;
+  if (rereadable && flows.worth_rereading()) {
+    input_settings again = s.in;
+    again.write.clear();
+    if (!pass(again)) return 1;
+  }
 
   const auto& conns = an->connections();
-  if (!svg_out.empty()) {
-    std::ofstream out(svg_out, std::ios::binary);
-    out << svg(conns, t0, t1);
-    if (!out.flush()) {
-      std::fprintf(stderr, "scaleup: %s: cannot write\n", svg_out.c_str());
+  if (!s.svg_out.empty()) {
+    std::ofstream svg_file(s.svg_out, std::ios::binary);
+    svg_file << svg(conns, t0, t1);
+    if (!svg_file.flush()) {
+      std::fprintf(stderr, "scaleup: %s: cannot write\n", s.svg_out.c_str());
       return 1;
     }
   }
+  const time_format tf(frames ? digits : cap::micro_digits);
+  if (!s.json) {
+    if (s.interval > 0) out("totals\n");
+    put_table(out, name, frames, analysed, left_out, cfg.window, conns, tf);
+    return status;
+  }
   totals all;
   for (const auto& c : conns) all.add(c);
-  const time_format tf(frames ? digits : cap::micro_digits);
-  stdout_sink out;
-  if (json) {
-    out("{\"file\":\"");
-    for (const char ch : file) {
-      if (ch == '"' || ch == '\\') out("\\");
-      out(std::string_view(&ch, 1));
-    }
-    out("\",\"frames\":" + std::to_string(frames) + ",\"analysed\":" + std::to_string(analysed) +
-        ",\"left_out\":" + std::to_string(left_out) + ",\"window\":" + std::to_string(cfg.window) +
-        ",\"time_precision\":" + std::to_string(tf.digits) + ",\"connection_count\":" +
-        std::to_string(conns.size()) + "," + json_counts(all, tf) + ",\"connections\":[");
-    for (std::size_t i = 0; i < conns.size(); ++i) {
-      const auto& c = conns[i];
-      totals one;
-      one.add(c);
-      out((i ? ",{" : "{") + std::string("\"connection\":") + std::to_string(i) + json_ends(c) +
-          ",\"port\":" + std::to_string(c.key.port) + ",\"vc\":" + std::to_string(c.key.vc) +
-          ",\"frames\":" + std::to_string(c.frames) + ",\"bytes\":" + std::to_string(c.bytes) +
-          ",\"first_us\":" + tf.us(c.first_ns - t0) + ",\"last_us\":" + tf.us(c.last_ns - t0) +
-          ",\"first_ns\":" + std::to_string(c.first_ns - t0) +
-          ",\"last_ns\":" + std::to_string(c.last_ns - t0) + "," + json_counts(one, tf) + "}");
-    }
-    out("]}\n");
-    return 0;
-  }
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "%s: %llu frames, %llu SUE PDUs analysed (%llu left out: errors), %zu "
-                "connections, window %u\n",
-                file.c_str(), static_cast<unsigned long long>(frames),
-                static_cast<unsigned long long>(analysed),
-                static_cast<unsigned long long>(left_out), conns.size(), cfg.window);
-  out(line);
-  // Ends are XPU ids, or IP addresses: the columns are as wide as the widest.
-  std::size_t src_w = 6, dst_w = 6;
-  for (const auto& c : conns) {
-    src_w = std::max(src_w, text_end(c.key.src, c.src_xpu).size());
-    dst_w = std::max(dst_w, text_end(c.key.dst).size());
-  }
-  const auto pad = [](std::string v, std::size_t w) { return std::string(w - v.size(), ' ') + v; };
-  out("  conn " + pad("src", src_w) + " " + pad("dst", dst_w) +
-      " port vc    PDUs  retrans    dup  ooo gaps missing  NACKs   ACKs "
-      "wfull   RTT p50/p90/p99 (us)\n");
-  const auto row = [&](const std::string& head, const totals& t) {
-    const auto s = dissect::summarize(t.rtt);
-    std::snprintf(
-        line, sizeof line, "%s %7llu %8llu %6llu %4llu %4llu %7llu %6llu %6llu %5llu   ",
-        head.c_str(), static_cast<unsigned long long>(t.pdus),
-        static_cast<unsigned long long>(t.retransmissions),
-        static_cast<unsigned long long>(t.duplicates),
-        static_cast<unsigned long long>(t.out_of_order), static_cast<unsigned long long>(t.gaps),
-        static_cast<unsigned long long>(t.missing), static_cast<unsigned long long>(t.nacks),
-        static_cast<unsigned long long>(t.acks), static_cast<unsigned long long>(t.window_full));
-    out(line);
-    out(s.count ? tf.us(s.p50) + "/" + tf.us(s.p90) + "/" + tf.us(s.p99) : std::string("-"));
-    out("\n");
-  };
+  json j(out);
+  j.object()
+      .member("file", name)
+      .member("frames", frames)
+      .member("analysed", analysed)
+      .member("left_out", left_out)
+      .member("window", cfg.window)
+      .member("time_precision", tf.digits)
+      .member("connection_count", conns.size());
+  json_counts(j, all, tf);
+  j.array("connections");
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
     totals one;
     one.add(c);
-    std::snprintf(line, sizeof line, " %4u %2u", unsigned{c.key.port}, unsigned{c.key.vc});
-    row(pad(std::to_string(i), 6) + " " + pad(text_end(c.key.src, c.src_xpu), src_w) + " " +
-            pad(text_end(c.key.dst), dst_w) + line,
-        one);
+    j.object().member("connection", i);
+    json_ends(j, c);
+    j.member("port", c.key.port)
+        .member("vc", c.key.vc)
+        .member("frames", c.frames)
+        .member("bytes", c.bytes)
+        .number_text("first_us", tf.us(c.first_ns - t0))
+        .number_text("last_us", tf.us(c.last_ns - t0))
+        .member("first_ns", c.first_ns - t0)
+        .member("last_ns", c.last_ns - t0);
+    json_counts(j, one, tf);
+    j.end();
   }
-  row("   all" + std::string(src_w + dst_w + 10, ' '), all);
-  return 0;
+  j.end().end().raw("\n");
+  return status;
+}
+
+}  // namespace
+
+void add_stats(CLI::App& parent, commands& out) {
+  auto s = std::make_shared<stats_settings>();
+  CLI::App* app = parent.add_subcommand(
+      "stats",
+      "Go-back-N sequence analysis (the one the Wireshark plugin shows) per connection {source, "
+      "destination, port, VC}: PDUs, retransmissions, duplicates, out-of-order PDUs, gaps, "
+      "NACKs, ACKs, window-full events and ACK RTT percentiles.");
+  add_input_options(app, s->in);
+  app->add_flag("--json", s->json, "one JSON object");
+  app->add_option("--svg", s->svg_out, "draw PSN over time per connection to this file");
+  app->add_option("--window", s->window, "the go-back-N window")
+      ->check(CLI::Range(1, 32767))
+      ->capture_default_str();
+  app->add_option("--interval", s->interval,
+                  "print the table every S seconds while reading (redrawn on a terminal)")
+      ->check(CLI::PositiveNumber);
+  add_engine_options(app, s->engine);
+  out.push_back({app, [app, s] { return run_stats(*app, *s); }});
 }
 
 }  // namespace scaleup::cli

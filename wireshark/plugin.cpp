@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "../tools/profile_file.hpp"
 #include "registry.hpp"
 #include "render.hpp"
 #include "scaleup/dissect/analysis.hpp"
@@ -73,6 +74,9 @@ gboolean pref_analyze = TRUE;
 guint pref_window = transport::gbn_config{}.window;
 gboolean pref_port_by_interface = FALSE;
 const char* pref_xpu_map = "";
+// A command profile file (`scaleup dump --profile FILE`'s form); when set, it is the profile.
+const char* pref_profile_file = "";
+std::unique_ptr<dissect::runtime_profile> file_profile;
 // The map the preference names, as last loaded (none: the file is unset or could not be read).
 std::optional<dissect::xpu_table> xpu_map;
 gboolean pref_check_checksums = FALSE;
@@ -91,6 +95,7 @@ dissect::options current_options() {
   const auto n = static_cast<gint>(pack::shipped_profiles.size());
   o.profile =
       pref_profile >= 0 && pref_profile < n ? pack::shipped_profiles[pref_profile] : nullptr;
+  if (file_profile) o.profile = &file_profile->profile();
   o.fcs = pref_fcs == 1   ? dissect::fcs_mode::present
           : pref_fcs == 2 ? dissect::fcs_mode::absent
                           : dissect::fcs_mode::detect;
@@ -703,8 +708,28 @@ dissector_handle_t ethertype_handle;
 guint registered_ethertype = 0;
 guint registered_shim_ethertype = 0;
 
+// The profile file preference: read again whenever the preferences change; its fields are
+// registered then (Wireshark 4.0 takes hf arrays after its start). An unreadable or broken file
+// is reported once, naming the entry and the rule, and leaves the enum preference's profile.
+void load_profile_file() {
+  static std::string loaded;
+  const std::string path = pref_profile_file ? pref_profile_file : "";
+  if (path == loaded) return;
+  loaded = path;
+  file_profile.reset();
+  if (path.empty()) return;
+  std::string error;
+  file_profile = cli::load_profile_file(path, error);
+  if (!file_profile) {
+    report_failure("SUE command profile %s", error.c_str());
+    return;
+  }
+  reg.register_profile(file_profile->profile());
+}
+
 void handoff() {
   load_xpu_map();
+  load_profile_file();
   static bool done = false;
   if (!done) {
     const dissector_handle_t udp = create_dissector_handle(dissect_udp, proto_sue);
@@ -752,6 +777,12 @@ void register_protocols() {
                                  "How the commands packed in a payload are read (decisions.md: "
                                  "the XPU-specific prefix); none leaves payloads opaque",
                                  &pref_profile, profile_enum.data(), FALSE);
+  prefs_register_filename_preference(
+      m, "profile_file", "Command profile file",
+      "A vendor's command profile as a JSON file (the form of `scaleup dump --profile FILE`, "
+      "profiles/default.json); when set it is used instead of the profile above. Its control "
+      "fields are registered as filters when the preference is applied; name them sue.cmd.*",
+      &pref_profile_file, FALSE);
   prefs_register_enum_preference(m, "fcs", "Ethernet frames end in an FCS",
                                  "Whether captured Ethernet frames hold the 4-byte FCS", &pref_fcs,
                                  fcs_enum, FALSE);

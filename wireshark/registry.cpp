@@ -103,36 +103,25 @@ int registry::protocol_for_prefix(std::string_view prefix, std::string_view titl
   return p.id;
 }
 
-int registry::register_all() {
-  for (const auto& t : dissect::tables)
-    for (const auto& f : t.fields) collect(f);
-  for (const auto* f : dissect::computed) collect(*f);  // every dissector's generated fields
-  for (const auto* prof : pack::shipped_profiles) collect(prof->name_field());
+int* registry::hf_into(std::map<int, std::vector<hf_register_info>>& by_protocol, int proto,
+                       const char* name, const char* abbrev, ftenum type, int display,
+                       const void* strings, const char* blurb) {
+  int* id = &ids_.emplace_back(-1);
+  hf_register_info h{};
+  h.p_id = id;
+  h.hfinfo = header_field_info{name,  abbrev, type, display,          strings, 0,
+                               blurb, -1,     0,    HF_REF_TYPE_NONE, -1,      nullptr};
+  by_protocol[proto].push_back(h);
+  return id;
+}
 
-  // Protocols in order of first appearance, each named after its first table.
-  const auto title_of = [](std::string_view prefix) -> std::string_view {
-    for (const auto& t : dissect::tables)
-      if (prefix_of(t.name) == prefix) return t.title;
-    return {};
-  };
-  const int sue = protocol_for_prefix("sue", title_of("sue"));
-  for (const auto& filter : pending_order_) {
-    const std::string_view prefix = prefix_of(filter);
-    protocol_for_prefix(prefix, title_of(prefix));
-  }
-
-  std::map<int, std::vector<hf_register_info>> by_protocol;
+// An hf for every collected filter not registered yet, into `by_protocol`; the ids by filter.
+std::vector<std::pair<std::string, int*>> registry::field_hfs(
+    std::map<int, std::vector<hf_register_info>>& by_protocol) {
   const auto add = [&](int proto, const char* name, const char* abbrev, ftenum type, int display,
                        const void* strings, const char* blurb) -> int* {
-    int* id = &ids_.emplace_back(-1);
-    hf_register_info h{};
-    h.p_id = id;
-    h.hfinfo = header_field_info{name,  abbrev, type, display,          strings, 0,
-                                 blurb, -1,     0,    HF_REF_TYPE_NONE, -1,      nullptr};
-    by_protocol[proto].push_back(h);
-    return id;
+    return hf_into(by_protocol, proto, name, abbrev, type, display, strings, blurb);
   };
-
   std::vector<std::pair<std::string, int*>> ids_by_filter;
   for (const auto& filter : pending_order_) {
     const pending& p = pending_.at(filter);
@@ -190,6 +179,34 @@ int registry::register_all() {
     fields_.emplace(filter, spec);
   }
 
+  return ids_by_filter;
+}
+
+int registry::register_all() {
+  for (const auto& t : dissect::tables)
+    for (const auto& f : t.fields) collect(f);
+  for (const auto* f : dissect::computed) collect(*f);  // every dissector's generated fields
+  for (const auto* prof : pack::shipped_profiles) collect(prof->name_field());
+
+  // Protocols in order of first appearance, each named after its first table.
+  const auto title_of = [](std::string_view prefix) -> std::string_view {
+    for (const auto& t : dissect::tables)
+      if (prefix_of(t.name) == prefix) return t.title;
+    return {};
+  };
+  const int sue = protocol_for_prefix("sue", title_of("sue"));
+  for (const auto& filter : pending_order_) {
+    const std::string_view prefix = prefix_of(filter);
+    protocol_for_prefix(prefix, title_of(prefix));
+  }
+
+  std::map<int, std::vector<hf_register_info>> by_protocol;
+  const auto add = [&](int proto, const char* name, const char* abbrev, ftenum type, int display,
+                       const void* strings, const char* blurb) -> int* {
+    return hf_into(by_protocol, proto, name, abbrev, type, display, strings, blurb);
+  };
+  const auto ids_by_filter = field_hfs(by_protocol);
+
   // The sequence analysis, under "sue".
   int* analysis_id = add(sue, "SUE sequence analysis", keep(dissect::analysis_filter), FT_NONE,
                          BASE_NONE, nullptr, "Go-back-N analysis of this PDU's connection");
@@ -210,11 +227,7 @@ int registry::register_all() {
         add(sue, keep(v.name), keep(v.filter), type, display, strings, keep(v.description)));
   }
 
-  for (auto& [proto, hfs] : by_protocol) {
-    auto& kept = hf_arrays_.emplace_back(std::move(hfs));
-    proto_register_field_array(proto, kept.data(), static_cast<int>(kept.size()));
-  }
-  for (const auto& [filter, id] : ids_by_filter) fields_.at(filter).hf = *id;
+  register_hfs(by_protocol, ids_by_filter);
   hf_analysis = *analysis_id;
   for (int* id : value_ids) hf_values.push_back(*id);
 
@@ -263,6 +276,25 @@ int registry::register_all() {
   expert_module_t* m = expert_register_protocol(sue);
   expert_register_field_array(m, ei_.data(), static_cast<int>(ei_.size()));
   return sue;
+}
+
+void registry::register_profile(const pack::profile& prof) {
+  collect(prof.name_field());
+  for (const auto& t : prof.types())
+    for (const auto& f : t.fields) collect(f);
+  std::map<int, std::vector<hf_register_info>> by_protocol;
+  const auto ids = field_hfs(by_protocol);
+  // Wireshark takes fields after its start (as HTTP's custom header fields do).
+  register_hfs(by_protocol, ids);
+}
+
+void registry::register_hfs(std::map<int, std::vector<hf_register_info>>& by_protocol,
+                            const std::vector<std::pair<std::string, int*>>& ids) {
+  for (auto& [proto, hfs] : by_protocol) {
+    auto& kept = hf_arrays_.emplace_back(std::move(hfs));
+    proto_register_field_array(proto, kept.data(), static_cast<int>(kept.size()));
+  }
+  for (const auto& [filter, id] : ids) fields_.at(filter).hf = *id;
 }
 
 const protocol* registry::protocol_named(std::string_view prefix) const {

@@ -18,6 +18,7 @@
 
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/conformance.hpp"
+#include "scaleup/pack/command.hpp"
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/field.hpp"
 
@@ -43,6 +44,9 @@ class registry {
   // Registers every protocol, field, subtree and expert info; call once, from the plugin's
   // protocol registration. Returns the id of the "sue" protocol, which owns the preferences.
   int register_all();
+  // Registers the fields of a profile loaded after the start (a profile file preference) that
+  // are not registered yet; fields of a prefix no protocol has are left to the tree's text.
+  void register_profile(const pack::profile& prof);
 
   // The protocol a layer ("sue.rh", "afh2.etype") belongs to; nullptr for layers of protocols
   // Wireshark dissects itself (eth, vlan, ip, ipv6, udp).
@@ -74,6 +78,13 @@ class registry {
     std::vector<wire::value_name> names;
   };
   void collect(const wire::field_info& f);
+  int* hf_into(std::map<int, std::vector<hf_register_info>>& by_protocol, int proto,
+               const char* name, const char* abbrev, ftenum type, int display, const void* strings,
+               const char* blurb);
+  std::vector<std::pair<std::string, int*>> field_hfs(
+      std::map<int, std::vector<hf_register_info>>& by_protocol);
+  void register_hfs(std::map<int, std::vector<hf_register_info>>& by_protocol,
+                    const std::vector<std::pair<std::string, int*>>& ids);
   const char* keep(std::string_view s);
   int protocol_for_prefix(std::string_view prefix, std::string_view title);
 

@@ -212,8 +212,9 @@ def case_capture_tools():
     # editcap -F pcapng of the cooked capture, and gzip'ed copies: the same frames.
     ng = tmp("cooked.pcapng")
     subprocess.run(["editcap", "-F", "pcapng", cooked, ng], check=True, capture_output=True)
-    ref = run("dump", "--json", *OPAQUE, cooked).stdout
-    check(run("dump", "--json", *OPAQUE, ng).stdout == ref, "editcap -F pcapng: dump differs")
+    ref = dump(cooked)
+    check(cli_test.dissection(dump(ng)) == cli_test.dissection(ref),
+          "editcap -F pcapng: dump differs")
     for src in (cooked, ng, merged):
         gz = src + ".gz"
         cli_test.gzip_copy(src, gz)
@@ -247,23 +248,8 @@ def capture(tool, path, interface, out, count, link=None):
                "-f", f"udp dst port {PORT}"]
         if link:
             cmd += ["-y", link]
-    p = subprocess.Popen(["timeout", "20", *cmd], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
     # Both say on stderr when they listen ("listening on", "Capturing on").
-    seen = b""
-    deadline = time.time() + 10
-    os.set_blocking(p.stderr.fileno(), False)
-    while time.time() < deadline:
-        seen += p.stderr.read() or b""
-        text = seen.decode(errors="replace")
-        if "listening on" in text or "Capturing on" in text:
-            time.sleep(0.2)
-            return p, text
-        if p.poll() is not None:
-            return None, (seen + (p.stderr.read() or b"")).decode(errors="replace")
-        time.sleep(0.05)
-    p.kill()
-    return None, seen.decode(errors="replace")
+    return cli_test.started(["timeout", "20", *cmd], subprocess.DEVNULL)
 
 
 def case_real_capture():
@@ -326,21 +312,7 @@ def case_real_capture():
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    cli_test.SCALEUP = os.path.abspath(sys.argv[1])
-    case = globals().get("case_" + sys.argv[2])
-    if not case:
-        print("unknown case", sys.argv[2])
-        return 2
-    with tempfile.TemporaryDirectory() as d:
-        cli_test.TMP = d
-        if case() == SKIP:
-            print("0 passed, 0 failed, 1 skipped")
-            return SKIP
-    print("1 passed, 0 failed")
-    return 0
+    return cli_test.script_main(globals(), __doc__, SKIP)
 
 
 if __name__ == "__main__":

@@ -148,7 +148,8 @@ def compare(m, where, want, got):
     Returns how many values were compared."""
     n = 0
     for k, v in got.items():
-        if k in ("frame", "encap", "len", "errors") or k in m.COMPUTED or isinstance(v, dict):
+        if k in ("frame", "encap", "errors") or k.startswith("frame.") or k in m.COMPUTED or \
+                isinstance(v, dict):
             continue
         if k == "sue.cmds" or not (k in m.FILTERS or k.startswith(STANDARD_KEYS)):
             continue

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-FRAME_LINE = re.compile(r"^\s*(\d+)\s+\S+\s+\d+ B")
+FRAME_LINE = re.compile(r"^\s*(\d+)\s+-?\d+\.\d+\s")  # No. and Time, as tshark's columns
 
 
 def pcap(frames, link=1, snaplen=65535, lens=None):

@@ -58,6 +58,11 @@ step "the scaleup command from the root"
 "$root/bin/scaleup" dump "$work/basic.pcap" >"$work/dump.txt"
 head -n 3 "$work/dump.txt"
 (($(grep -c udp4 "$work/dump.txt") >= 2)) || { echo "dump from the package shows no udp4 frames"; exit 1; }
+# The default command profile ships as a file, and reads as the built-in one.
+prof=$root/share/scaleup/profiles/default.json
+[[ -f $prof ]] || { echo "the package ships no $prof"; exit 1; }
+"$root/bin/scaleup" dump --profile "$prof" "$work/basic.pcap" | cmp - "$work/dump.txt" ||
+  { echo "dump --profile $prof differs from the built-in profile"; exit 1; }
 
 if [[ " ${want[*]} " == *" wireshark-scaleup "* ]]; then
   step "tshark loads the plugin from the root"

@@ -147,7 +147,8 @@ def capture(name, *gen_args):
 # ---- tshark -T fields against dump --json ------------------------------------------------
 
 LIST_KEYS = ("sue.cmds",)
-META_KEYS = ("frame", "encap", "len", "cap_len", "errors")
+META_KEYS = ("frame", "encap", "frame.time_epoch", "frame.time_relative", "frame.time_delta",
+             "frame.len", "frame.cap_len", "frame.interface_id", "errors")
 # tshark's checksum statuses (proto.h PROTO_CHECKSUM_E_*), which dump names.
 CHECKSUM_STATUS = {0: "bad", 1: "good", 2: "unverified", 3: "not_present"}
 
@@ -196,12 +197,13 @@ def merged(objects):
     return frames
 
 
-def compare_fields(pcap, profile=None):
-    extra = ["--profile", profile] if profile else []
+def compare_fields(pcap, profile=None, profile_file=None):
+    extra = ["--profile", profile or profile_file] if profile or profile_file else []
     frames = merged(jsonl(scaleup("dump", "--json", *extra, pcap).stdout))
     check(frames, f"{pcap}: dump shows no frames")
     keys = sorted({k for f in frames for k in expected_fields(f)})
-    args = ["-o", f"sue.profile:{profile or 'default'}",
+    chosen = ["-o", f"sue.profile_file:{profile_file}"] if profile_file else []
+    args = [*chosen, "-o", f"sue.profile:{profile or 'default'}",
             "-r", pcap, "-T", "fields", "-E", "occurrence=a", "-E", f"aggregator={AGG}",
             "-E", "separator=/t", "-e", "frame.number"]
     for k in keys:
@@ -317,6 +319,44 @@ def case_fields_traffic():
         pcap, _ = capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
                           "--encap", "afh2,afh2c,lite", "--link", "afh2")
         compare_fields(pcap)
+
+
+def case_profile_file():
+    """The sue.profile_file preference: a vendor's profile file, read as `scaleup dump --profile
+    FILE` reads it, its new control fields registered when the preference is applied."""
+    default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles",
+                           "default.json")
+    prof = json.load(open(default))
+    for t in prof["types"]:
+        if t["name"] == "BARRIER":
+            t["name"] = "FENCE"
+    prof["types"].append({"code": 0x40, "name": "DOORBELL", "control_units": 2, "data": False,
+                          "fields": [{"name": "type", "filter": "sue.cmd.type", "bit": 0,
+                                      "width": 8, "type": "hex"},
+                                     {"name": "queue", "filter": "sue.cmd.queue", "bit": 8,
+                                      "width": 24}]})
+    vendor = os.path.join(TMP, "vendor.json")
+    json.dump(prof, open(vendor, "w"))
+    readable(vendor)
+    pcap, _ = capture("traffic-vendor", "traffic", "--pattern", "fig21", "--encap", "all")
+    frames = compare_fields(pcap, profile_file=vendor)
+    check(any(c.get("sue.cmd.name") == "FENCE" for f in frames for c in f.get("sue.cmds", [])),
+          "the vendor's names")
+    # A barrier and a doorbell for queue 0x0A0B0C in one PDU over UDP.
+    pdu = sue_pdu(4, 1, data=bytes([0x12, 0, 0, 7, 0x40, 0x0A, 0x0B, 0x0C]))
+    doorbell = write_pcap("doorbell.pcap", [udp4_frame("10.0.0.1", "10.0.0.2", 5000, 5001, pdu)])
+    got = tshark("-o", f"sue.profile_file:{vendor}", "-r", doorbell, "-T", "fields",
+                 "-e", "sue.cmd.name", "-e", "sue.cmd.queue").stdout.split()
+    check(got == ["FENCE,DOORBELL", str(0x0A0B0C)], f"tshark with the file: {got}")
+    compare_fields(doorbell, profile_file=vendor)
+    # A broken file is reported and the enum's profile stays.
+    bad = os.path.join(TMP, "bad.json")
+    prof["types"][1]["code"] = prof["types"][0]["code"]
+    json.dump(prof, open(bad, "w"))
+    readable(bad)
+    p = tshark("-o", f"sue.profile_file:{bad}", "-r", doorbell, "-T", "fields", "-e",
+               "sue.cmd.name")
+    check("types[1]" in p.stderr and "the same code" in p.stderr, p.stderr)
 
 
 def case_fields_tofu():

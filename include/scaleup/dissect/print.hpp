@@ -19,6 +19,30 @@
 
 namespace scaleup::dissect {
 
+// What the capture says of a frame beside its bytes: tshark's frame.* fields. As tshark, the
+// fields (JSON, -V, -T fields) have nine decimals whatever the capture recorded, and the summary
+// line's Time column the decimals the capture recorded (`digits`: 6 for microseconds, 9 for
+// nanoseconds).
+struct frame_meta {
+  std::uint64_t number = 0;
+  std::uint64_t time_ns = 0;     // frame.time_epoch, in nanoseconds since 1970
+  std::int64_t relative_ns = 0;  // frame.time_relative: since the first frame
+  std::int64_t delta_ns = 0;     // frame.time_delta: since the frame before
+  std::uint8_t digits = 9;
+  std::uint32_t len = 0;        // frame.len: on the wire
+  std::uint32_t cap_len = 0;    // frame.cap_len: captured
+  bool has_interface = false;   // pcapng (and live captures) name the interface
+  std::uint32_t interface = 0;  // frame.interface_id
+};
+
+// The frame.* names frame_meta answers to, besides the tree's fields.
+// The decimals of the frame.time_* fields (tshark 4.0's, for every file).
+inline constexpr unsigned field_digits = 9;
+
+inline constexpr std::array<std::string_view, 7> frame_fields{
+    "frame.number", "frame.time_epoch", "frame.time_relative", "frame.time_delta",
+    "frame.len",    "frame.cap_len",    "frame.interface_id"};
+
 namespace detail {
 
 template <class Out>
@@ -36,6 +60,25 @@ void put_uint_right(Out& out, std::uint64_t v, std::size_t width) {
   const auto n = static_cast<std::size_t>(r.ptr - b.data());
   for (std::size_t i = n; i < width; ++i) out(" ");
   out(std::string_view(b.data(), n));
+}
+
+// Nanoseconds as seconds with `digits` decimals (at most 9), a minus sign when negative: the
+// form of tshark's frame.time_* fields.
+template <class Out>
+void put_seconds(Out& out, std::int64_t ns, unsigned digits) {
+  const bool negative = ns < 0;
+  const std::uint64_t v =
+      negative ? std::uint64_t{0} - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  if (negative) out("-");
+  put_uint(out, v / 1'000'000'000u);
+  if (digits == 0) return;
+  digits = digits > 9 ? 9 : digits;
+  std::array<char, 10> b{};
+  b[0] = '.';
+  std::uint64_t frac = v % 1'000'000'000u;
+  for (unsigned k = 9; k > digits; --k) frac /= 10;
+  for (unsigned k = digits; k > 0; --k, frac /= 10) b[k] = static_cast<char>('0' + frac % 10);
+  out(std::string_view(b.data(), digits + 1));
 }
 
 template <class Out>
@@ -520,19 +563,44 @@ void put_json_range(chunked<Out>& w, const Tree& t, std::size_t lo, std::size_t 
   put_json_picked(w, all, std::span<const std::uint32_t>(picked.data(), n), first);
 }
 
+// A time as a JSON string: nine decimals do not survive a double, so the text is exact.
+template <class Out>
+void put_json_seconds(chunked<Out>& w, std::string_view key, std::int64_t ns, unsigned digits) {
+  w.key(key, false);
+  w.put('"');
+  put_seconds(w, ns, digits);
+  w.put('"');
+}
+
 template <class Out, class Tree>
-void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number) {
+void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number,
+                    const frame_meta* meta = nullptr) {
   w("{\"frame\":");
   w.number(frame_number);
   w(",\"encap\":");
   w.quoted(t.encap);
-  // tshark's frame.len and frame.cap_len: the length on the wire, and what was captured when
-  // that is less.
-  w(",\"len\":");
-  w.number(t.length_on_wire());
-  if (t.length_on_wire() > t.frame_length) {
-    w(",\"cap_len\":");
-    w.number(t.frame_length);
+  if (meta) {
+    // The capture's own account of the frame, under tshark's names.
+    put_json_seconds(w, "frame.time_epoch", static_cast<std::int64_t>(meta->time_ns), field_digits);
+    put_json_seconds(w, "frame.time_relative", meta->relative_ns, field_digits);
+    put_json_seconds(w, "frame.time_delta", meta->delta_ns, field_digits);
+    w(",\"frame.len\":");
+    w.number(meta->len);
+    w(",\"frame.cap_len\":");
+    w.number(meta->cap_len);
+    if (meta->has_interface) {
+      w(",\"frame.interface_id\":");
+      w.number(meta->interface);
+    }
+  } else {
+    // tshark's frame.len and frame.cap_len: the length on the wire, and what was captured when
+    // that is less.
+    w(",\"len\":");
+    w.number(t.length_on_wire());
+    if (t.length_on_wire() > t.frame_length) {
+      w(",\"cap_len\":");
+      w.number(t.frame_length);
+    }
   }
   const auto fields = t.field_list();
   const auto layers = t.layer_list();
@@ -582,6 +650,15 @@ void put_json(Out& out, const Tree& t, std::uint64_t frame_number) {
   detail::put_json_frame(w, t, frame_number);
 }
 
+// The same object with the frame's time and lengths from the capture (frame_meta) in place of
+// "len" and "cap_len": "frame.time_epoch", "frame.time_relative", "frame.time_delta" (strings:
+// exact decimals), "frame.len", "frame.cap_len" and, for pcapng, "frame.interface_id".
+template <class Out, class Tree>
+void put_json(Out& out, const Tree& t, const frame_meta& meta) {
+  detail::chunked<Out> w(out);
+  detail::put_json_frame(w, t, meta.number, &meta);
+}
+
 template <class Out>
 void put_error_text(Out& out, const error& e) {
   out(wire::to_string(e.level));
@@ -613,16 +690,23 @@ void put_error_text(Out& out, const error& e) {
   }
 }
 
-// One line per frame: number, encapsulation, length, then what matters for the layer found.
+namespace detail {
+
+// The protocol a summary line names: the innermost format the library reads, else the last
+// layer found.
+template <class Tree>
+std::string_view summary_protocol(const Tree& t) {
+  if (t.find("sue.rh.ver")) return "SUE";
+  if (t.find("tofu.rh.one")) return t.find("tofu.slice.lane") ? "Tofu slice" : "Tofu frame";
+  if (t.find("rdma.ftr.crc")) return "ExaJet";
+  if (t.find("sue_lite.len")) return "SUE Lite";
+  return {};
+}
+
+// A summary line's info: what matters for the layer found, the commands, the error counts, and
+// one line per command.
 template <class Out, class Tree>
-void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
-  detail::chunked<Out> out(sink);
-  detail::put_uint_right(out, frame_number, 6);
-  out("  ");
-  out(t.encap);
-  if (t.encap.size() < 15) out(std::string_view("               ", 15 - t.encap.size()));
-  detail::put_uint_right(out, t.length_on_wire(), 5);
-  out(" B");
+void put_summary_info(chunked<Out>& out, const Tree& t) {
   const auto show = [&](std::string_view label, std::string_view filter) {
     if (const auto* f = t.find(filter)) {
       out(" ");
@@ -636,7 +720,6 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
     }
   };
   if (t.find("sue.rh.ver")) {
-    out("  SUE");
     show("op", "sue.rh.op");
     show("xpuid", "sue.rh.xpuid");
     show("npsn", "sue.rh.npsn");
@@ -646,7 +729,6 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
     show("payload", "sue.payload.len");
     show("rcrc", "sue.rcrc.status");
   } else if (t.find("tofu.rh.one")) {
-    out(t.find("tofu.slice.lane") ? "  Tofu slice" : "  Tofu frame");
     show("lane", "tofu.slice.lane");
     show("LEN", "tofu.rh.len");
     show("pat", "tofu.rh.pat");
@@ -655,7 +737,6 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
     show("fcs", "tofu.slice.fcs.status");
     show("tlp", "tofu.tlp.len");
   } else if (t.find("rdma.ftr.crc")) {
-    out("  ExaJet");
     show("type", "rdma.pkt.type");
     show("type", "rdma.ack.type");
     show("type", "rdma.ctl.type");
@@ -668,7 +749,6 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
     show("payload", "rdma.payload.len");
     show("crc", "rdma.ftr.crc.status");
   } else if (t.find("sue_lite.len")) {
-    out("  SUE Lite");
     show("src", "afh2c.src_xpu");
     show("dst", "afh2c.dst_xpu");
     show("tc", "afh2c.tc");
@@ -683,7 +763,7 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
   for (const auto& l : t.layer_list()) commands += l.list == "sue.cmds";
   if (commands) {
     out(" cmds=");
-    detail::put_uint(out, commands);
+    put_uint(out, commands);
   }
   std::size_t errors = 0, notes = 0;
   for (const auto& e : t.error_list()) {
@@ -693,29 +773,29 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
   const std::size_t warnings = t.error_count - errors - notes;
   if (t.error_count) {
     out("  [");
-    detail::put_uint(out, errors);
+    put_uint(out, errors);
     out(errors == 1 ? " error" : " errors");
     if (warnings) {
       out(", ");
-      detail::put_uint(out, warnings);
+      put_uint(out, warnings);
       out(warnings == 1 ? " warning" : " warnings");
     }
     if (notes) {
       out(", ");
-      detail::put_uint(out, notes);
+      put_uint(out, notes);
       out(notes == 1 ? " note" : " notes");
     }
     out("]");
   }
   // One line per command: its name, control and data lengths.
   if (!commands) return;
-  const detail::layer_spans<Tree> spans(t);
+  const layer_spans<Tree> spans(t);
   const auto fields = t.field_list();
   std::size_t n = 0;
   for (std::size_t li = 0; li < t.layer_count; ++li) {
     if (t.layers[li].list != "sue.cmds") continue;
     out("\n          cmd ");
-    detail::put_uint_right(out, ++n, 4);
+    put_uint_right(out, ++n, 4);
     const auto member = [&](std::string_view filter) -> const field_node* {
       for (std::size_t i = spans.lo[li]; i < spans.hi[li]; ++i)
         if (fields[i].layer == li && fields[i].info->filter == filter) return &fields[i];
@@ -729,13 +809,110 @@ void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
     }
     if (const auto* f = member("sue.cmd.control_len")) {
       out(" ctrl=");
-      detail::put_uint(out, f->value);
+      put_uint(out, f->value);
     }
     if (const auto* f = member("sue.cmd.data_len")) {
       out(" data=");
-      detail::put_uint(out, f->value);
+      put_uint(out, f->value);
     }
   }
+}
+
+// The ends a summary line names, as tshark's Source and Destination columns: IP addresses, else
+// the XPU ids of an AFH header, else Ethernet addresses.
+struct summary_end {
+  std::string_view src, dst;
+  bool xpu;
+};
+inline constexpr std::array<summary_end, 7> summary_ends{{
+    {"ip.src", "ip.dst", false},
+    {"ipv6.src", "ipv6.dst", false},
+    {"afh1.shim.src_xpu", "afh1.shim.dst_xpu", true},
+    {"afh1.src_xpu", "afh1.dst_xpu", true},
+    {"afh2.src_xpu", "afh2.dst_xpu", true},
+    {"afh2c.src_xpu", "afh2c.dst_xpu", true},
+    {"eth.src", "eth.dst", false},
+}};
+
+template <class Out>
+void put_column(chunked<Out>& out, std::string_view s, std::size_t width, bool right) {
+  static constexpr std::string_view spaces = "                        ";
+  const std::size_t pad = s.size() < width ? std::min(width - s.size(), spaces.size()) : 0;
+  if (right) out(spaces.substr(0, pad));
+  out(s);
+  if (!right) out(spaces.substr(0, pad));
+}
+
+}  // namespace detail
+
+// One line per frame: number, encapsulation, length, then what matters for the layer found.
+template <class Out, class Tree>
+void put_summary(Out& sink, const Tree& t, std::uint64_t frame_number) {
+  detail::chunked<Out> out(sink);
+  detail::put_uint_right(out, frame_number, 6);
+  out("  ");
+  out(t.encap);
+  if (t.encap.size() < 15) out(std::string_view("               ", 15 - t.encap.size()));
+  detail::put_uint_right(out, t.length_on_wire(), 5);
+  out(" B");
+  if (const auto proto = detail::summary_protocol(t); !proto.empty()) {
+    out("  ");
+    out(proto);
+  }
+  detail::put_summary_info(out, t);
+}
+
+// tshark's columns: No., Time (relative, with the capture's decimals), Source, Destination,
+// Protocol, Length (on the wire), then Info: the encapsulation and what put_summary shows.
+template <class Out, class Tree>
+void put_summary(Out& sink, const Tree& t, const frame_meta& meta) {
+  detail::chunked<Out> out(sink);
+  detail::put_uint_right(out, meta.number, 6);
+  out(" ");
+  {
+    std::array<char, 40> b{};
+    std::size_t n = 0;
+    const auto into = [&](std::string_view s) {
+      const std::size_t k = std::min(s.size(), b.size() - n);
+      std::memcpy(b.data() + n, s.data(), k);
+      n += k;
+    };
+    detail::put_seconds(into, meta.relative_ns, meta.digits);
+    detail::put_column(out, std::string_view(b.data(), n), 12, true);
+  }
+  // Source and destination as their values print; empty when the frame names neither.
+  std::array<char, 48> src{}, dst{};
+  std::size_t ns = 0, nd = 0;
+  for (const auto& e : detail::summary_ends) {
+    const auto* s = t.find(e.src);
+    const auto* d = t.find(e.dst);
+    if (!s || !d) continue;
+    const auto fill = [](std::array<char, 48>& b, std::size_t& n, const field_node& f, bool xpu) {
+      const auto into = [&](std::string_view v) {
+        const std::size_t k = std::min(v.size(), b.size() - n);
+        std::memcpy(b.data() + n, v.data(), k);
+        n += k;
+      };
+      if (xpu) into("XPU ");
+      put_value(into, f);
+    };
+    fill(src, ns, *s, e.xpu);
+    fill(dst, nd, *d, e.xpu);
+    break;
+  }
+  out(" ");
+  detail::put_column(out, std::string_view(src.data(), ns), 17, true);
+  out(" \u2192 ");
+  detail::put_column(out, std::string_view(dst.data(), nd), 17, false);
+  out(" ");
+  std::string_view proto = detail::summary_protocol(t);
+  if (proto.empty() && t.layer_count) proto = t.layers[t.layer_count - 1].name;
+  detail::put_column(out, proto, 8, false);
+  out(" ");
+  detail::put_uint_right(out, meta.len, 5);
+  out(" ");
+  out(t.encap);
+  detail::put_summary_info(out, t);
 }
 
 // The bits of a sub-byte field drawn like tshark: "..01 0110 = name: value".
@@ -773,33 +950,84 @@ void put_field_text(Out& out, const field_node& f) {
 }
 
 // A field tree like `tshark -V`: a heading per layer, an indented line per field.
+namespace detail {
+
+template <class Out, class Tree>
+void put_verbose_frame(chunked<Out>& out, const Tree& t, std::uint64_t frame_number,
+                       const frame_meta* meta);
+
+}  // namespace detail
+
 template <class Out, class Tree>
 void put_verbose(Out& sink, const Tree& t, std::uint64_t frame_number) {
   detail::chunked<Out> out(sink);
+  detail::put_verbose_frame(out, t, frame_number, nullptr);
+}
+
+// The same tree headed by the capture's account of the frame (tshark's "Frame" section): its
+// interface, time, time since the frame before and since the first, and its lengths.
+template <class Out, class Tree>
+void put_verbose(Out& sink, const Tree& t, const frame_meta& meta) {
+  detail::chunked<Out> out(sink);
+  detail::put_verbose_frame(out, t, meta.number, &meta);
+}
+
+namespace detail {
+
+template <class Out, class Tree>
+void put_verbose_frame(chunked<Out>& out, const Tree& t, std::uint64_t frame_number,
+                       const frame_meta* meta) {
   out("Frame ");
-  detail::put_uint(out, frame_number);
+  put_uint(out, frame_number);
   out(": ");
-  detail::put_uint(out, t.length_on_wire());
+  put_uint(out, t.length_on_wire());
   out(" bytes");
   if (t.length_on_wire() > t.frame_length) {
     out(" on the wire, ");
-    detail::put_uint(out, t.frame_length);
+    put_uint(out, t.frame_length);
     out(" captured");
   }
   out(", encap ");
   out(t.encap);
   out("\n");
+  if (meta) {
+    const auto line = [&](std::string_view label, std::string_view filter, auto&& value,
+                          std::string_view unit, bool generated) {
+      out(generated ? "    [" : "    ");
+      out(label);
+      out(": ");
+      value();
+      out(unit);
+      out(generated ? "]  {" : "  {");
+      out(filter);
+      out("}\n");
+    };
+    const auto secs = [&](std::int64_t ns) {
+      return [&out, ns] { put_seconds(out, ns, field_digits); };
+    };
+    const auto num = [&](std::uint64_t v) { return [&out, v] { put_uint(out, v); }; };
+    if (meta->has_interface)
+      line("Interface id", "frame.interface_id", num(meta->interface), "", false);
+    line("Epoch Time", "frame.time_epoch", secs(static_cast<std::int64_t>(meta->time_ns)),
+         " seconds", false);
+    line("Time delta from previous captured frame", "frame.time_delta", secs(meta->delta_ns),
+         " seconds", true);
+    line("Time since first frame", "frame.time_relative", secs(meta->relative_ns), " seconds",
+         true);
+    line("Frame Length", "frame.len", num(meta->len), " bytes", false);
+    line("Capture Length", "frame.cap_len", num(meta->cap_len), " bytes", false);
+  }
   const auto fields = t.field_list();
-  const detail::layer_spans<Tree> spans(t);
+  const layer_spans<Tree> spans(t);
   for (std::size_t li = 0; li < t.layer_count; ++li) {
     const auto& l = t.layers[li];
     out(l.title);
     out(" (");
     out(l.name);
     out("), bytes ");
-    detail::put_uint(out, l.offset);
+    put_uint(out, l.offset);
     out("-");
-    detail::put_uint(out, l.length ? l.offset + l.length - 1 : l.offset);
+    put_uint(out, l.length ? l.offset + l.length - 1 : l.offset);
     out("\n");
     for (const auto& f : fields.subspan(spans.lo[li], spans.hi[li] - spans.lo[li])) {
       if (f.layer != li) continue;
@@ -818,5 +1046,130 @@ void put_verbose(Out& sink, const Tree& t, std::uint64_t frame_number) {
     out("]\n");
   }
 }
+
+}  // namespace detail
+
+// One column of `tshark -T fields -e NAME`: the values of every field named `filter` in the
+// frame (a name repeated, as in the commands of a PDU, gives them all, comma-separated, as tshark
+// does), "encap", or a frame.* value from `meta`. Nothing when the frame has no such field.
+template <class Out, class Tree>
+void put_field_values(Out& sink, const Tree& t, const frame_meta& meta, std::string_view filter) {
+  detail::chunked<Out> out(sink);
+  const auto secs = [&](std::int64_t ns) { detail::put_seconds(out, ns, field_digits); };
+  if (filter == "frame.number") return detail::put_uint(out, meta.number);
+  if (filter == "frame.time_epoch") return secs(static_cast<std::int64_t>(meta.time_ns));
+  if (filter == "frame.time_relative") return secs(meta.relative_ns);
+  if (filter == "frame.time_delta") return secs(meta.delta_ns);
+  if (filter == "frame.len") return detail::put_uint(out, meta.len);
+  if (filter == "frame.cap_len") return detail::put_uint(out, meta.cap_len);
+  if (filter == "frame.interface_id") {
+    if (meta.has_interface) detail::put_uint(out, meta.interface);
+    return;
+  }
+  if (filter == "encap") return out(t.encap);
+  bool first = true;
+  for (const auto& f : t.field_list()) {
+    if (f.info->filter != filter) continue;
+    if (!first) out.put(',');
+    first = false;
+    put_value(out, f);
+  }
+}
+
+// The JSON writer of everything the tools print besides the frames (statistics, manifests):
+// the frames' own buffer and escaping (control characters as \u00XX), members written in order,
+// objects and arrays nested up to 16 deep. Keys and strings are escaped; numbers are written as
+// they are, or as the caller formatted them (number_text: a decimal such as "12.345").
+template <class Out>
+class json_writer {
+ public:
+  explicit json_writer(Out& out) : w_(out) {}
+
+  // `{` or `[`, as a member named `key`, or as the next element when the key is empty.
+  json_writer& object(std::string_view key = {}) { return open(key, '{', '}'); }
+  json_writer& array(std::string_view key = {}) { return open(key, '[', ']'); }
+  json_writer& end() {
+    if (depth_ > 0) w_.put(close_[--depth_]);
+    return *this;
+  }
+
+  template <class T>
+  requires std::is_integral_v<T> json_writer& member(std::string_view key, T v) {
+    name(key);
+    if constexpr (std::is_signed_v<T>) {
+      if (v < 0) {
+        w_.put('-');
+        w_.number(std::uint64_t{0} - static_cast<std::uint64_t>(v));
+        return *this;
+      }
+    }
+    w_.number(static_cast<std::uint64_t>(v));
+    return *this;
+  }
+  json_writer& member(std::string_view key, std::string_view v) {
+    name(key);
+    w_.quoted(v);
+    return *this;
+  }
+  json_writer& member(std::string_view key, const char* v) {
+    return member(key, std::string_view(v));
+  }
+  json_writer& member_bool(std::string_view key, bool v) {
+    name(key);
+    w_(v ? "true" : "false");
+    return *this;
+  }
+  // A number the caller formatted (JSON number syntax).
+  json_writer& number_text(std::string_view key, std::string_view v) {
+    name(key);
+    w_(v);
+    return *this;
+  }
+  // Text straight to the output, between values (a newline after an object).
+  json_writer& raw(std::string_view s) {
+    w_(s);
+    return *this;
+  }
+  // Starts the next member or element on a new line indented so (after its comma): a file a
+  // person edits.
+  json_writer& line(std::string_view indent) {
+    indent_ = indent;
+    return *this;
+  }
+  void flush() { w_.flush(); }
+
+ private:
+  json_writer& open(std::string_view key, char open, char close) {
+    name(key);
+    w_.put(open);
+    if (depth_ < close_.size()) {
+      close_[depth_] = close;
+      first_[depth_++] = true;
+    }
+    return *this;
+  }
+  // The comma before a member or element, and its key.
+  void name(std::string_view key) {
+    const bool first = depth_ == 0 || first_[depth_ - 1];
+    if (depth_ > 0) first_[depth_ - 1] = false;
+    if (!indent_.empty()) {
+      if (!first) w_.put(',');
+      w_.put('\n');
+      w_(indent_);
+      indent_ = {};
+      if (!key.empty()) w_.key(key, true);
+    } else if (!key.empty()) {
+      w_.key(key, first);
+    } else if (!first) {
+      w_.put(',');
+    }
+  }
+
+  detail::chunked<Out> w_;
+  std::array<char, 16> close_{};
+  std::array<bool, 16> first_{};
+  std::size_t depth_ = 0;
+  std::string_view indent_{};
+};
 
 }  // namespace scaleup::dissect

@@ -9,6 +9,7 @@
 
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/ip_reassembly.hpp"
+#include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/rdma.hpp"
 #include "scaleup/dissect/tofu.hpp"
 #include "scaleup/pack/axi.hpp"
@@ -124,5 +125,26 @@ inline constexpr auto computed = [] {
   for (const auto* f : reassembly_generated::all) out[n++] = f;
   return out;
 }();
+
+// Whether `filter` names something a frame's output can show (`scaleup dump -T fields -e`): a
+// field of any table, a computed field, a control field of `prof`'s commands, "encap", or one of
+// the capture's frame.* fields.
+constexpr bool is_field_name(std::string_view filter, const pack::profile* prof) noexcept {
+  if (filter == "encap") return true;
+  for (const auto name : frame_fields)
+    if (name == filter) return true;
+  for (const auto& t : tables)
+    for (const auto& f : t.fields)
+      if (f.filter == filter) return true;
+  for (const auto* f : computed)
+    if (f->filter == filter) return true;
+  if (prof) {
+    if (prof->name_field().filter == filter) return true;
+    for (const auto& type : prof->types())
+      for (const auto& f : type.fields)
+        if (f.filter == filter) return true;
+  }
+  return false;
+}
 
 }  // namespace scaleup::dissect

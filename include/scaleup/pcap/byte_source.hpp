@@ -29,8 +29,9 @@ class byte_source {
   byte_source& operator=(const byte_source&) = delete;
   virtual ~byte_source() = default;
 
-  // Fills `out` and returns out.size(), or returns fewer only when the data has ended or
-  // reading failed; error() then tells the two apart.
+  // Reads into `out` and returns how many bytes it read: out.size(), or fewer when fewer have
+  // arrived (a pipe), and 0 only when the data has ended or reading failed; error() then tells
+  // the two apart. The reader asks again until it has what it needs.
   virtual std::size_t read(std::span<std::uint8_t> out) = 0;
   // Empty unless reading failed: then why, to be shown to a person as it is.
   virtual const std::string& error() const noexcept = 0;

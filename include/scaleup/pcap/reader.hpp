@@ -190,7 +190,8 @@ class reader {
       const std::size_t got = src_->read(std::span<std::uint8_t>(buf_.get() + end_, want));
       end_ += got;
       filled_ = got == want;
-      if (got < want) ended_ = true;
+      // A pipe gives what has arrived: only nothing at all is the end.
+      if (got == 0) ended_ = true;
     }
     return true;
   }

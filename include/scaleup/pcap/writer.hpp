@@ -101,10 +101,12 @@ class writer {
   writer& operator=(const writer&) = delete;
   ~writer() { close(); }
 
-  // Writes caplen = len = frame.size() at ts_ns nanoseconds since the epoch (a microsecond
-  // file keeps the whole microseconds). A refused frame (too long, or a time the format cannot
-  // hold) writes nothing and leaves the writer usable; an I/O failure is final.
-  bool write(std::span<const std::uint8_t> frame, std::uint64_t ts_ns) {
+  // Writes caplen = frame.size() at ts_ns nanoseconds since the epoch (a microsecond file keeps
+  // the whole microseconds), with len the frame's length on the wire when it was longer than
+  // what was captured (`wire_len`; 0 or less than caplen: caplen). A refused frame (too long, or
+  // a time the format cannot hold) writes nothing and leaves the writer usable; an I/O failure
+  // is final.
+  bool write(std::span<const std::uint8_t> frame, std::uint64_t ts_ns, std::uint32_t wire_len = 0) {
     if (!dumper_) {
       if (!failed_) error_ = path_ + ": write after close";
       return false;
@@ -131,7 +133,7 @@ class writer {
     hdr.ts.tv_usec =
         static_cast<decltype(hdr.ts.tv_usec)>(precision_ == time_precision::nano ? ns : ns / 1000);
     hdr.caplen = static_cast<bpf_u_int32>(frame.size());
-    hdr.len = hdr.caplen;
+    hdr.len = wire_len > hdr.caplen ? wire_len : hdr.caplen;
     // pcap_dump reports nothing; the stream's error flag is the only trace of a failed write.
     errno = 0;
     pcap_dump(reinterpret_cast<u_char*>(dumper_.get()), &hdr, frame.data());
@@ -141,6 +143,19 @@ class writer {
       return false;
     }
     ++count_;
+    return true;
+  }
+
+  // Hands what was written to the file now (a reader may be following it); false on failure,
+  // which is final.
+  bool flush() {
+    if (!dumper_ || failed_) return false;
+    errno = 0;
+    if (pcap_dump_flush(dumper_.get()) != 0) {
+      const int e = errno;
+      fail(path_ + ": " + detail::errno_message(e));
+      return false;
+    }
     return true;
   }
 

@@ -1,0 +1,217 @@
+// What `scaleup dump` prints of a frame beside its dissection (issue 19): tshark's frame.*
+// fields in JSON, -V and -T fields, the summary line's tshark columns, the tools' JSON writer,
+// and the capture reader on a source that gives its bytes a few at a time (a pipe).
+#include <scaleup/dissect/engine.hpp>
+#include <scaleup/dissect/print.hpp>
+#include <scaleup/dissect/registry.hpp>
+#include <scaleup/pcap/reader.hpp>
+#include <scaleup/wire/frame.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "capture_files.hpp"
+#include "support.hpp"
+
+namespace {
+
+namespace d = scaleup::dissect;
+namespace w = scaleup::wire;
+namespace cap = scaleup::pcap;
+using scaleup::test::byte_vector;
+using scaleup::test::render;
+
+// An RH-only ACK over UDP/IPv4 from 10.0.0.1 to 10.0.0.2, xpuid 5, npsn 7, apsn 6.
+byte_vector ack_frame() {
+  w::frame_params p;
+  p.kind = w::encap::udp4;
+  p.src_xpu = 1;
+  p.dst_xpu = 2;
+  w::reliability_header rh{.op = 0, .xpuid = 5, .npsn = 7, .vc = 0, .apsn = 6};
+  byte_vector out(256);
+  const auto r = w::emit_sue_frame(p, rh, {}, out);
+  REQUIRE(r.ok());
+  out.resize(r.value);
+  return out;
+}
+
+d::frame_meta meta_of(std::uint64_t number) {
+  d::frame_meta m;
+  m.number = number;
+  m.time_ns = 1'700'000'000'123'456'789;
+  m.relative_ns = 2'000'000'001;
+  m.delta_ns = -1'500;  // an earlier time than the frame before: tshark prints it negative
+  m.digits = 9;
+  m.len = 60;
+  m.cap_len = 60;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("put_seconds: seconds with the capture's decimals, tshark's frame.time_* form") {
+  const auto s = [](std::int64_t ns, unsigned digits) {
+    return render([&](auto& out) { d::detail::put_seconds(out, ns, digits); });
+  };
+  CHECK(s(1'700'000'000'123'456'789, 9) == "1700000000.123456789");
+  CHECK(s(1'700'000'000'123'456'789, 6) == "1700000000.123456");  // cut, as the file holds
+  CHECK(s(0, 9) == "0.000000000");
+  CHECK(s(-1'500, 9) == "-0.000001500");
+  CHECK(s(5'000'000'000, 0) == "5");
+  CHECK(s(1, 12) == "0.000000001");  // no more than nanoseconds
+}
+
+TEST_CASE("frame meta in JSON, -V and -T fields") {
+  const auto bytes = ack_frame();
+  d::tree t;
+  d::dissect_frame(t, bytes, d::link_ethernet);
+  auto m = meta_of(3);
+  const std::string json = render([&](auto& out) { d::put_json(out, t, m); });
+  CHECK(json.starts_with(
+      "{\"frame\":3,\"encap\":\"udp4\",\"frame.time_epoch\":\"1700000000.123456789\","
+      "\"frame.time_relative\":\"2.000000001\",\"frame.time_delta\":\"-0.000001500\","
+      "\"frame.len\":60,\"frame.cap_len\":60,\"eth.dst\""));
+  CHECK(json.find("\"len\":") == std::string::npos);  // frame.len in its place
+  CHECK(json.find("frame.interface_id") == std::string::npos);
+  m.has_interface = true;
+  m.interface = 2;
+  CHECK(render([&](auto& out) { d::put_json(out, t, m); }).find(",\"frame.interface_id\":2,") !=
+        std::string::npos);
+  // Without meta the object is the one it always was.
+  const std::string plain = render([&](auto& out) { d::put_json(out, t, 3); });
+  CHECK(plain.starts_with("{\"frame\":3,\"encap\":\"udp4\",\"len\":60,\"eth.dst\""));
+
+  const std::string v = render([&](auto& out) { d::put_verbose(out, t, m); });
+  CHECK(
+      v.starts_with("Frame 3: 60 bytes, encap udp4\n"
+                    "    Interface id: 2  {frame.interface_id}\n"
+                    "    Epoch Time: 1700000000.123456789 seconds  {frame.time_epoch}\n"
+                    "    [Time delta from previous captured frame: -0.000001500 seconds]  "
+                    "{frame.time_delta}\n"
+                    "    [Time since first frame: 2.000000001 seconds]  {frame.time_relative}\n"
+                    "    Frame Length: 60 bytes  {frame.len}\n"
+                    "    Capture Length: 60 bytes  {frame.cap_len}\n"));
+
+  const auto field = [&](std::string_view name) {
+    return render([&](auto& out) { d::put_field_values(out, t, m, name); });
+  };
+  CHECK(field("frame.number") == "3");
+  CHECK(field("frame.time_epoch") == "1700000000.123456789");
+  CHECK(field("frame.time_delta") == "-0.000001500");
+  CHECK(field("frame.interface_id") == "2");
+  CHECK(field("encap") == "udp4");
+  CHECK(field("sue.rh.npsn") == "7");
+  CHECK(field("ip.src") == "10.0.0.1");
+  CHECK(field("sue.rh.op") == "0");       // the value, as tshark's -T fields prints it
+  CHECK(field("afh2c.src_xpu").empty());  // not in this frame
+  m.digits = 6;  // a microsecond file: the fields keep tshark's nine decimals
+  CHECK(field("frame.time_relative") == "2.000000001");
+}
+
+TEST_CASE("-T fields: every occurrence of a repeated field, comma-separated") {
+  // Two barriers (type 0x12, reserved, tag 7 and 8) in one PDU.
+  const byte_vector payload{0x12, 0x00, 0x00, 0x07, 0x12, 0x00, 0x00, 0x08};
+  w::frame_params p;
+  p.kind = w::encap::afh2c;
+  w::reliability_header rh{.op = 2, .xpuid = 1, .npsn = 1};
+  byte_vector bytes(256);
+  const auto r = w::emit_sue_frame(p, rh, payload, bytes);
+  REQUIRE(r.ok());
+  bytes.resize(r.value);
+  auto t = std::make_unique<d::large_tree>();
+  d::dissect_frame(*t, bytes, d::link_ethernet);
+  const auto m = meta_of(1);
+  CHECK(render([&](auto& out) { d::put_field_values(out, *t, m, "sue.cmd.name"); }) ==
+        "BARRIER,BARRIER");
+  CHECK(render([&](auto& out) { d::put_field_values(out, *t, m, "sue.cmd.tag"); }) == "7,8");
+}
+
+TEST_CASE("field names for -e: the tables, computed fields, frame.*, a profile's controls") {
+  const auto* def = &scaleup::pack::default_profile;
+  for (const auto* name :
+       {"sue.rh.npsn", "ip.src", "afh2c.dst_xpu", "sue.rcrc.status", "frame.time_epoch",
+        "frame.interface_id", "encap", "sue.cmd.name", "sue.cmd.tag", "tofu.rh.seq"})
+    CHECK_MESSAGE(d::is_field_name(name, def), name);
+  CHECK_FALSE(d::is_field_name("sue.rh.bogus", def));
+  CHECK_FALSE(d::is_field_name("", def));
+  CHECK_FALSE(d::is_field_name("frame.time", def));
+}
+
+TEST_CASE("the summary line in tshark's columns") {
+  const auto bytes = ack_frame();
+  d::tree t;
+  d::dissect_frame(t, bytes, d::link_ethernet);
+  auto m = meta_of(12);
+  m.relative_ns = 1'234'000;
+  const std::string line = render([&](auto& out) { d::put_summary(out, t, m); });
+  CHECK(line ==
+        "    12  0.001234000          10.0.0.1 \u2192 10.0.0.2          SUE         60 udp4 "
+        "op=ACK xpuid=5 npsn=7 apsn=6 vc=0 partition=0 payload=0 rcrc=good");
+  // The frame-number form keeps its columns (the Wireshark plugin's Info takes what follows
+  // " B  ").
+  CHECK(render([&](auto& out) { d::put_summary(out, t, 12); }) ==
+        "    12  udp4              60 B  SUE op=ACK xpuid=5 npsn=7 apsn=6 vc=0 partition=0 "
+        "payload=0 rcrc=good");
+}
+
+TEST_CASE("json_writer: nesting, commas, escapes, signed numbers") {
+  const std::string s = render([](auto& out) {
+    d::json_writer<std::remove_reference_t<decltype(out)>> j(out);
+    j.object()
+        .member("file", std::string_view("a\x01"
+                                         "b\"c\\\n"))
+        .member("n", std::uint64_t{18446744073709551615u})
+        .member("neg", std::int64_t{-9223372036854775807 - 1})
+        .number_text("us", "1.500")
+        .member_bool("ok", true);
+    j.array("list").member({}, 1).object().member("k", "v").end().array().end().end();
+    j.line("  ").member("last", 0);
+    j.end().raw("\n");
+  });
+  CHECK(s ==
+        "{\"file\":\"a\\u0001b\\\"c\\\\\\u000a\",\"n\":18446744073709551615,"
+        "\"neg\":-9223372036854775808,\"us\":1.500,\"ok\":true,\"list\":[1,{\"k\":\"v\"},[]],\n"
+        "  \"last\":0}\n");
+}
+
+namespace {
+
+// Gives at most `step` bytes a read, as a pipe gives what has arrived.
+class trickle final : public cap::byte_source {
+ public:
+  trickle(const byte_vector& b, std::size_t step) : bytes_(b), step_(step) {}
+  std::size_t read(std::span<std::uint8_t> out) override {
+    const std::size_t n = std::min({out.size(), step_, bytes_.size() - at_});
+    std::copy_n(bytes_.data() + at_, n, out.data());
+    at_ += n;
+    return n;
+  }
+  const std::string& error() const noexcept override { return error_; }
+
+ private:
+  const byte_vector& bytes_;
+  std::size_t step_, at_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+TEST_CASE("the capture reader takes a short read for bytes still coming, not for the end") {
+  scaleup::test::pcap_builder b(false, scaleup::test::pcap_nsec_magic);
+  const byte_vector f1 = ack_frame();
+  b.record(1, 5, f1).record(2, 6, byte_vector(70, 0xAB)).record(3, 7, byte_vector{1, 2, 3});
+  for (const std::size_t step : {1u, 7u, 100u}) {
+    std::string err;
+    auto r = cap::reader::open(std::make_unique<trickle>(b.bytes(), step), "pipe", err);
+    INFO("step ", step, ": ", err);
+    REQUIRE(r.has_value());
+    cap::packet p;
+    std::vector<std::size_t> sizes;
+    while (r->next(p) == cap::reader::status::packet) sizes.push_back(p.data.size());
+    CHECK(r->error().empty());
+    CHECK(sizes == std::vector<std::size_t>{f1.size(), 70, 3});
+  }
+}
