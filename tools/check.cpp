@@ -7,7 +7,9 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/core.h>
 #include "capture_input.hpp"
+
 #include "cli.hpp"
 #include "scaleup/dissect/conformance.hpp"
 #include "scaleup/dissect/engine.hpp"
@@ -72,20 +74,13 @@ void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
                                             (c.violations() == 1 ? "" : "s");
   out(file + ": " + std::to_string(frames) + " frames, " + std::to_string(c.pdus()) +
       " SUE PDUs, " + std::to_string(c.lite_frames()) + " SUE Lite frames: " + verdict + "\n");
-  char line[256];
-  std::snprintf(line, sizeof line, "  %-18s %10s %10s %10s  %s\n", "rule", "examined", "not exam.",
-                "violations", "seed");
-  out(line);
+  out(fmt::format("  {:<18} {:>10} {:>10} {:>10}  {}\n", "rule", "examined", "not exam.",
+                  "violations", "seed"));
   for (const auto& r : dissect::rules) {
     if (!c.selected(r.which)) continue;
     const auto& t = c.tally(r.which);
-    std::snprintf(line, sizeof line, "  %-18.*s %10llu %10llu %10llu  ",
-                  static_cast<int>(r.id.size()), r.id.data(),
-                  static_cast<unsigned long long>(t.examined),
-                  static_cast<unsigned long long>(t.not_examinable),
-                  static_cast<unsigned long long>(t.violations));
-    out(line);
-    out(std::string(r.seed) + "\n");
+    out(fmt::format("  {:<18} {:>10} {:>10} {:>10}  {}\n", r.id, t.examined, t.not_examinable,
+                    t.violations, r.seed));
   }
   for (const auto& r : dissect::rules) {
     const auto& t = c.tally(r.which);
@@ -164,7 +159,7 @@ int run_check(const CLI::App& app, const check_settings& s) {
   dissect::partition_policy partitions;
   if (!s.partitions.empty()) {
     if (!std::ifstream(s.partitions)) {  // a file that cannot be read: 1, as for the capture
-      std::fprintf(stderr, "scaleup: %s: cannot read\n", s.partitions.c_str());
+      fmt::print(stderr, "scaleup: {}: cannot read\n", s.partitions.c_str());
       return 1;
     }
     if (const auto e = read_partitions(s.partitions, partitions)) return fail_usage(app, *e);
@@ -183,7 +178,7 @@ int run_check(const CLI::App& app, const check_settings& s) {
     const auto st = input.next(pkt);
     if (st == cap::reader::status::end) break;
     if (st == cap::reader::status::error) {
-      std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
+      fmt::print(stderr, "scaleup: {}\n", input.error().c_str());
       return 1;
     }
     ++frames;

@@ -167,7 +167,7 @@ class capture_out {
   bool open() {
     std::string err;
     w_ = cap::writer::create(path_, static_cast<cap::link_type>(link_), 65535, err);
-    if (!w_) std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    if (!w_) fmt::print(stderr, "scaleup: {}\n", err.c_str());
     return w_.has_value();
   }
 
@@ -181,8 +181,7 @@ class capture_out {
     const auto r =
         rh ? wire::emit_sue_frame(p, *rh, payload, frame_) : wire::emit_frame(p, payload, frame_);
     if (!r) {
-      std::fprintf(stderr, "scaleup: frame %llu: %.*s\n", static_cast<unsigned long long>(number_),
-                   static_cast<int>(r.err.what.size()), r.err.what.data());
+      fmt::print(stderr, "scaleup: frame {}: {}\n", number_, r.err.what);
       return false;
     }
     std::size_t len = r.value;
@@ -192,7 +191,7 @@ class capture_out {
     // No simulation behind these frames: one every millisecond.
     const std::uint64_t ts_ns = capture_epoch_ns + number_ * 1'000'000;
     if (!w_->write(std::span<const std::uint8_t>(frame_.data(), len), ts_ns)) {
-      std::fprintf(stderr, "scaleup: %s\n", w_->error().c_str());
+      fmt::print(stderr, "scaleup: {}\n", w_->error().c_str());
       return false;
     }
     if (json_) manifest(p, rh, payload.size(), cmds);
@@ -201,13 +200,12 @@ class capture_out {
 
   bool close() {
     if (!w_->close()) {
-      std::fprintf(stderr, "scaleup: %s\n", w_->error().c_str());
+      fmt::print(stderr, "scaleup: {}\n", w_->error().c_str());
       return false;
     }
     if (!json_)
-      std::fprintf(stderr, "scaleup: wrote %llu frame%s to %s\n",
-                   static_cast<unsigned long long>(number_), number_ == 1 ? "" : "s",
-                   path_.c_str());
+      fmt::print(stderr, "scaleup: wrote {} frame{} to {}\n",
+                 static_cast<unsigned long long>(number_), number_ == 1 ? "" : "s", path_.c_str());
     return true;
   }
 

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/core.h>
 #include "capture_input.hpp"
+
 #include "cli.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/flow_table.hpp"
@@ -123,7 +125,7 @@ int run_dump(const CLI::App& app, dump_settings& s) {
     if (st == cap::reader::status::end) break;
     if (st == cap::reader::status::error) {
       out.flush();
-      std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
+      fmt::print(stderr, "scaleup: {}\n", input.error().c_str());
       status = 1;
       break;
     }
@@ -158,8 +160,8 @@ int run_dump(const CLI::App& app, dump_settings& s) {
   out.flush();
   if (!input.finish()) status = 1;
   if (input.live())
-    std::fprintf(stderr, "%llu frame%s captured\n", static_cast<unsigned long long>(frames),
-                 frames == 1 ? "" : "s");
+    fmt::print(stderr, "{} frame{} captured\n", static_cast<unsigned long long>(frames),
+               frames == 1 ? "" : "s");
   return status;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/core.h>
+
 #include "cli.hpp"
 #include "scaleup/sim/rdma_run.hpp"
 
@@ -33,7 +35,7 @@ int run_gen_rdma(const rdma_settings& s) {
   std::string err;
   auto w = cap::writer::create(out, cap::link_type::rdma, 65535, err);
   if (!w) {
-    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    fmt::print(stderr, "scaleup: {}\n", err.c_str());
     return 1;
   }
   // Transfers of every class (TID only, inline, unipath, multipath) at random priorities, on
@@ -74,7 +76,7 @@ int run_gen_rdma(const rdma_settings& s) {
       write_failed = true;
   });
   if (write_failed || !w->close()) {
-    std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());
+    fmt::print(stderr, "scaleup: {}\n", w->error().c_str());
     return 1;
   }
   std::size_t once = 0;
@@ -97,13 +99,13 @@ int run_gen_rdma(const rdma_settings& s) {
         .end()
         .raw("\n");
   } else
-    std::printf(
-        "rdma engine: %llu transfers, loss %.3g\n"
-        "  completed exactly once  %llu\n"
-        "  data packets (lost)     %llu (%llu)\n"
-        "  ACKs / NACKs / control  %llu / %llu / %llu\n"
-        "  blocks re-issued        %llu (%llu on timeout)\n"
-        "  capture                 %s (link type 149)\n",
+    fmt::print(
+        "rdma engine: {} transfers, loss {:.3g}\n"
+        "  completed exactly once  {}\n"
+        "  data packets (lost)     {} ({})\n"
+        "  ACKs / NACKs / control  {} / {} / {}\n"
+        "  blocks re-issued        {} ({} on timeout)\n"
+        "  capture                 {} (link type 149)\n",
         u(rep.count), loss, u(once), u(rep.data_packets), u(rep.data_lost), u(rep.acks),
         u(rep.nacks), u(rep.control_packets), u(rep.reissues), u(rep.timeouts), out.c_str());
   return 0;

@@ -9,6 +9,8 @@
 #include <random>
 #include <string>
 
+#include <fmt/core.h>
+
 #include "cli.hpp"
 #include "scaleup/sim/fabric.hpp"
 
@@ -91,7 +93,7 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
   std::string err;
   auto w = cap::writer::create(out, cap::link_type::ethernet, 65535, err);
   if (!w) {
-    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    fmt::print(stderr, "scaleup: {}\n", err.c_str());
     return 1;
   }
   sim::fabric fab(cfg);
@@ -131,13 +133,13 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
     fab.advance(t);
     if (progress && fab.stats().delivered >= shown + commands / 100 + 1) {
       shown = fab.stats().delivered;
-      std::fprintf(stderr, "\rscaleup: %llu of %u commands delivered",
-                   static_cast<unsigned long long>(shown), commands);
+      fmt::print(stderr, "\rscaleup: {} of {} commands delivered",
+                 static_cast<unsigned long long>(shown), commands);
     }
   }
-  if (progress) std::fprintf(stderr, "\r%60s\r", "");
+  if (progress) fmt::print(stderr, "\r{:>60}\r", "");
   if (write_failed || !w->close()) {
-    std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());
+    fmt::print(stderr, "scaleup: {}\n", w->error().c_str());
     return 1;
   }
   const auto& s = fab.stats();
@@ -162,20 +164,20 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         .end()
         .raw("\n");
   } else {
-    std::printf(
-        "session: %u XPUs x %u port%s (%s), loss %.3g, corruption %.3g, %s\n"
-        "  commands offered      %llu\n"
-        "  delivered             %llu\n"
-        "  duplicates            %llu (must be 0)\n"
-        "  out of order          %llu (must be 0)\n"
-        "  frames on the wire    %llu (%llu ACK/NACK carried)\n"
-        "  retransmissions       %llu\n"
-        "  NACKs                 %llu\n"
-        "  lost / corrupted      %llu / %llu\n"
-        "  failovers             %llu (%llu PDUs moved)\n"
-        "  goodput               %.1f Gb/s over %.1f us\n"
-        "  capture               %s\n",
-        cfg.xpus, cfg.ports, cfg.ports == 1 ? "" : "s",
+    fmt::print(
+        "session: {} XPUs x {} port{} ({}), loss {:.3g}, corruption {:.3g}, {}\n"
+        "  commands offered      {}\n"
+        "  delivered             {}\n"
+        "  duplicates            {} (must be 0)\n"
+        "  out of order          {} (must be 0)\n"
+        "  frames on the wire    {} ({} ACK/NACK carried)\n"
+        "  retransmissions       {}\n"
+        "  NACKs                 {}\n"
+        "  lost / corrupted      {} / {}\n"
+        "  failovers             {} ({} PDUs moved)\n"
+        "  goodput               {:.1f} Gb/s over {:.1f} us\n"
+        "  capture               {}\n",
+        unsigned{cfg.xpus}, unsigned{cfg.ports}, cfg.ports == 1 ? "" : "s",
         fab.config().unordered ? "unordered" : "strict", cfg.loss, cfg.corrupt,
         std::string(wire::to_string(cfg.encap)).c_str(), static_cast<unsigned long long>(s.offered),
         static_cast<unsigned long long>(s.delivered), static_cast<unsigned long long>(s.duplicates),

@@ -4,6 +4,8 @@
 #include <random>
 #include <string>
 
+#include <fmt/core.h>
+
 #include "cli.hpp"
 #include "scaleup/sim/tofu_link.hpp"
 
@@ -29,7 +31,7 @@ int run_gen_tofu(const tofu_settings& s) {
   std::string err;
   auto w = cap::writer::create(out, cap::link_type::tofu, 65535, err);
   if (!w) {
-    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    fmt::print(stderr, "scaleup: {}\n", err.c_str());
     return 1;
   }
   std::mt19937_64 rng(cfg.seed);
@@ -41,7 +43,7 @@ int run_gen_tofu(const tofu_settings& s) {
         if (!write_failed && !w->write(record, capture_epoch_ns + s.time_ns)) write_failed = true;
       });
   if (write_failed || !w->close()) {
-    std::fprintf(stderr, "scaleup: %s\n", w->error().c_str());
+    fmt::print(stderr, "scaleup: {}\n", w->error().c_str());
     return 1;
   }
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
@@ -63,16 +65,16 @@ int run_gen_tofu(const tofu_settings& s) {
         .end()
         .raw("\n");
   } else
-    std::printf(
-        "tofu link: 2 lanes, bit error rate %.3g\n"
-        "  frames offered        %llu\n"
-        "  delivered             %llu\n"
-        "  lost                  %llu\n"
-        "  split / duplicate     %llu / %llu transmissions\n"
-        "  mode switches         %llu\n"
-        "  replays               %llu\n"
-        "  slices (bad)          %llu (%llu)\n"
-        "  capture               %s (link type 148)\n",
+    fmt::print(
+        "tofu link: 2 lanes, bit error rate {:.3g}\n"
+        "  frames offered        {}\n"
+        "  delivered             {}\n"
+        "  lost                  {}\n"
+        "  split / duplicate     {} / {} transmissions\n"
+        "  mode switches         {}\n"
+        "  replays               {}\n"
+        "  slices (bad)          {} ({})\n"
+        "  capture               {} (link type 148)\n",
         error_rate, n(st.frames), n(st.delivered), n(st.lost), n(st.split_frames),
         n(st.duplicate_frames), n(st.mode_switches), n(st.replays), n(st.slices),
         n(st.failed_slices), out.c_str());

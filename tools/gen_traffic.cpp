@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/core.h>
+
 #include "cli.hpp"
 #include "profile_file.hpp"
 #include "scaleup/dissect/engine.hpp"
@@ -65,8 +67,7 @@ int run(const traffic& tr, wire::encap e, std::mt19937_64& rng, capture_out& cap
     }
     const auto r = pack::random_command(*tr.prof, rng, pack::max_command_bytes, c.bytes);
     if (!r || r.value == 0) {
-      std::fprintf(stderr, "scaleup: profile %.*s has no command that fits\n",
-                   static_cast<int>(tr.prof->name().size()), tr.prof->name().data());
+      fmt::print(stderr, "scaleup: profile {} has no command that fits\n", tr.prof->name());
       return 1;
     }
     c.size = r.value;
@@ -91,9 +92,7 @@ int run(const traffic& tr, wire::encap e, std::mt19937_64& rng, capture_out& cap
                   .control = wire::bytes(c.bytes.data(), ctrl),
                   .data = pack::borrow(wire::bytes(c.bytes.data() + ctrl, c.size - ctrl)),
                   .cookie = i});
-    if (err)
-      std::fprintf(stderr, "scaleup: command %zu: %.*s\n", i + 1, static_cast<int>(err.what.size()),
-                   err.what.data());
+    if (err) fmt::print(stderr, "scaleup: command {}: {}\n", i + 1, err.what);
     return !err;
   };
 

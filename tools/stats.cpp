@@ -7,11 +7,15 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
 
+#include <fmt/core.h>
+#include <fmt/format.h>
 #include "capture_input.hpp"
+
 #include "cli.hpp"
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
@@ -50,9 +54,7 @@ struct time_format {
   explicit time_format(cap::precision_digits d)
       : digits(d), decimals(d > cap::micro_digits ? d - cap::micro_digits : 0) {}
   std::string us(std::int64_t ns) const {
-    char b[40];
-    std::snprintf(b, sizeof b, "%.*f", decimals, static_cast<double>(ns) / 1000.0);
-    return b;
+    return fmt::format("{:.{}f}", static_cast<double>(ns) / 1000.0, decimals);
   }
 };
 
@@ -92,14 +94,12 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
   constexpr double plot_w = width - left - right, plot_h = panel - top - bottom;
   const double span = std::max<double>(1.0, static_cast<double>(t1 - t0));
   std::string s;
-  char b[256];
-  const auto put = [&](const char* fmt, auto... v) {
-    std::snprintf(b, sizeof b, fmt, v...);
-    s += b;
+  const auto put = [&]<class... A>(fmt::format_string<A...> f, A&&... v) {
+    fmt::format_to(std::back_inserter(s), f, std::forward<A>(v)...);
   };
   const double height = 40 + panel * static_cast<double>(std::max<std::size_t>(1, conns.size()));
-  put("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
+  put("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"11\">\n",
       width, height, width, height);
   s += "<style>.first{fill:#1f77b4}.retransmission{fill:#d62728}"
        ".nack{stroke:#ff7f0e;stroke-width:1.5;fill:none}"
@@ -133,29 +133,29 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
       return y0 + top + plot_h * (1.0 - static_cast<double>(p - lo) / static_cast<double>(hi - lo));
     };
     const std::string from = dissect::to_string(c.key.src), to = dissect::to_string(c.key.dst);
-    put("<g class=\"connection\" data-src=\"%s\" data-dst=\"%s\" data-port=\"%u\" "
-        "data-vc=\"%u\">\n",
-        from.c_str(), to.c_str(), unsigned{c.key.port}, unsigned{c.key.vc});
-    put("<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">connection %zu: %s to %s, port "
-        "%u, VC %u: %llu PDUs, %llu retransmissions, %llu NACKs</text>\n",
-        left, y0 + 20, i, from.c_str(), to.c_str(), unsigned{c.key.port}, unsigned{c.key.vc},
+    put("<g class=\"connection\" data-src=\"{}\" data-dst=\"{}\" data-port=\"{}\" "
+        "data-vc=\"{}\">\n",
+        from, to, unsigned{c.key.port}, unsigned{c.key.vc});
+    put("<text x=\"{:.0f}\" y=\"{:.0f}\" font-weight=\"bold\">connection {}: {} to {}, port "
+        "{}, VC {}: {} PDUs, {} retransmissions, {} NACKs</text>\n",
+        left, y0 + 20, i, from, to, unsigned{c.key.port}, unsigned{c.key.vc},
         static_cast<unsigned long long>(c.pdus), static_cast<unsigned long long>(c.retransmissions),
         static_cast<unsigned long long>(c.nacks));
-    put("<rect class=\"axis\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", left,
-        y0 + top, plot_w, plot_h);
+    put("<rect class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>\n",
+        left, y0 + top, plot_w, plot_h);
     for (int k = 0; k <= 4; ++k) {
       const double gx = left + plot_w * k / 4.0;
       const double gy = y0 + top + plot_h * k / 4.0;
-      put("<path class=\"grid\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fH%.1f\"/>", gx, y0 + top,
+      put("<path class=\"grid\" d=\"M{:.1f},{:.1f}V{:.1f}M{:.1f},{:.1f}H{:.1f}\"/>", gx, y0 + top,
           y0 + top + plot_h, left, gy, left + plot_w);
-      put("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.3f</text>", gx,
+      put("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:.3f}</text>", gx,
           y0 + top + plot_h + 14, span * k / 4.0 / 1000.0);
-      put("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", left - 4, gy + 4,
+      put("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:.0f}</text>\n", left - 4, gy + 4,
           static_cast<double>(hi) - static_cast<double>(hi - lo) * k / 4.0);
     }
-    put("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time (us)</text>", left + plot_w / 2,
-        y0 + top + plot_h + 30);
-    put("<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\">PSN</text>\n",
+    put("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">time (us)</text>",
+        left + plot_w / 2, y0 + top + plot_h + 30);
+    put("<text transform=\"translate(14,{:.1f}) rotate(-90)\" text-anchor=\"middle\">PSN</text>\n",
         y0 + top + plot_h / 2);
     // ACKs: one staircase, drawn first so the dots stay on top.
     std::string steps;
@@ -163,22 +163,21 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
       if (e.what != dissect::psn_event::kind::ack) continue;
       // Across to the ACK's time, then up to its PSN.
       if (steps.empty())
-        std::snprintf(b, sizeof b, "M%.1f,%.1f", x(e.time_ns), y(e.psn));
+        fmt::format_to(std::back_inserter(steps), "M{:.1f},{:.1f}", x(e.time_ns), y(e.psn));
       else
-        std::snprintf(b, sizeof b, "H%.1fV%.1f", x(e.time_ns), y(e.psn));
-      steps += b;
+        fmt::format_to(std::back_inserter(steps), "H{:.1f}V{:.1f}", x(e.time_ns), y(e.psn));
     }
     if (!steps.empty()) s += "<path class=\"ack\" d=\"" + steps + "\"/>\n";
     for (const auto& e : c.events) {
       switch (e.what) {
         case dissect::psn_event::kind::first:
         case dissect::psn_event::kind::retransmission:
-          put("<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>",
+          put("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2\"/>",
               e.what == dissect::psn_event::kind::first ? "first" : "retransmission", x(e.time_ns),
               y(e.psn));
           break;
         case dissect::psn_event::kind::nack:
-          put("<path class=\"nack\" d=\"M%.1f,%.1fl6,6m0,-6l-6,6\"/>", x(e.time_ns) - 3,
+          put("<path class=\"nack\" d=\"M{:.1f},{:.1f}l6,6m0,-6l-6,6\"/>", x(e.time_ns) - 3,
               y(e.psn) - 3);
           break;
         case dissect::psn_event::kind::ack:
@@ -325,7 +324,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
       const auto st = input.next(pkt);
       if (st == cap::reader::status::end) break;
       if (st == cap::reader::status::error) {
-        std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
+        fmt::print(stderr, "scaleup: {}\n", input.error().c_str());
         if (!input.streaming()) return false;
         status = 1;  // a capture that stopped: what it saw is still worth its totals
         break;
@@ -361,7 +360,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     std::ofstream svg_file(s.svg_out, std::ios::binary);
     svg_file << svg(conns, t0, t1);
     if (!svg_file.flush()) {
-      std::fprintf(stderr, "scaleup: %s: cannot write\n", s.svg_out.c_str());
+      fmt::print(stderr, "scaleup: {}: cannot write\n", s.svg_out.c_str());
       return 1;
     }
   }
