@@ -342,6 +342,8 @@ class chunked {
   ~chunked() { flush(); }
 
   void operator()(std::string_view s) {
+    // An empty view may have no data at all: memcpy must not be handed a null pointer.
+    if (s.empty()) return;
     if (s.size() > capacity - n_) {
       flush();
       if (s.size() > capacity) {
