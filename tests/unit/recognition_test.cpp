@@ -220,6 +220,10 @@ TEST_CASE("recognition: a datagram the capture cut is SUE on a flow or port seen
   CHECK(flows.unconfirmed_count() == 1);
   rh.ver = 0;
 
+  // A whole datagram on another port shows nothing about this one: no second reading.
+  CHECK(dissect(sue_frame(40003, 50003, rh, 0xC0A8010D), o)->encap == "udp4");
+  CHECK(flows.size() == 1);
+  CHECK_FALSE(flows.worth_rereading());
   // A whole datagram of another flow on the same port shows the port SUE.
   const byte_vector other = sue_frame(40001, 50000, rh, 0xC0A8010B);
   CHECK(dissect(other, o)->encap == "udp4");
@@ -228,11 +232,12 @@ TEST_CASE("recognition: a datagram the capture cut is SUE on a flow or port seen
   CHECK(t->encap == "udp4");
   CHECK(status(*t) == "not_captured");
   CHECK(t->error_list().size() == 1);
-  CHECK(flows.size() == 2);  // bound by it
+  CHECK(flows.size() == 3);  // bound by it
   // Whole and damaged on a port alone: the R-CRC still decides.
   CHECK(dissect(damaged(sue_frame(40002, 50000, rh, 0xC0A8010C)), o)->encap == "ipv4/udp");
   flows.reset_unconfirmed();
   CHECK(flows.unconfirmed_count() == 0);
+  CHECK_FALSE(flows.worth_rereading());
 }
 
 TEST_CASE("recognition: an RH of another version on a named port, with a warning") {

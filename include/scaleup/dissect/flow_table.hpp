@@ -25,20 +25,33 @@ class flow_table final : public wire::flow_binding {
     ports_.insert(f.port_b);
   }
   bool port_bound(std::uint16_t port) const noexcept override { return ports_.contains(port); }
-  void unconfirmed(const wire::udp_flow&) noexcept override { ++unconfirmed_; }
+  void unconfirmed(const wire::udp_flow& f) noexcept override {
+    ++unconfirmed_;
+    left_.insert(f);
+  }
 
   std::size_t size() const noexcept { return flows_.size(); }
   // Cut datagrams with a plausible RH left as UDP since the last reset_unconfirmed().
   std::size_t unconfirmed_count() const noexcept { return unconfirmed_; }
   // Whether reading the capture again with what this table now knows would take more of them
-  // for SUE: some were left, and flows or ports were recognised (possibly after them).
-  bool worth_rereading() const noexcept { return unconfirmed_ > 0 && !flows_.empty(); }
-  void reset_unconfirmed() noexcept { unconfirmed_ = 0; }
+  // for SUE: the flow or a port of one of them was recognised since (by a whole datagram after
+  // it). Cut datagrams of a flow never shown SUE (another protocol's, on its own port) are no
+  // reason to read a whole file again.
+  bool worth_rereading() const noexcept {
+    for (const auto& f : left_)
+      if (bound(f) || port_bound(f.port_a) || port_bound(f.port_b)) return true;
+    return false;
+  }
+  void reset_unconfirmed() noexcept {
+    unconfirmed_ = 0;
+    left_.clear();
+  }
 
  private:
   std::set<wire::udp_flow> flows_;
   std::set<std::uint16_t> ports_;
   std::size_t unconfirmed_ = 0;
+  std::set<wire::udp_flow> left_;  // the flows of those datagrams: one entry per flow
 };
 
 }  // namespace scaleup::dissect
