@@ -1,4 +1,5 @@
-// Where `dump` and `stats` get frames, as tshark does: a file (-r FILE or FILE), standard input
+// Where `dump`, `stats` and `check` get frames, as tshark does: a file (-r FILE or FILE), standard
+// input
 // ("-": a pipe from `tcpdump -w -`), or an interface (-i IFACE, through libpcap), with a capture
 // filter (-f), a frame count (-c) and a duration (-a duration:S); -w FILE saves what was read.
 // SIGINT and SIGTERM end the reading cleanly: the command prints what it has and its summary.
@@ -25,6 +26,9 @@
 #include "cli.hpp"
 #include "gzip_source.hpp"
 #include "profile_file.hpp"
+#include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/flow_table.hpp"
+#include "scaleup/dissect/ip_reassembly.hpp"
 #include "scaleup/pcap/capture.hpp"
 
 namespace scaleup::cli {
@@ -524,5 +528,74 @@ class frame_clock {
   bool started_ = false;
   std::int64_t first_ = 0, prev_ = 0;
 };
+
+// ---- reading and dissecting -----------------------------------------------------------------
+
+// What dump, stats and check set up alike: the engine's options from the flags, the UDP flows
+// the engine finds SUE kept in `flows` (wire/udp_flow.hpp), a capture named; the usage error
+// otherwise.
+inline std::optional<std::string> set_up(const input_settings& in, const engine_settings& e,
+                                         dissect::options& o, dissect::flow_table& flows) {
+  o.flows = &flows;
+  if (auto bad = apply(e, o)) return bad;
+  if (in.file.empty() && in.read.empty() && in.interface.empty())
+    return "which capture? FILE, -r FILE, - (standard input) or -i IFACE";
+  return std::nullopt;
+}
+
+// Every frame of an open input, dissected, then on_frame(tree, packet, time_ns). Each packet on
+// its interface's link type (a pcapng file may mix them) and with its length on the wire (a
+// frame the snapshot length cut is read against it, not taken as malformed); IP fragments are
+// joined and a datagram is dissected in the frame that completes it. False when reading failed
+// (input.error() says why).
+template <class OnFrame>
+bool dissect_each(capture_input& input, const dissect::options& o, OnFrame&& on_frame) {
+  static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
+  static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
+  ip_fragments.reset();
+  cap::packet pkt{};
+  for (;;) {
+    const auto st = input.next(pkt);
+    if (st == cap::reader::status::end) return true;
+    if (st == cap::reader::status::error) return false;
+    const std::int64_t ns = capture_time_ns(pkt);
+    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
+    on_frame(tree, pkt, ns);
+  }
+}
+
+// How reading a capture ended.
+enum class read_end {
+  whole,       // to its end, -c's count, -a's time or a stop signal
+  cut_short,   // an interface or a pipe that failed, or -w's file: what was read stands (exit 1)
+  unreadable,  // a file that could not be opened or read: its figures would be wrong (exit 1)
+};
+
+// stats' and check's reading: start(input) before each pass, then on_frame for every frame. A
+// capture cut by its snapshot length may hold long datagrams of a flow before any whole one
+// showed it SUE: when the first pass left such datagrams on a flow or port it later recognised,
+// a file is read a second time with what the first pass learned (as tshark's two passes do), so
+// a cut capture gives the figures of the whole one (issue 17 item 3). A pipe or an interface is
+// read once; -w saves the first pass only.
+template <class Start, class OnFrame>
+read_end read_capture(const input_settings& in, const dissect::options& o,
+                      dissect::flow_table& flows, Start&& start, OnFrame&& on_frame) {
+  input_settings settings = in;
+  for (int pass = 1;; ++pass) {
+    capture_input input;
+    if (!input.open(settings, true)) return read_end::unreadable;
+    flows.reset_unconfirmed();
+    start(input);
+    read_end end = read_end::whole;
+    if (!dissect_each(input, o, on_frame)) {
+      fmt::print(stderr, "scaleup: {}\n", input.error());
+      if (!input.streaming()) return read_end::unreadable;
+      end = read_end::cut_short;
+    }
+    if (!input.finish()) end = read_end::cut_short;
+    if (pass == 2 || input.streaming() || !flows.worth_rereading()) return end;
+    settings.write.clear();
+  }
+}
 
 }  // namespace scaleup::cli

@@ -61,9 +61,8 @@ std::optional<std::string> read_field_options(const std::vector<std::string>& op
 
 int run_dump(const CLI::App& app, dump_settings& s) {
   dissect::options o;
-  dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
-  o.flows = &flows;
-  if (const auto bad = apply(s.engine, o)) return fail_usage(app, *bad);
+  dissect::flow_table flows;
+  if (const auto bad = set_up(s.in, s.engine, o, flows)) return fail_usage(app, *bad);
   o.fcs = s.fcs == "yes"  ? dissect::fcs_mode::present
           : s.fcs == "no" ? dissect::fcs_mode::absent
                           : dissect::fcs_mode::detect;
@@ -77,18 +76,14 @@ int run_dump(const CLI::App& app, dump_settings& s) {
       return fail_usage(app, "-e: no field is named '" + f + "'");
   field_layout layout;
   if (const auto bad = read_field_options(s.field_options, layout)) return fail_usage(app, *bad);
-  if (s.in.file.empty() && s.in.read.empty() && s.in.interface.empty())
-    return fail_usage(app, "which capture? FILE, -r FILE, - (standard input) or -i IFACE");
 
   capture_input input;
   // The progress line only where it cannot mix with the frames on one terminal.
   if (!input.open(s.in, !::isatty(1))) return 1;
   stdout_sink out;
   frame_clock clock(input.names_interfaces());
-  static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   static tofu::record_collector tofu_lanes;
   static tofu::frame_buffer tofu_frame{};
-  static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
   if (s.as == format::fields && layout.header) {
     for (std::size_t i = 0; i < s.fields.size(); ++i) {
       if (i) out(layout.separator);
@@ -117,45 +112,37 @@ int run_dump(const CLI::App& app, dump_settings& s) {
     }
     out("\n");
   };
-  cap::packet pkt{};
   std::uint64_t frames = 0;
   int status = 0;
-  for (;;) {
-    const auto st = input.next(pkt);
-    if (st == cap::reader::status::end) break;
-    if (st == cap::reader::status::error) {
-      out.flush();
-      fmt::print(stderr, "scaleup: {}\n", input.error().c_str());
-      status = 1;
-      break;
-    }
-    ++frames;
-    const dissect::frame_meta meta = clock(pkt);
-    // Each packet on its interface's link type: a pcapng file may mix them. The length on the
-    // wire too: a frame the snapshot length cut is read against it, not taken as malformed. IP
-    // fragments are joined; a datagram is dissected in the frame that completes it.
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number,
-                           capture_time_ns(pkt), pkt.len);
-    print(tree, meta);
-    // Tofu slices: once every lane of a frame is in, the reassembled frame too.
-    if (pkt.link == tofu::link_tofu) {
-      const auto got = tofu_lanes.push(pkt.data);
-      if (got.complete) {
-        const auto frame = tofu_lanes.reassemble(tofu_frame);
-        tree.clear();
-        if (frame) {
-          dissect::dissect_tofu_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
-          tree.frame_length = static_cast<std::uint32_t>(frame->size);
-        } else {
-          tree.encap = "tofu";
-          tree.add_error(frame.err);
-        }
-        tree.encap = "tofu.frame";
+  const bool read =
+      dissect_each(input, o, [&](dissect::large_tree& tree, const cap::packet& pkt, std::int64_t) {
+        ++frames;
+        const dissect::frame_meta meta = clock(pkt);
         print(tree, meta);
-      }
-    }
-    // Read as it happens: each frame's output goes out at once.
-    if (input.streaming()) out.flush();
+        // Tofu slices: once every lane of a frame is in, the reassembled frame too.
+        if (pkt.link == tofu::link_tofu) {
+          const auto got = tofu_lanes.push(pkt.data);
+          if (got.complete) {
+            const auto frame = tofu_lanes.reassemble(tofu_frame);
+            tree.clear();
+            if (frame) {
+              dissect::dissect_tofu_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
+              tree.frame_length = static_cast<std::uint32_t>(frame->size);
+            } else {
+              tree.encap = "tofu";
+              tree.add_error(frame.err);
+            }
+            tree.encap = "tofu.frame";
+            print(tree, meta);
+          }
+        }
+        // Read as it happens: each frame's output goes out at once.
+        if (input.streaming()) out.flush();
+      });
+  if (!read) {
+    out.flush();
+    fmt::print(stderr, "scaleup: {}\n", input.error());
+    status = 1;
   }
   out.flush();
   if (!input.finish()) status = 1;

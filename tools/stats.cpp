@@ -264,18 +264,13 @@ struct stats_settings {
 
 int run_stats(const CLI::App& app, const stats_settings& s) {
   dissect::options o;
-  o.command_nodes = false;    // the analysis reads the headers and the errors only
-  dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
-  o.flows = &flows;
-  if (const auto bad = apply(s.engine, o)) return fail_usage(app, *bad);
-  if (s.in.file.empty() && s.in.read.empty() && s.in.interface.empty())
-    return fail_usage(app, "which capture? FILE, -r FILE, - (standard input) or -i IFACE");
+  o.command_nodes = false;  // the analysis reads the headers and the errors only
+  dissect::flow_table flows;
+  if (const auto bad = set_up(s.in, s.engine, o, flows)) return fail_usage(app, *bad);
   dissect::analysis_config cfg;
   cfg.window = s.window;
   cfg.record_events = !s.svg_out.empty();
 
-  static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
-  static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
   std::optional<dissect::analysis> an;
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
   std::int64_t t0 = 0, t1 = 0;
@@ -292,68 +287,43 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     put_table(out, name, frames, analysed, left_out, cfg.window, an->connections(),
               time_format(frames ? digits : cap::micro_digits));
   };
-  int status = 0;
-  bool rereadable = false;
-  // One pass over the capture. A capture cut by its snapshot length may hold long datagrams of
-  // a flow before any whole one showed it SUE: when that happened, a file is read a second time
-  // with the flows and ports the first pass recognised (as tshark's two passes do), so a cut
-  // capture gives the figures of the whole one (issue 17 item 3). A pipe or an interface is
-  // read once. -w saves the first pass only.
-  const auto pass = [&](const input_settings& in) -> bool {
-    capture_input input;
-    if (!input.open(in, true)) return false;
-    rereadable = !input.streaming();
+  auto next_table = clock::now() + interval;
+  // The table when it is due, frames or not (a quiet link still gets its redraw).
+  const auto due = [&] {
+    if (s.interval <= 0 || clock::now() < next_table) return;
+    table();
+    out.flush();
+    next_table = clock::now() + interval;
+  };
+  // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
+  const auto start = [&](capture_input& input) {
     name = input.name() == "-" ? "(standard input)" : input.name();
     an.emplace(cfg);
-    ip_fragments.reset();
-    flows.reset_unconfirmed();
     frames = analysed = left_out = 0;
     t0 = t1 = 0;
     digits = 0;
-    auto next_table = clock::now() + interval;
-    // The table when it is due, frames or not (a quiet link still gets its redraw).
-    const auto due = [&] {
-      if (s.interval <= 0 || clock::now() < next_table) return;
-      table();
-      out.flush();
-      next_table = clock::now() + interval;
-    };
+    next_table = clock::now() + interval;
     input.on_idle = due;
-    cap::packet pkt{};
-    for (;;) {
-      const auto st = input.next(pkt);
-      if (st == cap::reader::status::end) break;
-      if (st == cap::reader::status::error) {
-        fmt::print(stderr, "scaleup: {}\n", input.error().c_str());
-        if (!input.streaming()) return false;
-        status = 1;  // a capture that stopped: what it saw is still worth its totals
-        break;
-      }
-      const std::int64_t ns = capture_time_ns(pkt);
-      digits = std::max(digits, pkt.precision);
-      if (frames++ == 0) t0 = ns;
-      t1 = std::max(t1, ns);
-      // With the length on the wire: a frame the snapshot length cut counts as long as its RH
-      // was captured (dissect/analysis.hpp says which frames count). A reassembled PDU counts
-      // at the time of the frame that completed it.
-      dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
-      if (const auto facts = dissect::facts_of(tree, pkt.number, ns)) {
-        ++analysed;
-        an->add(*facts);
-      } else {
-        left_out += tree.find_layer("sue.rh") != nullptr;
-      }
-      due();
-    }
-    if (!input.finish()) status = 1;
-    return true;
   };
-  if (!pass(s.in)) return 1;
-  if (rereadable && flows.worth_rereading()) {
-    input_settings again = s.in;
-    again.write.clear();
-    if (!pass(again)) return 1;
-  }
+  const auto end =
+      read_capture(s.in, o, flows, start,
+                   [&](const dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
+                     digits = std::max(digits, pkt.precision);
+                     if (frames++ == 0) t0 = ns;
+                     t1 = std::max(t1, ns);
+                     // A frame the snapshot length cut counts as long as its RH was captured
+                     // (dissect/analysis.hpp says which frames count). A reassembled PDU counts at
+                     // the time of the frame that completed it.
+                     if (const auto facts = dissect::facts_of(tree, pkt.number, ns)) {
+                       ++analysed;
+                       an->add(*facts);
+                     } else {
+                       left_out += tree.find_layer("sue.rh") != nullptr;
+                     }
+                     due();
+                   });
+  if (end == read_end::unreadable) return 1;
+  const int status = end == read_end::whole ? 0 : 1;
 
   const auto& conns = an->connections();
   if (!s.svg_out.empty()) {
