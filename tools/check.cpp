@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -139,15 +140,14 @@ struct check_settings {
   unsigned ports = dissect::check_config{}.ports;
   std::uint64_t rto_ns = dissect::check_config{}.rto_ns;
   std::string partitions;
+  unsigned link_gbps = dissect::check_config{}.link_mbps / 1000;
+  std::uint64_t pfc_reaction_ns = dissect::check_config{}.pfc_reaction_ns;
 };
 
 int run_check(const CLI::App& app, const check_settings& s) {
   dissect::options o;
-  dissect::flow_table flows;  // UDP flows found SUE stay SUE (wire/udp_flow.hpp)
-  o.flows = &flows;
-  if (const auto bad = apply(s.engine, o)) return fail_usage(app, *bad);
-  if (s.in.file.empty() && s.in.read.empty() && s.in.interface.empty())
-    return fail_usage(app, "which capture? FILE, -r FILE, - (standard input) or -i IFACE");
+  dissect::flow_table flows;
+  if (const auto bad = set_up(s.in, s.engine, o, flows)) return fail_usage(app, *bad);
   dissect::check_config cfg;
   if (!s.rules.empty())
     if (const auto e = parse_rules(s.rules, cfg.selected)) return fail_usage(app, *e);
@@ -156,6 +156,8 @@ int run_check(const CLI::App& app, const check_settings& s) {
   cfg.vcs = static_cast<std::uint8_t>(s.vcs);
   cfg.ports = static_cast<std::uint8_t>(s.ports);
   cfg.rto_ns = s.rto_ns;
+  cfg.link_mbps = s.link_gbps * 1000;
+  cfg.pfc_reaction_ns = s.pfc_reaction_ns;
   dissect::partition_policy partitions;
   if (!s.partitions.empty()) {
     if (!std::ifstream(s.partitions)) {  // a file that cannot be read: 1, as for the capture
@@ -167,34 +169,30 @@ int run_check(const CLI::App& app, const check_settings& s) {
   }
   cfg.profile = o.profile != nullptr;
 
-  capture_input input;
-  if (!input.open(s.in, true)) return 1;
-  static dissect::large_tree tree;             // room for a PDU full of commands
-  static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
-  dissect::conformance c(cfg);
+  std::optional<dissect::conformance> c;
   std::uint64_t frames = 0;
-  cap::packet pkt{};
-  for (;;) {
-    const auto st = input.next(pkt);
-    if (st == cap::reader::status::end) break;
-    if (st == cap::reader::status::error) {
-      fmt::print(stderr, "scaleup: {}\n", input.error().c_str());
-      return 1;
-    }
-    ++frames;
-    const std::int64_t ns = capture_time_ns(pkt);
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
-    c.add(tree, pkt.data, pkt.number, ns);
-  }
-  if (!input.finish()) return 1;
-  c.finish();
+  std::string name;
+  // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
+  const auto start = [&](capture_input& input) {
+    name = input.name() == "-" ? "(standard input)" : input.name();
+    c.emplace(cfg);
+    frames = 0;
+  };
+  const auto end =
+      read_capture(s.in, o, flows, start,
+                   [&](const dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
+                     ++frames;
+                     c->add(tree, pkt.data, pkt.number, ns);
+                   });
+  // A report on part of a capture could call it conformant: none.
+  if (end != read_end::whole) return 1;
+  c->finish();
   stdout_sink out;
-  const std::string name = input.name() == "-" ? "(standard input)" : input.name();
   if (s.json)
-    print_json(out, name, frames, c);
+    print_json(out, name, frames, *c);
   else
-    print_text(out, name, frames, c);
-  return c.conformant() ? 0 : exit_violated;
+    print_text(out, name, frames, *c);
+  return c->conformant() ? 0 : exit_violated;
 }
 
 }  // namespace
@@ -224,6 +222,13 @@ void add_check(CLI::App& parent, commands& out) {
       ->capture_default_str();
   app->add_option("--rto", s->rto_ns, "the retransmission timeout in nanoseconds")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--link-gbps", s->link_gbps,
+                  "the link's speed in Gb/s: how long a PFC pause's quanta last")
+      ->check(CLI::Range(1, 1600))
+      ->capture_default_str();
+  app->add_option("--pfc-reaction", s->pfc_reaction_ns,
+                  "nanoseconds after a captured PFC frame before its pause holds")
       ->capture_default_str();
   app->add_option("--partitions", s->partitions,
                   "file of lines XPU PARTITION...: the partitions each source XPU may use");

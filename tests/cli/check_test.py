@@ -30,6 +30,8 @@ CASE = sys.argv[3]
 TMP = tempfile.mkdtemp(prefix="scaleup-check-")
 
 try:
+    from scapy.contrib.mac_control import MACControlClassBasedFlowControl as PFC  # noqa: E402
+    from scapy.layers.l2 import Dot1Q, Ether  # noqa: E402
     from scapy.packet import Raw  # noqa: E402
     from scaleup_scapy import AFH2C, AFH2Type, SUE  # noqa: E402
 except ImportError as e:
@@ -69,6 +71,27 @@ def ack(apsn, op=0, src=2, dst=1):
 
 def nack(apsn):
     return ack(apsn, op=1)
+
+
+def mac(xpu):
+    """The AFH Gen 1 address of an XPU: the default prefix "BSUE", then its id (R2 3.5.1)."""
+    return f"42:53:55:45:00:{xpu:02x}"
+
+
+def tagged_pdu(psn, prio, src=1, dst=2):
+    """A data PDU on AFH Gen 1 with an 802.1Q tag whose PCP is the priority."""
+    return bytes(Ether(src=mac(src), dst=mac(dst)) / Dot1Q(prio=prio, vlan=1) /
+                 SUE(op=2, xpuid=src, npsn=psn) / Raw(READ))
+
+
+def pfc(station, **times):
+    """An 802.1Qbb PFC frame built by scapy's own MAC Control layer (not the library's):
+    times={priority: quanta}."""
+    fields = {}
+    for p, q in times.items():
+        fields[f"c{p[1:]}_enabled"] = 1
+        fields[f"c{p[1:]}_pause_time"] = q
+    return bytes(Ether(src=station, dst="01:80:c2:00:00:01") / PFC(**fields))
 
 
 def check_json(path, *opts, expect=None):
@@ -200,6 +223,26 @@ def case_violations():
     lite_ok = bytes(AFH2C(src_xpu=1, dst_xpu=2)) + READ
     caught("lite_no_rh", [lite_ok, lite_pdu], "lite.no_rh", 2)
     caught("lite_size", [lite_ok, bytes(AFH2C(src_xpu=1, dst_xpu=2)) + READ * 90], "lite.size", 2)
+    # PFC on one link: the receiver's port pauses priority 3 for 1000 quanta (5.12 us at 100
+    # Gb/s) at 2 us, in force 0.5 us later; the sender's PDU at 3 us breaks it, XON at 4 us
+    # ends it. The stand-alone ACK rides priority 4.
+    port = "02:aa:00:00:00:02"
+    ack_tagged = bytes(Ether(src=mac(2), dst=mac(1)) / Dot1Q(prio=4, vlan=1) /
+                       SUE(op=0, xpuid=2, npsn=7, apsn=3))
+    link = [tagged_pdu(1, 3), pfc(port, p3=1000), tagged_pdu(2, 3), pfc(port, p3=0),
+            tagged_pdu(3, 3), ack_tagged]
+    v = caught("pfc_paused", link, "pfc.paused", 3, "--pfc-reaction", "500")
+    check("priority 3" in v["expected"] and "1000 quanta" in v["expected"], f"{v}")
+    # The same at 400 Gb/s: the pause lasts 1.28 us, from 2.5 to 3.78 us: still caught; with
+    # the default reaction time (10 us) the PDU at 3 us is within it: conformant.
+    caught("pfc_paused_400g", link, "pfc.paused", 3, "--pfc-reaction", "500",
+           "--link-gbps", "400")
+    rc, rep = check_json(os.path.join(TMP, "pfc_paused.pcap"), expect=0)
+    check(rules_of(rep)["pfc.paused"]["examined"] == 3, f"{rules_of(rep)['pfc.paused']}")
+    # dump shows the PFC frame by the library's table: scapy's bytes, our fields.
+    d = json.loads(run("dump", "--json", os.path.join(TMP, "pfc_paused.pcap"))
+                   .stdout.splitlines()[1])
+    check(d.get("pfc.time3") == 1000 and d.get("pfc.cev") in (8, "0x08"), f"{d}")
     # From the fabric: an endpoint that misbehaves once.
     for rule, opts in MISBEHAVE:
         cap = os.path.join(TMP, "mis.pcap")

@@ -4,6 +4,7 @@
 #include <scaleup/dissect/conformance.hpp>
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/pack/default_profile.hpp>
+#include <scaleup/transport/pfc.hpp>
 #include <scaleup/wire/frame.hpp>
 
 #include <doctest/doctest.h>
@@ -31,6 +32,7 @@ struct capture {
   std::unique_ptr<d::large_tree> tree = std::make_unique<d::large_tree>();
   d::conformance c;
   std::uint64_t frame = 0;
+  w::encap kind = w::encap::afh2c;
 
   explicit capture(d::check_config cfg = {}) : c(std::move(cfg)) {}
 
@@ -46,9 +48,10 @@ struct capture {
     out.resize(n.value);
     return out;
   }
-  static w::frame_params params(std::uint32_t src, std::uint32_t dst, std::uint8_t tc = 0) {
+  static w::frame_params params(std::uint32_t src, std::uint32_t dst, std::uint8_t tc = 0,
+                                w::encap e = w::encap::afh2c) {
     w::frame_params fp;
-    fp.kind = w::encap::afh2c;
+    fp.kind = e;
     fp.src_xpu = src;
     fp.dst_xpu = dst;
     fp.tc = tc;
@@ -60,13 +63,22 @@ struct capture {
     c.add(*tree, w::bytes(f.data(), f.size()), frame, static_cast<std::int64_t>(frame) * 1000);
   }
   byte_vector pdu_frame(std::uint16_t psn, std::uint8_t tc = 0) const {
-    return build(params(1, 2, tc), {.op = op_none, .xpuid = 1, .npsn = psn}, command());
+    return build(params(1, 2, tc, kind), {.op = op_none, .xpuid = 1, .npsn = psn}, command());
   }
   void pdu(std::uint16_t psn) { add(pdu_frame(psn)); }
   void ack(std::uint16_t apsn, std::uint8_t op = op_ack) {
-    add(build(params(2, 1), {.op = op, .xpuid = 2, .npsn = 7, .apsn = apsn}, {}));
+    add(build(params(2, 1, 0, kind), {.op = op, .xpuid = 2, .npsn = 7, .apsn = apsn}, {}));
   }
   void nack(std::uint16_t apsn) { ack(apsn, op_nack); }
+  // An 802.1Qbb PFC frame from `station`: `quanta` for each priority in `priorities`.
+  void pfc(std::uint64_t station, std::initializer_list<std::uint8_t> priorities,
+           std::uint16_t quanta) {
+    scaleup::transport::pfc_frame f{.src = station};
+    for (const auto p : priorities) f.pdu.set(p, quanta);
+    byte_vector out(scaleup::transport::pfc_frame_size);
+    REQUIRE(scaleup::transport::encode_pfc_frame(f, out));
+    add(out);
+  }
 };
 
 // Every rule's tally: `r` violated once, at `at`; every other rule not at all.
@@ -450,7 +462,58 @@ TEST_CASE("conformance: cmd.profile, a payload the profile cannot parse") {
   CHECK(opaque.c.tally(rule::cmd_profile).not_examinable == 1);
 }
 
-TEST_CASE("conformance: --rules selects, and the flow-control rules are never examined") {
+// Frames are 1000 ns apart (capture::add). At 100 Gb/s a quantum (512 bit times) is 5.12 ns:
+// 1000 quanta pause for 5120 ns.
+TEST_CASE("conformance: pfc.paused, a frame of a paused priority while the pause holds") {
+  constexpr std::uint64_t station = 0x02AA00000002;  // the receiver's port: it pauses
+  d::check_config cfg;
+  cfg.pfc_reaction_ns = 500;
+  capture cap(cfg);
+  cap.kind = w::encap::afh1;  // untagged, no IP: VC0's priority through the PFC map, 3
+  cap.pdu(1);
+  cap.pfc(station, {3}, 1000);  // frame 2 at 2000 ns: priority 3 paused from 2500 to 7620
+  cap.pdu(2);                   // frame 3 at 3000 ns: inside the pause
+  cap.ack(2);                   // a stand-alone ACK rides priority 4: not paused
+  cap.pfc(station, {3}, 0);     // frame 5: XON, the pause ends at once
+  cap.pdu(3);
+  cap.ack(3);
+  only(cap, rule::pfc_paused, 3);
+  const auto& t = cap.c.tally(rule::pfc_paused);
+  CHECK(t.examined == 4);  // the frames after the first PFC frame
+  CHECK(t.first[0].expected ==
+        "no frame of priority 3 from 500 to 5620 ns after frame 2 (PFC from 02:aa:00:00:00:02: "
+        "1000 quanta at 100000 Mb/s)");
+  CHECK(t.first[0].seen == "a frame of priority 3 from 42:53:55:45:00:01 1000 ns after it");
+}
+
+TEST_CASE(
+    "conformance: pfc.paused, the reaction time, the pauser's own frames, a pause that ran out") {
+  d::check_config cfg;
+  cfg.pfc_reaction_ns = 1500;
+  capture cap(cfg);
+  cap.kind = w::encap::afh1_vlan;  // the VLAN PCP is the priority: the tc here
+  cap.pdu(1);
+  // XPU 1's own pause: its frames are not judged by it, XPU 2's would be.
+  cap.pfc(0x425355450001, {0}, 65535);  // XPU 1's AFH Gen 1 address: "BSUE", then its id
+  cap.pfc(0x02AA00000002, {0}, 100);  // frame 3 at 3000 ns: from 4500 to 5012
+  cap.pdu(2);                         // 4000 ns: within the reaction time
+  cap.pdu(3);                         // 5000 ns: paused
+  cap.pdu(4);                         // 6000 ns: the pause ran out
+  only(cap, rule::pfc_paused, 5);
+  // A refresh before it ran out keeps the pause from its start; another priority is free.
+  capture more(cfg);
+  more.kind = w::encap::afh1_vlan;
+  more.pfc(0x02AA00000002, {1}, 200);  // frame 1 at 1000 ns: from 2500 to 3524
+  more.pfc(0x02AA00000002, {1}, 200);  // frame 2 at 2000 ns: to 4524, still from 2500
+  more.pdu(2);                         // 3000 ns, priority 0: free
+  // 4000 ns on priority 1 (another connection, 3 to 2: one class per connection): paused only
+  // because of the refresh.
+  more.add(capture::build(capture::params(3, 2, 1, more.kind),
+                          {.op = op_none, .xpuid = 3, .npsn = 1}, capture::command()));
+  only(more, rule::pfc_paused, 4);
+}
+
+TEST_CASE("conformance: --rules selects, and the rules without a wire format are never examined") {
   d::check_config cfg;
   cfg.selected.reset();
   cfg.selected.set(static_cast<std::size_t>(rule::ack_unsent));
@@ -462,7 +525,7 @@ TEST_CASE("conformance: --rules selects, and the flow-control rules are never ex
   CHECK(cap.c.tally(rule::psn_next).examined == 0);
   capture all;
   all.pdu(1);
-  for (const rule r : {rule::cbfc_credit, rule::pfc_paused, rule::llr_replay}) {
+  for (const rule r : {rule::cbfc_credit, rule::llr_replay}) {
     CHECK(!all.c.selected(r));
     CHECK(all.c.tally(r).examined == 0);
   }

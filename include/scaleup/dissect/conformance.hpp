@@ -37,12 +37,15 @@
 
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/transport/partition.hpp"
+#include "scaleup/transport/pfc.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/ethernet.hpp"
 #include "scaleup/wire/ip.hpp"
+#include "scaleup/wire/linux_sll.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 
@@ -169,19 +172,28 @@ inline constexpr std::array<rule_info, 21> rules{{
      "A SUE Lite frame's packed payload is within 1024 bytes (or the configured limit).",
      "SUE Lite frames", "--max-lite", "Nothing: the length on the wire is known."},
     {rule::cbfc_credit, "cbfc.credit", "R2 3.5.7, 4.2 step 2",
-     "A sender never sends beyond the credit its peer advertised.", "nothing yet", "",
-     "CBFC credit updates are link-local frames that no capture the project reads carries: the "
-     "dissector does not decode them from a capture and the fabric harness writes none."},
-    {rule::pfc_paused, "pfc.paused", "R2 3.5.6; IEEE 802.1Qbb",
+     "A sender never sends beyond the credit its peer advertised.", "nothing", "",
+     "The seeds name CBFC (UEC's credit-based flow control) but do not give its credit-update "
+     "frames' format: there is nothing to decode the advertised credit from."},
+    {rule::pfc_paused, "pfc.paused", "R2 3.5.6; IEEE 802.1Qbb, IEEE 802.3 Annex 31D",
      "No frame of a paused priority leaves after the pause took effect (with the link's "
      "reaction time).",
-     "nothing yet", "",
-     "PFC frames are link-local (MAC control, never forwarded): no capture the project reads "
-     "carries them, and a switch's capture cannot show its port's pause state."},
+     "frames sent by the link peer of a station that sent a PFC frame",
+     "--link-gbps, --pfc-reaction",
+     "A capture of one link is assumed (a tap, or a port mirror of both directions): a frame's "
+     "sender is its source MAC, and the peer of a station that paused is every other sender. A "
+     "frame's priority is its VLAN PCP, else its IP DSCP's top three bits, else its VC through "
+     "the PFC map of R2 3.5.6 (VC0 3, VC1 4, VC2 2, VC3 5; stand-alone ACKs and NACKs 4), else "
+     "0: a device that maps otherwise needs a tagged capture. Times are the capture point's: "
+     "the reaction time covers the frame already on the wire, the peer's MAC and the "
+     "timestamps' error. A frame with no source MAC (a cooked capture without one) is not "
+     "examinable. PFC frames reach `scaleup check`, not the Wireshark plugin (Wireshark's own "
+     "dissector reads them)."},
     {rule::llr_replay, "llr.replay", "R2 3.5.5",
-     "An LLR replay starts at the NACKed sequence and runs in order.", "nothing yet", "",
-     "LLR headers and control frames live below the frames a capture holds (the link layer "
-     "strips them): no capture the project reads carries them."},
+     "An LLR replay starts at the NACKed sequence and runs in order.", "nothing", "",
+     "The seeds describe LLR (retransmission between link peers on an FCS error) but not its "
+     "sequence numbers' or control frames' format, which the link layer adds and strips below "
+     "the frames a capture holds: there is nothing to read a replay from."},
 }};
 // clang-format on
 
@@ -229,6 +241,12 @@ struct check_config {
   std::uint8_t ports = 1;
   bool port_known = false;  // the caller passes each frame's port (a capture interface)
   const partition_policy* partitions = nullptr;
+  // pfc.paused: the link's speed makes a pause's quanta a time (512 bit times each), and its
+  // pause takes effect this long after the capture shows the PFC frame. 10 us: a project
+  // default (the seeds give none) that covers the frame already on the wire (a 9 KB jumbo frame
+  // takes 0.74 us at 100 Gb/s), the peer's MAC and a software timestamp's error.
+  std::uint32_t link_mbps = transport::pfc_config{}.link_mbps;
+  std::uint64_t pfc_reaction_ns = 10'000;
   rule_set selected = rule_set{}.set();
   // Payloads are read with a command profile; false (--profile none): cmd.profile cannot look.
   bool profile = true;
@@ -272,6 +290,10 @@ enum check_slot : std::size_t {
   c_payload,
   c_lite,
   c_rcrc,
+  c_op,
+  c_eth_src,
+  c_sll_src,
+  c_sll2_src,
   check_slot_count
 };
 
@@ -292,6 +314,10 @@ inline constexpr std::array<const field_info*, check_slot_count> check_fields{{
     &generated::payload_len,
     &generated::lite_len,
     &generated::rcrc_status,
+    &wire::info_of<wire::reliability_header, &wire::reliability_header::op>(),
+    &wire::info_of<wire::ethernet_header, &wire::ethernet_header::src>(),
+    &wire::info_of<wire::linux_sll, &wire::linux_sll::address>(),
+    &wire::info_of<wire::linux_sll2, &wire::linux_sll2::address>(),
 }};
 
 using check_nodes = std::array<const field_node*, check_slot_count>;
@@ -310,6 +336,13 @@ check_nodes find_check_fields(const Tree& t) {
 }
 
 inline std::string num(std::int64_t v) { return std::to_string(v); }
+
+inline std::string mac_text(std::uint64_t mac) {
+  std::string out;
+  auto append = [&](std::string_view v) { out += v; };
+  put_mac(append, mac);
+  return out;
+}
 
 // A PSN as the capture shows it (16 bits) from its unwrapped count.
 inline std::string psn_text(std::int64_t u) {
@@ -336,7 +369,8 @@ class conformance {
  public:
   explicit conformance(check_config cfg = {}) : cfg_(std::move(cfg)) {
     for (const auto& r : rules)
-      if (r.which >= rule::cbfc_credit) cfg_.selected.reset(static_cast<std::size_t>(r.which));
+      if (r.which == rule::cbfc_credit || r.which == rule::llr_replay)
+        cfg_.selected.reset(static_cast<std::size_t>(r.which));
   }
 
   const check_config& config() const noexcept { return cfg_; }
@@ -390,8 +424,15 @@ class conformance {
     number_ = number;
     const bool rh = t.find_layer("sue.rh") != nullptr;
     const bool lite = t.find_layer("sue_lite") != nullptr;
-    if (!rh && !lite) return;
+    const bool paused = on(rule::pfc_paused) && !pausers_.empty();
+    if (const layer_node* pfc = t.find_layer("pfc"); pfc && on(rule::pfc_paused)) {
+      pause(t, frame, *pfc, time_ns);
+      return;
+    }
+    if (!rh && !lite && !paused) return;
     const detail::check_nodes n = detail::find_check_fields(t);
+    if (paused) pfc_rule(n, rh, time_ns);
+    if (!rh && !lite) return;
     if (lite) {
       ++lite_;
       lite_rules(t, frame, n);
@@ -423,6 +464,90 @@ class conformance {
     violation v{r, frame, std::move(expected), std::move(seen)};
     if (cfg_.per_frame) by_frame_[frame].push_back(v);
     if (t.first.size() < cfg_.keep) t.first.push_back(std::move(v));
+  }
+
+  // ---- PFC (R2 3.5.6; IEEE 802.1Qbb) ----
+  // What a station's PFC frames asked of its link peer, per priority: no frame in [from, until).
+  struct pause_state {
+    std::array<std::int64_t, transport::pfc_priorities> from{}, until{};
+    std::array<std::uint64_t, transport::pfc_priorities> frame{};  // the PFC frame that paused
+    std::array<std::int64_t, transport::pfc_priorities> at{};      // ...and when
+    std::array<std::uint16_t, transport::pfc_priorities> quanta{};
+  };
+
+  static std::optional<std::uint64_t> sender_of(const detail::check_nodes& n) {
+    using namespace detail;
+    for (const std::size_t i : {c_eth_src, c_sll_src, c_sll2_src})
+      if (n[i]) return n[i]->value;
+    return std::nullopt;
+  }
+
+  // The priority a frame rides (rule table: pfc.paused says why in this order).
+  std::uint8_t priority_of(const detail::check_nodes& n, bool rh) const {
+    using namespace detail;
+    if (n[c_pcp]) return static_cast<std::uint8_t>(n[c_pcp]->value);
+    if (n[c_dscp]) return static_cast<std::uint8_t>(n[c_dscp]->value >> 3);
+    if (n[c_tclass]) return static_cast<std::uint8_t>(n[c_tclass]->value >> 5);
+    if (!rh || !n[c_vc]) return 0;
+    const transport::pfc_config map{};
+    const bool ack = n[c_op] && n[c_op]->value != static_cast<std::uint64_t>(wire::rh_op::none);
+    if (ack && (!n[c_payload] || n[c_payload]->value == 0)) return map.ack_priority;
+    return map.vc_priority[n[c_vc]->value % transport::pfc_vcs];
+  }
+
+  // A PFC frame: from when, and until when, its sender's peer may not send on each priority it
+  // names. A new time replaces a running one (802.3 Annex 31D); quanta 0 ends it at once.
+  template <class Tree>
+  void pause(const Tree& t, wire::bytes frame, const layer_node& l, std::int64_t time_ns) {
+    const auto pdu = wire::decode<transport::pfc_pdu>(frame, l.offset);
+    const auto sender = sender_of(detail::find_check_fields(t));
+    if (!pdu || !sender) return;  // a malformed PFC frame pauses nothing
+    transport::pfc_config link;
+    link.link_mbps = cfg_.link_mbps;
+    pause_state& s = pausers_[*sender];
+    const std::int64_t effect = time_ns + static_cast<std::int64_t>(cfg_.pfc_reaction_ns);
+    for (std::size_t p = 0; p < transport::pfc_priorities; ++p) {
+      if (!pdu->enabled(p)) continue;
+      const std::uint16_t q = pdu->time(p);
+      if (q == 0) {
+        s.until[p] = std::min(s.until[p], time_ns);
+        continue;
+      }
+      if (s.until[p] <= time_ns) s.from[p] = effect;  // not running: starts after the reaction
+      s.until[p] = effect + static_cast<std::int64_t>(link.pause_time(q));
+      s.frame[p] = number_;
+      s.at[p] = time_ns;
+      s.quanta[p] = q;
+    }
+  }
+
+  // A frame of the peer of a station that paused, on a priority its pause holds.
+  void pfc_rule(const detail::check_nodes& n, bool rh, std::int64_t time_ns) {
+    const auto sender = sender_of(n);
+    if (!sender) return not_examinable(rule::pfc_paused);
+    const std::uint8_t p = priority_of(n, rh) & 7u;
+    const pause_state* hit = nullptr;
+    std::uint64_t by = 0;
+    for (const auto& [station, s] : pausers_)
+      if (station != *sender && s.from[p] <= time_ns && time_ns < s.until[p]) {
+        hit = &s;
+        by = station;
+        break;
+      }
+    judge(
+        rule::pfc_paused, hit != nullptr,
+        [&] {
+          const std::int64_t at = hit->at[p];
+          return "no frame of priority " + detail::num(p) + " from " +
+                 detail::num(hit->from[p] - at) + " to " + detail::num(hit->until[p] - at) +
+                 " ns after frame " + detail::num(static_cast<std::int64_t>(hit->frame[p])) +
+                 " (PFC from " + detail::mac_text(by) + ": " + detail::num(hit->quanta[p]) +
+                 " quanta at " + detail::num(cfg_.link_mbps) + " Mb/s)";
+        },
+        [&] {
+          return "a frame of priority " + detail::num(p) + " from " + detail::mac_text(*sender) +
+                 " " + detail::num(time_ns - hit->at[p]) + " ns after it";
+        });
   }
 
   // ---- SUE Lite ----
@@ -769,6 +894,7 @@ class conformance {
   check_config cfg_;
   std::array<rule_tally, rules.size()> tallies_{};
   std::map<connection_key, conn_state> conns_;
+  std::map<std::uint64_t, pause_state> pausers_;  // by the MAC of the station that paused
   std::map<std::uint64_t, std::vector<violation>> by_frame_;
   std::uint64_t last_frame_ = 0;
   bool finished_ = false;

@@ -20,6 +20,7 @@
 #include "scaleup/pack/command.hpp"
 #include "scaleup/pack/default_profile.hpp"
 #include "scaleup/pack/receive.hpp"
+#include "scaleup/transport/pfc.hpp"
 #include "scaleup/wire/pdu.hpp"
 #include "scaleup/wire/receive.hpp"
 #include "scaleup/wire/xpu_map.hpp"
@@ -289,6 +290,58 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
   add_status();
 }
 
+// The Ethertype a frame that is not SUE's ends in, and where what it names starts: after the
+// Ethernet header, the last VLAN tag or a cooked header. None for a SUE frame, a frame of IP or
+// one whose link header has no Ethertype.
+struct unread_type {
+  std::uint16_t type = 0;
+  std::size_t at = 0;
+};
+constexpr std::optional<unread_type> unread_ethertype(const wire::received_frame& f) noexcept {
+  using wire::layer_kind;
+  if (f.kind) return std::nullopt;
+  for (std::size_t i = f.layer_count; i-- > 0;) {
+    const wire::layer_ref& l = f.layers[i];
+    const std::size_t at = l.offset + l.length;
+    switch (l.kind) {
+      case layer_kind::fcs:
+        continue;
+      case layer_kind::ethernet:
+        return unread_type{f.eth->value.type, at};
+      case layer_kind::vlan:
+      case layer_kind::service_tag:
+        return unread_type{f.vlan[f.vlan_count - 1].value.type, at};
+      case layer_kind::sll:
+        return unread_type{f.sll->value.protocol, at};
+      case layer_kind::sll2:
+        return unread_type{f.sll2->value.protocol, at};
+      default:
+        return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// An 802.1Qbb PFC frame (MAC Control, Ethertype 0x8808, opcode 0x0101): no SUE frame, but the
+// pauses a link tap or a port mirror shows decide which frames around them could be sent (R2
+// 3.5.6; `scaleup check`'s pfc.paused). Other MAC Control frames (802.3x PAUSE) are left as the
+// reader left them. A PFC frame the capture cut is shown as far as it goes by the reader's note.
+template <class Tree>
+constexpr void mac_control(Tree& t, const wire::received_frame& f) noexcept {
+  const auto u = unread_ethertype(f);
+  if (!u || u->type != transport::mac_control_ethertype) return;
+  const std::size_t at = u->at;
+  if (at + 2 > f.length || wire::load_be16(f.frame.data() + at) != transport::pfc_opcode) return;
+  const wire::bytes b = f.frame.first(std::min(f.length, f.frame.size()));
+  // Cut by the snapshot length: the reader's note says so, and a part of the times tells nothing.
+  if (b.size() < at + wire::layout<transport::pfc_pdu>::size && f.not_captured > 0) return;
+  const auto pdu =
+      wire::decode_reported<transport::pfc_pdu>(b, at, [&](const error& e) { t.add_error(e); });
+  if (!pdu && pdu.err.code == wire::errc::truncated) return;  // short on the wire: malformed
+  add_fields(t, f.frame, at, pdu.value);
+  t.encap = "pfc";
+}
+
 // The tree of a frame read whole: its encapsulation, lengths (captured and on the wire) and
 // layers. `t` is not cleared.
 template <class Tree>
@@ -297,6 +350,7 @@ constexpr void tree_of(Tree& t, const wire::received_frame& f, const options& o)
   t.frame_length = static_cast<std::uint32_t>(f.length);
   t.wire_length = static_cast<std::uint32_t>(f.length_on_wire);
   build_layers(t, f, o);
+  mac_control(t, f);
 }
 
 }  // namespace detail
