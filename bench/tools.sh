@@ -1,37 +1,68 @@
 #!/usr/bin/env bash
-# Issue 10, items 6-7: `scaleup dump --json` and `scaleup stats` against tshark with the plugin
-# and against a bare libpcap read loop; the plugin's own cost (tshark with the plugin against
-# tshark reading the same frames as plain UDP data). Issue 17: the library's capture reader, what
-# dump and stats read through, against the same libpcap loop. Medians of RUNS runs, wall time.
+# `scaleup dump` and `scaleup stats` against tshark with the plugin and against a bare libpcap read
+# loop (issue 10 items 6-7, issue 21 item 1), on three captures: `gen basic --encap udp4`, a `gen
+# session` capture and the same session as a header-only (snapshot length 80) Linux cooked
+# capture. Per capture: `dump --json`, `dump` text and `dump -T fields` against tshark doing the
+# same, `stats --json` against the bare read. On the basic capture also the library's capture
+# reader against the libpcap loop (issue 17) and the plugin's own cost (tshark with the plugin
+# against tshark reading the same frames as plain UDP data). Then the peak memory (resident set)
+# of `dump --json` and `stats --json` on a session capture of 1x, 3x and 10x the frames
+# (issue 21 item 3: flat). Medians of RUNS runs, wall time.
 #
-#   bench/tools.sh BUILD_DIR [FRAMES] [RUNS]     prints a table, writes BUILD_DIR/bench-tools.json
+#   bench/tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS]
+#     FRAMES: frames of each capture (about); RSS_COMMANDS: commands of the 1x session capture
+#     of the memory rows (300000: 254 000 frames, the capture issue 21 measured).
+#   Prints a table, writes BUILD_DIR/bench-tools.json.
 set -euo pipefail
 
-BUILD=${1:?usage: tools.sh BUILD_DIR [FRAMES] [RUNS]}
+BUILD=${1:?usage: tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS]}
 FRAMES=${2:-1000000}
 RUNS=${3:-3}
+RSS_COMMANDS=${4:-300000}
 TOOL="$BUILD/tools/scaleup"
 READ="$BUILD/bench/scaleup_bench_pcap_read"
 PLUGINS="$BUILD/wireshark/plugins"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 for f in "$TOOL" "$READ"; do
   [[ -x "$f" ]] || { echo "tools.sh: $f was not built" >&2; exit 1; }
+done
+for t in editcap python3; do
+  command -v "$t" >/dev/null || { echo "tools.sh: $t is needed" >&2; exit 1; }
 done
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 chmod 755 "$scratch"
-cap="$scratch/bench.pcap"
-# One encapsulation (udp4), so that item 7 can read the same frames as plain UDP data.
-if ! "$TOOL" gen basic --encap udp4 --count "$FRAMES" -o "$cap" >/dev/null 2>"$scratch/stderr"; then
-  cat "$scratch/stderr" >&2
-  exit 1
-fi
-chmod 644 "$cap"
-got=$("$READ" "$cap" | awk '{print $1}')
 
 # Arithmetic on decimals (awk: bc prints ".5" for 0.5, which is not JSON).
 calc() { awk "BEGIN { printf \"%.6g\", ($1) }"; }
+
+quiet() { # a command whose output is not wanted; its errors stop the script
+  if ! "$@" >/dev/null 2>"$scratch/stderr"; then
+    echo "tools.sh: failed: $*" >&2
+    tail -n 20 "$scratch/stderr" >&2
+    exit 1
+  fi
+}
+
+# The captures. A session of C commands writes about 0.85 C frames (the harness's ACKs, NACKs
+# and retransmissions included).
+basic="$scratch/basic.pcap" session="$scratch/session.pcap" cooked="$scratch/cooked.pcap"
+commands=$(awk "BEGIN { printf \"%d\", $FRAMES * 300000 / 254000 }")
+quiet "$TOOL" gen basic --encap udp4 --count "$FRAMES" -o "$basic"
+quiet "$TOOL" gen session --commands "$commands" --loss 0.001 -o "$session"
+# `editcap -T linux-sll` relabels the link type and leaves the Ethernet header: linux_sll.py
+# writes the cooked header; editcap then cuts every frame to 80 bytes.
+quiet python3 "$HERE/linux_sll.py" "$session" "$scratch/sll.pcap"
+quiet editcap -s 80 "$scratch/sll.pcap" "$cooked"
+rm -f "$scratch/sll.pcap"
+chmod 644 "$basic" "$session" "$cooked"
+declare -A described=(
+  [basic]="scaleup gen basic --encap udp4 --count $FRAMES"
+  [session]="scaleup gen session --commands $commands --loss 0.001"
+  [cooked]="the session, Linux cooked (SLL), editcap -s 80"
+)
 
 # Median wall time (seconds) of a command, its output discarded. A command that fails stops the
 # script with its error output: a failed run would otherwise be timed as a fast one.
@@ -39,24 +70,16 @@ median() {
   local ts=() i s e
   for ((i = 0; i < RUNS; i++)); do
     s=$(date +%s.%N)
-    if ! "$@" >/dev/null 2>"$scratch/stderr"; then
-      echo "tools.sh: failed: $*" >&2
-      tail -n 20 "$scratch/stderr" >&2
-      exit 1
-    fi
+    quiet "$@"
     e=$(date +%s.%N)
     ts+=("$(calc "$e - $s")")
   done
   printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
-t_read=$(median "$READ" "$cap")
-t_reader=$(median "$READ" --reader "$cap")
-t_dump=$(median "$TOOL" dump --json "$cap")
-t_stats=$(median "$TOOL" stats --json "$cap")
-
-t_tshark="" t_plain=""
+have_tshark=""
 if command -v tshark >/dev/null && [[ -d "$PLUGINS" ]]; then
+  have_tshark=1
   cp -r "$PLUGINS" "$scratch/plugins"
   chmod -R a+rX "$scratch/plugins"
   mkdir -p "$scratch/home"
@@ -69,49 +92,113 @@ if command -v tshark >/dev/null && [[ -d "$PLUGINS" ]]; then
     fi
     "${cmd[@]}"
   }
-  t_tshark=$(median ts -r "$cap" -T fields -e frame.number -e sue.rh.npsn)
-  # The same frames as plain UDP data: the plugin's protocol disabled.
-  t_plain=$(median ts -r "$cap" --disable-protocol sue -T fields -e frame.number -e data.len)
+else
+  echo "note: no tshark or no plugin in $PLUGINS: the rows against tshark are left out"
 fi
 
+got=0
 rate() { calc "$got / $1 / 1000000"; }
-row() { # figure value baseline baseline_name goal_ratio goal_text [lower_is_better] [unit]
+json=()
+row() { # capture figure value baseline baseline_name goal_ratio goal_text [lower] [unit]
   local ratio met
-  ratio=$(calc "$2 / $3")
+  ratio=$(calc "$3 / $4")
   met="-"
-  if [[ -n "$5" ]]; then
-    if [[ "${7:-}" == lower ]]; then
-      met=$(calc "$ratio <= $5")
+  if [[ -n "$6" ]]; then
+    if [[ "${8:-}" == lower ]]; then
+      met=$(calc "$ratio <= $6")
     else
-      met=$(calc "$ratio >= $5")
+      met=$(calc "$ratio >= $6")
     fi
     [[ "$met" == 1 ]] && met=yes || met=NO
   fi
-  printf '%-42s %12.3f %-10s %12.3f %-18s %8.3f %-18s %s\n' "$1" "$2" "${8:-Mframes/s}" "$3" "$4" \
-    "$ratio" "$6" "$met"
-  json+=("{\"figure\": \"$1\", \"value\": $2, \"unit\": \"${8:-Mframes/s}\", \"baseline\": $3, \"baseline_is\": \"$4\", \"ratio\": $ratio, \"goal\": \"$6\", \"met\": \"$met\"}")
+  printf '%-8s %-38s %10.3f %-10s %10.3f %-20s %8.3f %-20s %s\n' "$1" "$2" "$3" "${9:-Mframes/s}" \
+    "$4" "$5" "$ratio" "$7" "$met"
+  json+=("{\"capture\": \"$1\", \"figure\": \"$2\", \"value\": $3, \"unit\": \"${9:-Mframes/s}\", \"baseline\": $4, \"baseline_is\": \"$5\", \"ratio\": $ratio, \"goal\": \"$7\", \"met\": \"$met\"}")
+}
+header() {
+  printf '%-8s %-38s %10s %-10s %10s %-20s %8s %-20s %s\n' capture figure value unit baseline \
+    "baseline is" ratio goal "met?"
 }
 
-json=()
-echo "capture: $got frames (scaleup gen basic --encap udp4 --count $FRAMES), medians of $RUNS runs"
-if ((got < 500000)); then
-  echo "note: at $got frames, process start-up (tshark's above all) weighs on every figure"
-fi
-printf '%-42s %12s %-10s %12s %-18s %8s %-18s %s\n' figure value unit baseline "baseline is" ratio \
-  goal "met?"
-r_read=$(rate "$t_read")
-row "capture reader (dump's and stats' input)" "$(rate "$t_reader")" "$r_read" "libpcap read loop" 1 ">= libpcap"
-if [[ -n "$t_tshark" ]]; then
-  row "6. scaleup dump --json" "$(rate "$t_dump")" "$(rate "$t_tshark")" "tshark -T fields" 30 ">= 30 x tshark"
-fi
-row "6. scaleup dump --json (vs bare read)" "$(rate "$t_dump")" "$r_read" "libpcap read loop" "" "-"
-row "6. scaleup stats --json" "$(rate "$t_stats")" "$r_read" "libpcap read loop" 0.5 ">= 0.5 x bare read"
-if [[ -n "$t_tshark" ]]; then
-  row "7. tshark with plugin (time)" "$t_tshark" "$t_plain" "tshark, plain UDP" 1.3 "<= 1.3 x plain" lower s
-fi
+echo "medians of $RUNS runs, wall time"
+for name in basic session cooked; do
+  echo "$name: $("$READ" "${!name}" | awk '{print $1}') frames (${described[$name]})"
+done
+header
+fields=(-e frame.number -e sue.rh.npsn)
+frames_json=""
+for name in basic session cooked; do
+  cap=${!name}
+  got=$("$READ" "$cap" | awk '{print $1}')
+  frames_json+="\"$name\": $got, "
+  t_read=$(median "$READ" "$cap")
+  t_json=$(median "$TOOL" dump --json "$cap")
+  t_text=$(median "$TOOL" dump "$cap")
+  t_fields=$(median "$TOOL" dump -T fields "${fields[@]}" "$cap")
+  t_stats=$(median "$TOOL" stats --json "$cap")
+  r_read=$(rate "$t_read")
+  if [[ "$name" == basic ]]; then
+    row "$name" "capture reader (dump's, stats' input)" "$(rate "$(median "$READ" --reader "$cap")")" \
+      "$r_read" "libpcap read loop" 1 ">= libpcap"
+  fi
+  if [[ -n "$have_tshark" ]]; then
+    t_ts_fields=$(median ts -r "$cap" -T fields "${fields[@]}")
+    t_ts_text=$(median ts -r "$cap")
+    row "$name" "dump --json" "$(rate "$t_json")" "$(rate "$t_ts_fields")" "tshark -T fields" 30 \
+      ">= 30 x tshark"
+  fi
+  row "$name" "dump --json (vs bare read)" "$(rate "$t_json")" "$r_read" "libpcap read loop" "" "-"
+  row "$name" "stats --json" "$(rate "$t_stats")" "$r_read" "libpcap read loop" 0.5 \
+    ">= 0.5 x bare read"
+  if [[ -n "$have_tshark" ]]; then
+    row "$name" "dump (text)" "$(rate "$t_text")" "$(rate "$t_ts_text")" "tshark (text)" "" "-"
+    row "$name" "dump -T fields" "$(rate "$t_fields")" "$(rate "$t_ts_fields")" \
+      "tshark -T fields" "" "-"
+  else
+    row "$name" "dump (text, vs bare read)" "$(rate "$t_text")" "$r_read" "libpcap read loop" "" "-"
+    row "$name" "dump -T fields (vs bare read)" "$(rate "$t_fields")" "$r_read" \
+      "libpcap read loop" "" "-"
+  fi
+  if [[ "$name" == basic && -n "$have_tshark" ]]; then
+    # The same frames as plain UDP data: the plugin's protocol disabled.
+    t_plain=$(median ts -r "$cap" --disable-protocol sue -T fields -e frame.number -e data.len)
+    row "$name" "tshark with plugin (time)" "$t_ts_fields" "$t_plain" "tshark, plain UDP" 1.3 \
+      "<= 1.3 x plain" lower s
+  fi
+done
+rm -f "$basic" "$cooked"
+
+# Peak resident set of one run, in MB: GNU time's %M (KB; Debian package time).
+peak_mb() {
+  [[ -x /usr/bin/time ]] || { echo "tools.sh: /usr/bin/time is needed (package time)" >&2; exit 1; }
+  quiet /usr/bin/time -f %M -o "$scratch/rss" "$@"
+  calc "$(tail -n 1 "$scratch/rss") / 1024"
+}
+
+echo
+echo "peak memory (resident set): a session of $RSS_COMMANDS, 3 x and 10 x as many commands"
+header
+for x in 1 3 10; do
+  quiet "$TOOL" gen session --commands $((RSS_COMMANDS * x)) --loss 0.001 -o "$scratch/rss$x.pcap"
+done
+for cmd in "dump --json" "stats --json"; do
+  read -ra args <<<"$cmd"
+  base=""
+  for x in 1 3 10; do
+    got=$("$READ" "$scratch/rss$x.pcap" | awk '{print $1}')
+    mb=$(peak_mb "$TOOL" "${args[@]}" "$scratch/rss$x.pcap")
+    [[ -z "$base" ]] && base=$mb
+    if ((x == 1)); then
+      row "${x}x" "$cmd peak RSS ($got frames)" "$mb" "$mb" "itself" "" "-" "" MB
+    else
+      row "${x}x" "$cmd peak RSS ($got frames)" "$mb" "$base" "1x" 1.1 "<= 1.1 x 1x (flat)" lower MB
+    fi
+  done
+done
+
 out="$BUILD/bench-tools.json"
 {
-  echo "{\"frames\": $got, \"runs\": $RUNS, \"rows\": ["
+  echo "{\"frames\": {${frames_json%, }}, \"runs\": $RUNS, \"rows\": ["
   ((${#json[@]})) && printf '%s\n' "${json[@]}" | sed '$!s/$/,/'
   echo "]}"
 } >"$out"

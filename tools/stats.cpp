@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -29,7 +30,7 @@ namespace {
 struct totals {
   std::uint64_t pdus = 0, retransmissions = 0, duplicates = 0, out_of_order = 0, gaps = 0,
                 missing = 0, nacks = 0, acks = 0, window_full = 0;
-  std::vector<std::int64_t> rtt;
+  dissect::rtt_histogram rtt;  // merged exactly from the connections' (rtt_histogram.hpp)
 
   void add(const dissect::connection& c) {
     pdus += c.pdus;
@@ -41,7 +42,7 @@ struct totals {
     nacks += c.nacks;
     acks += c.acks;
     window_full += c.window_full;
-    rtt.insert(rtt.end(), c.ack_rtt_ns.begin(), c.ack_rtt_ns.end());
+    rtt.merge(c.ack_rtt());
   }
 };
 
@@ -53,6 +54,12 @@ struct time_format {
   int decimals;
   explicit time_format(cap::precision_digits d)
       : digits(d), decimals(d > cap::micro_digits ? d - cap::micro_digits : 0) {}
+  // The time stamps' resolution in ns: percentiles are rounded to it (rtt_histogram.hpp).
+  std::int64_t quantum() const {
+    std::int64_t q = 1;
+    for (int d = digits; d < 9; ++d) q *= 10;
+    return q;
+  }
   std::string us(std::int64_t ns) const {
     return fmt::format("{:.{}f}", static_cast<double>(ns) / 1000.0, decimals);
   }
@@ -61,7 +68,7 @@ struct time_format {
 using json = dissect::json_writer<stdout_sink>;
 
 void json_counts(json& j, const totals& t, const time_format& tf) {
-  const auto s = dissect::summarize(t.rtt);
+  const auto s = dissect::summarize(t.rtt, tf.quantum());
   j.member("pdus", t.pdus)
       .member("retransmissions", t.retransmissions)
       .member("duplicates", t.duplicates)
@@ -78,6 +85,9 @@ void json_counts(json& j, const totals& t, const time_format& tf) {
     put("p90", s.p90);
     put("p99", s.p99);
     put("max", s.max);
+    // The percentiles come from a histogram (rtt_histogram.hpp): at most this far off, as a
+    // fraction of the value; count, min and max are exact.
+    j.number_text("percentile_error", fmt::format("{}", dissect::rtt_histogram::relative_error));
     j.end();
   };
   rtt("ack_rtt_us", [&](std::string_view k, std::int64_t ns) { j.number_text(k, tf.us(ns)); });
@@ -86,9 +96,34 @@ void json_counts(json& j, const totals& t, const time_format& tf) {
 
 // ---- the graphs ----------------------------------------------------------------------------
 
+using kind = dissect::psn_event::kind;
+
+// One mark of the graph: an event, or a column's events of one kind (psn_trace.hpp).
+struct mark {
+  std::int64_t time_ns;
+  kind what;
+  std::int64_t lowest, highest;
+  std::uint64_t count;
+};
+
+std::vector<mark> marks_of(const dissect::psn_trace& t) {
+  std::vector<mark> out;
+  if (!t.folded()) {
+    for (const auto& e : t.events()) out.push_back({e.time_ns, e.what, e.psn, e.psn, 1});
+    return out;
+  }
+  for (const auto& c : t.columns())
+    for (const kind k : {kind::ack, kind::first, kind::retransmission, kind::nack})
+      if (const auto& sp = c.of(k); sp.count)
+        out.push_back({c.start_ns + t.width_ns() / 2, k, sp.lowest, sp.highest, sp.count});
+  return out;
+}
+
 // One panel per connection, like Wireshark's stream graphs (tcptrace): PSN over time, first
 // transmissions and retransmissions as dots, NACKs as crosses at the PSN asked for, ACKs as a
-// staircase at the highest PSN acknowledged.
+// staircase at the highest PSN acknowledged. Beyond psn_trace::default_points events a
+// connection is drawn by columns (psn_trace.hpp): a mark per column and kind, stretched over its
+// PSNs, with data-n the events it stands for; so the file's size is bounded per connection.
 std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, std::int64_t t1) {
   constexpr double width = 960, panel = 240, left = 70, right = 20, top = 34, bottom = 40;
   constexpr double plot_w = width - left - right, plot_h = panel - top - bottom;
@@ -118,12 +153,13 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
     const double y0 = 40 + panel * static_cast<double>(i);
+    // What is drawn: each event as it was, or, for a long trace, each column's events of a
+    // kind as one mark spanning their PSNs (psn_trace.hpp).
+    std::vector<mark> marks = marks_of(c.events);
     std::int64_t lo = 0, hi = 0;
-    bool any = false;
-    for (const auto& e : c.events) {
-      lo = any ? std::min(lo, e.psn) : e.psn;
-      hi = any ? std::max(hi, e.psn) : e.psn;
-      any = true;
+    for (std::size_t k = 0; k < marks.size(); ++k) {
+      lo = k ? std::min(lo, marks[k].lowest) : marks[k].lowest;
+      hi = k ? std::max(hi, marks[k].highest) : marks[k].highest;
     }
     if (hi == lo) ++hi;
     const auto x = [&](std::int64_t t) {
@@ -159,28 +195,43 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
         y0 + top + plot_h / 2);
     // ACKs: one staircase, drawn first so the dots stay on top.
     std::string steps;
-    for (const auto& e : c.events) {
-      if (e.what != dissect::psn_event::kind::ack) continue;
-      // Across to the ACK's time, then up to its PSN.
+    for (const auto& m : marks) {
+      if (m.what != kind::ack) continue;
+      // Across to the ACK's time, then up to its PSN (through a column's lowest to its highest).
+      const double mx = x(m.time_ns);
       if (steps.empty())
-        fmt::format_to(std::back_inserter(steps), "M{:.1f},{:.1f}", x(e.time_ns), y(e.psn));
+        fmt::format_to(std::back_inserter(steps), "M{:.1f},{:.1f}", mx, y(m.lowest));
       else
-        fmt::format_to(std::back_inserter(steps), "H{:.1f}V{:.1f}", x(e.time_ns), y(e.psn));
+        fmt::format_to(std::back_inserter(steps), "H{:.1f}V{:.1f}", mx, y(m.lowest));
+      if (m.highest != m.lowest) fmt::format_to(std::back_inserter(steps), "V{:.1f}", y(m.highest));
     }
     if (!steps.empty()) s += "<path class=\"ack\" d=\"" + steps + "\"/>\n";
-    for (const auto& e : c.events) {
-      switch (e.what) {
-        case dissect::psn_event::kind::first:
-        case dissect::psn_event::kind::retransmission:
-          put("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2\"/>",
-              e.what == dissect::psn_event::kind::first ? "first" : "retransmission", x(e.time_ns),
-              y(e.psn));
+    for (const auto& m : marks) {
+      // data-n: how many events a column's mark stands for.
+      const std::string n = m.count > 1 ? fmt::format(" data-n=\"{}\"", m.count) : std::string();
+      const double mx = x(m.time_ns), top_y = y(m.highest), low_y = y(m.lowest);
+      switch (m.what) {
+        case kind::first:
+        case kind::retransmission: {
+          const char* cls = m.what == kind::first ? "first" : "retransmission";
+          if (m.highest == m.lowest)
+            put("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2\"{}/>", cls, mx, top_y, n);
+          else  // a dot stretched over the column's PSNs
+            put("<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"4\" height=\"{:.1f}\" "
+                "rx=\"2\"{}/>",
+                cls, mx - 2, top_y - 2, low_y - top_y + 4, n);
           break;
-        case dissect::psn_event::kind::nack:
-          put("<path class=\"nack\" d=\"M{:.1f},{:.1f}l6,6m0,-6l-6,6\"/>", x(e.time_ns) - 3,
-              y(e.psn) - 3);
+        }
+        case kind::nack:
+          if (m.highest == m.lowest)
+            put("<path class=\"nack\" d=\"M{:.1f},{:.1f}l6,6m0,-6l-6,6\"{}/>", mx - 3, top_y - 3,
+                n);
+          else  // crosses at the lowest and highest PSN asked for, joined
+            put("<path class=\"nack\" d=\"M{:.1f},{:.1f}l6,6m0,-6l-6,6M{:.1f},{:.1f}l6,6m0,-6l-6,"
+                "6M{:.1f},{:.1f}V{:.1f}\"{}/>",
+                mx - 3, top_y - 3, mx - 3, low_y - 3, mx, top_y, low_y, n);
           break;
-        case dissect::psn_event::kind::ack:
+        case kind::ack:
           break;
       }
     }
@@ -235,7 +286,7 @@ void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
                   "ACKs wfull   RTT p50/p90/p99 (us)\n",
                   "src", src_w, "dst", dst_w));
   const auto row = [&](const std::string& head, const totals& t) {
-    const auto s = dissect::summarize(t.rtt);
+    const auto s = dissect::summarize(t.rtt, tf.quantum());
     out(fmt::format("{} {:7} {:8} {:6} {:4} {:4} {:7} {:6} {:6} {:5}   ", head, t.pdus,
                     t.retransmissions, t.duplicates, t.out_of_order, t.gaps, t.missing, t.nacks,
                     t.acks, t.window_full));
@@ -270,6 +321,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   dissect::analysis_config cfg;
   cfg.window = s.window;
   cfg.record_events = !s.svg_out.empty();
+  cfg.keep_results = false;  // one pass in frame order: no frame is asked about again
 
   std::optional<dissect::analysis> an;
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
@@ -382,10 +434,13 @@ void add_stats(CLI::App& parent, commands& out) {
       "stats",
       "Go-back-N sequence analysis (the one the Wireshark plugin shows) per connection {source, "
       "destination, port, VC}: PDUs, retransmissions, duplicates, out-of-order PDUs, gaps, "
-      "NACKs, ACKs, window-full events and ACK RTT percentiles.");
+      "NACKs, ACKs, window-full events and ACK RTT percentiles (from a histogram: within 0.4 %; "
+      "count, min and max exact). Memory grows with the connections, not the frames.");
   add_input_options(app, s->in);
   app->add_flag("--json", s->json, "one JSON object");
-  app->add_option("--svg", s->svg_out, "draw PSN over time per connection to this file");
+  app->add_option("--svg", s->svg_out,
+                  "draw PSN over time per connection to this file (beyond 1024 events a "
+                  "connection is drawn in 512 time columns: bounded size)");
   app->add_option("--window", s->window, "the go-back-N window")
       ->check(CLI::Range(1, 32767))
       ->capture_default_str();

@@ -83,7 +83,9 @@ TEST_CASE("analysis: in-order PDUs, a cumulative ACK and its RTT") {
   CHECK(f.pdus == 5);
   CHECK(f.acks == 1);
   CHECK(f.retransmissions == 0);
-  CHECK(f.ack_rtt_ns == std::vector<std::int64_t>{2000});
+  CHECK(f.ack_rtt().count() == 1);
+  CHECK(f.ack_rtt().min() == 2000);
+  CHECK(f.ack_rtt().max() == 2000);
   CHECK(c.a.connections().size() == 1);  // the ACK's own direction sent no PDU
 }
 
@@ -120,7 +122,7 @@ TEST_CASE("analysis: a resent PSN already acknowledged is a duplicate") {
   CHECK(c.forward().duplicates == 1);
   CHECK(c.forward().retransmissions == 1);
   CHECK(c.ack(8).flags == 0);  // acknowledges nothing new: no RTT either
-  CHECK(c.forward().ack_rtt_ns.size() == 1);
+  CHECK(c.forward().ack_rtt().count() == 1);
 }
 
 TEST_CASE("analysis: a gap, then the missing PSN arrives out of order") {
@@ -326,16 +328,39 @@ TEST_CASE("analysis: a frame cut by the snapshot length gives the facts of the w
   }
 }
 
-TEST_CASE("analysis: percentiles by nearest rank") {
-  std::vector<std::int64_t> v;
-  for (int i = 100; i >= 1; --i) v.push_back(i);
-  const auto s = d::summarize(v);
+TEST_CASE("analysis: RTT percentiles by nearest rank") {
+  d::rtt_histogram h;
+  for (int i = 100; i >= 1; --i) h.add(i);  // below 2^8: every value has its own bucket
+  const auto s = d::summarize(h);
   CHECK(s.count == 100);
   CHECK(s.min == 1);
   CHECK(s.p50 == 50);
   CHECK(s.p90 == 90);
   CHECK(s.p99 == 99);
   CHECK(s.max == 100);
-  CHECK(d::summarize({}).count == 0);
-  CHECK(d::summarize({7}).p99 == 7);
+  CHECK(d::summarize(d::rtt_histogram{}).count == 0);
+  CHECK(d::summarize(d::rtt_histogram{}).p99 == 0);
+  d::rtt_histogram one;
+  one.add(7);
+  CHECK(d::summarize(one).p99 == 7);
+}
+
+TEST_CASE("analysis: results not kept, the frames are analysed once each") {
+  d::analysis_config cfg;
+  cfg.keep_results = false;
+  capture c(cfg);
+  c.pdu(0);
+  CHECK(c.a.result(1) == nullptr);  // nothing cached per frame
+  const auto& r = c.ack(0);
+  CHECK(c.a.result(2) == nullptr);
+  CHECK(r.get(result_value::ack_rtt) == 1000u);  // the result of the call is still whole
+  CHECK(c.forward().ack_rtt().count() == 1);
+  // Frame 1 again: analysed anew (a duplicate of an acknowledged PSN), not its first result.
+  d::frame_facts again;
+  again.frame = 1;
+  again.time_ns = c.now + 1;
+  again.key = key(1, 2, 0, 0);
+  again.op = op_none;
+  again.data = true;
+  CHECK(c.a.add(again).has(flag::duplicate));
 }

@@ -844,17 +844,55 @@ def case_stats_svg():
     root = ET.parse(svg).getroot()
     ns = "{http://www.w3.org/2000/svg}"
     check(root.tag == ns + "svg", f"root element {root.tag}")
-    panels = [g for g in root.iter(ns + "g") if g.get("class") == "connection"]
+    panels, kinds, folded = svg_marks(svg)
     check(len(panels) == s["connection_count"], f"{len(panels)} panels for "
           f"{s['connection_count']} connections")
-    kinds = {}
-    for panel in panels:
-        for el in panel:
-            kinds[el.get("class")] = kinds.get(el.get("class"), 0) + 1
+    check(folded == 0, "a short capture: every event drawn as it was")
     check(kinds.get("first", 0) == s["pdus"] - s["retransmissions"], f"first transmissions {kinds}")
     check(kinds.get("retransmission", 0) == s["retransmissions"], f"retransmissions {kinds}")
     check(kinds.get("nack", 0) == s["nacks"], f"NACKs {kinds}")
     check(kinds.get("ack", 0) > 0, f"ACK staircases {kinds}")
+
+
+def svg_marks(path):
+    """The panels of a `stats --svg` file and, per class, the events its marks stand for (a
+    mark of a long connection carries data-n, the events of its time column)."""
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    panels = [g for g in root.iter(ns + "g") if g.get("class") == "connection"]
+    events, folded = {}, 0
+    for panel in panels:
+        for el in panel:
+            n = int(el.get("data-n", "1"))
+            folded += el.get("data-n") is not None
+            events[el.get("class")] = events.get(el.get("class"), 0) + n
+    return panels, events, folded
+
+
+def case_stats_svg_bounded():
+    """Issue 21 item 3: beyond 1024 events a connection is drawn in at most 512 time columns, so
+    the SVG's size does not grow with the capture; every event is still accounted for."""
+    sizes = {}
+    for commands in (60000, 180000):
+        pcap = os.path.join(TMP, f"long{commands}.pcap")
+        scaleup("gen", "session", "-o", pcap, "--xpus", "4", "--loss", "0.01", "--commands",
+                str(commands), "--seed", "5")
+        svg = os.path.join(TMP, f"long{commands}.svg")
+        s = json.loads(scaleup("stats", "--json", "--svg", svg, pcap).stdout)
+        panels, events, folded = svg_marks(svg)
+        check(len(panels) == s["connection_count"], f"{len(panels)} panels")
+        check(folded > 0, "long connections are drawn in columns")
+        check(events.get("first", 0) == s["pdus"] - s["retransmissions"], f"first {events}")
+        check(events.get("retransmission", 0) == s["retransmissions"], f"resent {events}")
+        check(events.get("nack", 0) == s["nacks"], f"NACKs {events}")
+        # A connection: at most 1024 marks, or 512 columns of at most 3 marks and a stair step.
+        sizes[commands] = os.path.getsize(svg)
+        bound = 4000 + s["connection_count"] * 120_000
+        check(sizes[commands] < bound, f"{sizes[commands]} bytes, bound {bound}")
+        print(f"{commands} commands, {s['frames']} frames, {s['connection_count']} connections: "
+              f"{sizes[commands]} bytes of SVG")
+    # Three times the frames, not three times the SVG.
+    check(sizes[180000] < 1.25 * sizes[60000], f"sizes {sizes}")
 
 
 def case_conversations():

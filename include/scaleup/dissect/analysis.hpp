@@ -4,7 +4,7 @@
 // so a capture reads the same in both.
 //
 // Unlike the wire formats this is opt-in state that grows with the capture (a table of
-// connections, a result per frame), so it uses the heap.
+// connections, a result per frame unless told not to keep them), so it uses the heap.
 //
 // What a capture can tell, and so what the results mean (docs/wire-format.md):
 // - A connection is {source, destination, port, VC} (decisions.md "SUE transport"), each end as
@@ -26,7 +26,10 @@
 //   reserved values of a command that did parse (errors of that command, the XPU's business
 //   once the transport has accepted the PDU). counts_against_pdu says which problems count.
 // - Results are cached per frame number: a frame analysed again (Wireshark's second pass, or a
-//   frame clicked in any order) gets what the first pass computed.
+//   frame clicked in any order) gets what the first pass computed (analysis_config::
+//   keep_results; off, what is kept grows with the connections, not the frames: a connection's
+//   RTTs in a fixed-size histogram, its PSNs not yet acknowledged, and with record_events a
+//   trace of bounded size).
 #pragma once
 
 #include <algorithm>
@@ -34,14 +37,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/psn_trace.hpp"
+#include "scaleup/dissect/rtt_histogram.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/transport/go_back_n.hpp"
 #include "scaleup/transport/psn.hpp"
@@ -88,6 +95,30 @@ struct connection_key {
   std::uint16_t port = 0;
   std::uint8_t vc = 0;
   friend constexpr auto operator<=>(const connection_key&, const connection_key&) = default;
+};
+
+// Every frame looks its connection up (twice with an ACK): hashed, not a search through a tree
+// of keys that compares 16-byte addresses at every step.
+struct connection_key_hash {
+  static constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h;
+  }
+  static constexpr std::uint64_t of(std::uint64_t h, const endpoint& e) noexcept {
+    h = mix(h, static_cast<std::uint64_t>(e.type) << 8 | e.ip.version);
+    h = mix(h, e.xpu);
+    if (e.type == endpoint::kind::ip)
+      for (std::size_t i = 0; i < e.ip.bytes.size(); i += 8) {
+        std::uint64_t w = 0;
+        for (std::size_t j = 0; j < 8; ++j) w = w << 8 | e.ip.bytes[i + j];
+        h = mix(h, w);
+      }
+    return h;
+  }
+  constexpr std::size_t operator()(const connection_key& k) const noexcept {
+    const std::uint64_t h = of(of(std::uint64_t{k.port} << 8 | k.vc, k.src), k.dst);
+    return static_cast<std::size_t>(h);
+  }
 };
 
 // ---- what the analysis reports, described once for every consumer ------------------------
@@ -368,15 +399,12 @@ constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame
 
 struct analysis_config {
   std::uint32_t window = transport::gbn_config{}.window;
-  bool record_events = false;  // keep every transmission, ACK and NACK (for graphs)
-};
-
-struct psn_event {
-  enum class kind : std::uint8_t { first, retransmission, ack, nack };
-  std::int64_t time_ns = 0;
-  std::uint64_t frame = 0;
-  std::int64_t psn = 0;  // unwrapped: keeps counting past 65535 (see connection::unwrap)
-  kind what = kind::first;
+  bool record_events = false;  // trace transmissions, ACKs and NACKs (for graphs: psn_trace)
+  // Keep each frame's result, so that a frame analysed again (Wireshark's second pass, a frame
+  // clicked out of order) gets its first one: a frame_result per frame of the capture. A tool
+  // that reads a capture once (`scaleup stats`) turns it off, and its memory then grows with
+  // the connections only (issue 21 item 3).
+  bool keep_results = true;
 };
 
 // A 16-bit PSN as a 64-bit count: the value nearest `ref` (an unwrapped PSN known before) in
@@ -404,8 +432,10 @@ struct connection {
   std::uint64_t bytes = 0;
   std::int64_t first_ns = 0;
   std::int64_t last_ns = 0;
-  std::vector<std::int64_t> ack_rtt_ns;
-  std::vector<psn_event> events;  // with analysis_config::record_events
+  psn_trace events;  // with analysis_config::record_events
+
+  // ACK RTTs in ns, from each PSN's first transmission to the ACK that covers it.
+  const rtt_histogram& ack_rtt() const noexcept { return rtt_ ? *rtt_ : no_rtt_; }
 
   // PSNs unwrapped into a 64-bit count (serial arithmetic against the newest known PSN), so
   // that order and distances hold across wraparound; the first PSN seen keeps its value.
@@ -426,6 +456,15 @@ struct connection {
   std::int64_t acked_ = 0;                    // highest PSN acknowledged (cumulative)
   std::int64_t una_ = 0;                      // oldest PSN not acknowledged
   std::map<std::int64_t, sent> outstanding_;  // first transmissions not yet acknowledged
+  // On the heap, and only once there is an RTT: a histogram is 58 KiB, and most connections of
+  // a large fabric see few ACKs or none (and the vector of connections moves them as it grows).
+  std::unique_ptr<rtt_histogram> rtt_;
+  static inline const rtt_histogram no_rtt_{};
+
+  void add_rtt(std::int64_t ns) {
+    if (!rtt_) rtt_ = std::make_unique<rtt_histogram>();
+    rtt_->add(ns);
+  }
 
   void touch(const frame_facts& f) {
     if (frames++ == 0) first_ns = f.time_ns;
@@ -433,7 +472,7 @@ struct connection {
     bytes += f.length;
   }
   void note(const analysis_config& cfg, const frame_facts& f, std::int64_t psn, psn_event::kind k) {
-    if (cfg.record_events) events.push_back({f.time_ns, f.frame, psn, k});
+    if (cfg.record_events) events.add({f.time_ns, f.frame, psn, k});
   }
 };
 
@@ -459,7 +498,8 @@ class analysis {
     if (f.op == static_cast<std::uint8_t>(wire::rh_op::ack) ||
         f.op == static_cast<std::uint8_t>(wire::rh_op::nack))
       on_ack(f, r);
-    if (f.frame == 0) return scratch_ = r;  // not a frame number: nothing to cache under
+    // Not a frame number, or not asked to: nothing to cache under.
+    if (f.frame == 0 || !cfg_.keep_results) return scratch_ = r;
     if (f.frame > results_.size()) results_.resize(f.frame);
     return results_[f.frame - 1] = r;
   }
@@ -544,7 +584,7 @@ class analysis {
         const std::int64_t rtt = f.time_ns - it->second.time_ns;
         r.set(result_value::acks_frame, it->second.frame);
         r.set(result_value::ack_rtt, static_cast<std::uint64_t>(std::max<std::int64_t>(0, rtt)));
-        c.ack_rtt_ns.push_back(rtt);
+        c.add_rtt(rtt);
       }
     }
     c.acked_any_ = true;
@@ -555,34 +595,9 @@ class analysis {
 
   analysis_config cfg_;
   std::vector<connection> conns_;
-  std::map<connection_key, std::size_t> index_;
+  std::unordered_map<connection_key, std::size_t, connection_key_hash> index_;
   std::vector<frame_result> results_;
   frame_result scratch_;
 };
-
-// ---- summaries -----------------------------------------------------------------------------
-
-struct rtt_summary {
-  std::size_t count = 0;
-  std::int64_t min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
-};
-
-// Nearest-rank percentiles.
-inline rtt_summary summarize(std::vector<std::int64_t> v) {
-  rtt_summary s;
-  s.count = v.size();
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  const auto rank = [&](unsigned pct) {
-    const std::size_t r = (v.size() * pct + 99) / 100;
-    return v[r == 0 ? 0 : r - 1];
-  };
-  s.min = v.front();
-  s.p50 = rank(50);
-  s.p90 = rank(90);
-  s.p99 = rank(99);
-  s.max = v.back();
-  return s;
-}
 
 }  // namespace scaleup::dissect
