@@ -10,6 +10,8 @@
 // know the capture's length in advance. Uses the heap (with the analysis, opt-in state).
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <algorithm>
 #include <array>
 #include <cstddef>

@@ -14,6 +14,8 @@
 // recorded in docs/wire-format.md ("stats --json").
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <algorithm>
 #include <array>
 #include <bit>
