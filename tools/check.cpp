@@ -68,6 +68,11 @@ std::optional<std::string> read_partitions(const std::string& path, dissect::par
   return std::nullopt;
 }
 
+constexpr std::string_view ports_note =
+    "checked as one port: if the capture holds several ports of a SUE instance (a fabric of 2 "
+    "or 4 ports), their PSN spaces mix and break the per-connection rules by themselves; check "
+    "it with --ports 2 or 4 (docs/conformance.md, \"Connections\")";
+
 void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
                 const dissect::conformance& c) {
   const auto verdict = c.conformant() ? std::string("conformant")
@@ -93,6 +98,7 @@ void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
     if (t.violations > t.first.size())
       out("  ... and " + std::to_string(t.violations - t.first.size()) + " more\n");
   }
+  if (c.ports_may_mix()) out("\nnote: " + std::string(ports_note) + "\n");
 }
 
 void print_json(stdout_sink& out, const std::string& file, std::uint64_t frames,
@@ -105,6 +111,7 @@ void print_json(stdout_sink& out, const std::string& file, std::uint64_t frames,
       .member("lite_frames", c.lite_frames())
       .member_bool("conformant", c.conformant())
       .member("violations", c.violations())
+      .member_bool("ports_may_mix", c.ports_may_mix())
       .array("rules");
   for (const auto& r : dissect::rules) {
     if (!c.selected(r.which)) continue;

@@ -281,6 +281,29 @@ TEST_CASE("conformance: the transport rules need the port when a fabric has seve
   CHECK(cap.c.tally(rule::psn_next).examined == 0);
 }
 
+TEST_CASE("conformance: a per-connection violation on one port may be ports that mix") {
+  capture one;
+  one.pdu(1);
+  one.pdu(2);
+  one.ack(2);
+  CHECK(!one.c.ports_may_mix());
+  one.ack(1);  // backwards: a device's fault, or a second port's ACKs
+  only(one, rule::ack_monotonic, 4);
+  CHECK(one.c.ports_may_mix());
+  // A violation of another kind says nothing of ports; nor does a capture that names them.
+  capture vc(d::check_config{.vcs = 1});
+  vc.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 1},
+                        capture::command()));
+  only(vc, rule::vc_range, 1);
+  CHECK(!vc.c.ports_may_mix());
+  capture named(d::check_config{.port_known = true});
+  named.pdu(1);
+  named.ack(1);
+  named.ack(0);
+  only(named, rule::ack_monotonic, 3);
+  CHECK(!named.c.ports_may_mix());
+}
+
 TEST_CASE("conformance: pdu.one_dst, a group address") {
   capture cap;
   auto fp = capture::params(1, 2);

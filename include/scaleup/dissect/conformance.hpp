@@ -174,7 +174,9 @@ inline constexpr std::array<rule_info, 21> rules{{
     {rule::cbfc_credit, "cbfc.credit", "R2 3.5.7, 4.2 step 2",
      "A sender never sends beyond the credit its peer advertised.", "nothing", "",
      "The seeds name CBFC (UEC's credit-based flow control) but do not give its credit-update "
-     "frames' format: there is nothing to decode the advertised credit from."},
+     "frames' format or carrier. The project's own credit update (docs/wire-format.md, "
+     "\"Flow control\") models the idea for the simulator; a device's capture would carry "
+     "UEC's, so there is nothing to read the advertised credit from."},
     {rule::pfc_paused, "pfc.paused", "R2 3.5.6; IEEE 802.1Qbb, IEEE 802.3 Annex 31D",
      "No frame of a paused priority leaves after the pause took effect (with the link's "
      "reaction time).",
@@ -361,6 +363,12 @@ constexpr bool looks_like_pdu(wire::bytes b) noexcept {
   return wire::pdu_bounds_l2(b, 0).status == wire::rcrc_status::good;
 }
 
+// The rules judged per connection {source, destination, port, VC}: a capture that mixes the
+// ports of one SUE instance under one port mixes their PSN spaces, which breaks them by itself.
+inline constexpr std::array<rule, 6> connection_rules{rule::psn_next,      rule::gbn_resend,
+                                                      rule::nack_once,     rule::ack_past_gap,
+                                                      rule::ack_monotonic, rule::ack_unsent};
+
 }  // namespace detail
 
 // ---- the checker -----------------------------------------------------------------------------
@@ -382,6 +390,15 @@ class conformance {
     return n;
   }
   bool conformant() const noexcept { return violations() == 0; }
+  // Whether the per-connection rules' violations may come from the capture rather than the
+  // device: checked as one port (--ports 1, no port per frame), a capture of several ports of an
+  // instance mixes their PSN spaces. The report then says so (the check cannot tell).
+  bool ports_may_mix() const noexcept {
+    if (cfg_.ports != 1 || cfg_.port_known) return false;
+    for (const rule r : detail::connection_rules)
+      if (tally(r).violations) return true;
+    return false;
+  }
   std::uint64_t pdus() const noexcept { return pdus_; }
   std::uint64_t lite_frames() const noexcept { return lite_; }
 
@@ -745,11 +762,8 @@ class conformance {
 
   template <class Tree>
   void transport_rules(const Tree&, const frame_facts& f, const detail::check_nodes& n) {
-    constexpr std::array<rule, 6> connection_rules{rule::psn_next,      rule::gbn_resend,
-                                                   rule::nack_once,     rule::ack_past_gap,
-                                                   rule::ack_monotonic, rule::ack_unsent};
     if (cfg_.ports > 1 && !cfg_.port_known) {
-      for (const rule r : connection_rules)
+      for (const rule r : detail::connection_rules)
         if (on(r)) not_examinable(r);
       return;
     }
