@@ -35,7 +35,7 @@ static int rh_batch() {
   using namespace scaleup::wire;
   std::array<reliability_header, 3> many{{{.xpuid = 1}, {.xpuid = 2}, {.xpuid = 1024}}};
   std::array<std::uint8_t, 3 * 8> out{};
-  auto k = encode_all<reliability_header>(many, out);  // one check per block of 64 headers
+  auto k = encode_all<reliability_header>(many, out);  // encode, header after header
   // Refused: k.value is the first refused header's index, k.err encode's error for it.
   std::printf("encode_all: header %zu refused, %.*s (item %u, offset %u)\n", k.value,
               static_cast<int>(k.err.field.size()), k.err.field.data(), k.err.item, k.err.offset);

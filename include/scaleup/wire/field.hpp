@@ -301,17 +301,15 @@ struct plan {
     return out;
   }();
 
-  // Per chunk and per field: the first of its pieces and how many (pieces are in key order).
-  static constexpr auto group_pieces = [](std::uint16_t piece::*key) {
-    std::array<std::pair<std::size_t, std::size_t>, (size > n_fields ? size : n_fields)> r{};
+  // Per field: the first of its pieces and how many (pieces are in field order).
+  static constexpr auto by_field = [] {
+    std::array<std::pair<std::size_t, std::size_t>, n_fields> r{};
     for (std::size_t p = pieces.count; p-- > 0;) {
-      r[pieces.at[p].*key].first = p;
-      ++r[pieces.at[p].*key].second;
+      r[pieces.at[p].field].first = p;
+      ++r[pieces.at[p].field].second;
     }
     return r;
-  };
-  static constexpr auto by_chunk = group_pieces(&piece::chunk);
-  static constexpr auto by_field = group_pieces(&piece::field);
+  }();
 
   // Whether a field has a fixed value: the one check decode makes (and a hard error if not).
   static constexpr bool has_fixed = [] {
@@ -364,14 +362,14 @@ SCALEUP_ALWAYS_INLINE constexpr std::uint64_t piece_from(std::uint64_t word) noe
   return (top ? x : x & max_value(pc.width)) << pc.value_shift;
 }
 
-// Piece P's bits, taken from the field's value (which fits the field) and moved to their place
-// in the chunk's word.
+// Piece P's bits, taken from the field's value (which fits the field), at the bottom of the
+// result.
 template <class T, std::size_t P>
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t piece_to(std::uint64_t value) noexcept {
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t piece_bits(std::uint64_t value) noexcept {
   constexpr piece pc = plan<T>::pieces.at[P];
   constexpr bool top = pc.value_shift + pc.width >= field_infos<T>[pc.field].width;
   const std::uint64_t x = value >> pc.value_shift;
-  return (top ? x : x & max_value(pc.width)) << pc.chunk_shift;
+  return top ? x : x & max_value(pc.width);
 }
 
 // Field I from the loaded words.
@@ -405,15 +403,6 @@ SCALEUP_ALWAYS_INLINE constexpr member_t<T, I> get_field(const std::uint8_t* p) 
     return static_cast<M>(
         field_from_bytes<T, I>(p, std::make_index_sequence<plan<T>::by_field[I].second>{}));
   }
-}
-
-// Chunk C's word from the field values.
-template <class T, std::size_t C, std::size_t... K>
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t word_from_values(const std::uint64_t* vals,
-                                                               std::index_sequence<K...>) noexcept {
-  constexpr std::size_t first = plan<T>::by_chunk[C].first;
-  return (std::uint64_t{0} | ... |
-          piece_to<T, first + K>(vals[plan<T>::pieces.at[first + K].field]));
 }
 
 template <class T, std::size_t... I>
@@ -460,12 +449,9 @@ SCALEUP_ALWAYS_INLINE constexpr void read_all(const std::uint8_t* p, T& out) noe
 }
 
 template <class T, std::size_t... C>
-SCALEUP_ALWAYS_INLINE constexpr void store_words(const std::uint64_t* vals, std::uint8_t* p,
+SCALEUP_ALWAYS_INLINE constexpr void store_words(const std::uint64_t* words, std::uint8_t* p,
                                                  std::index_sequence<C...>) noexcept {
-  (store_word<plan<T>::chunks.at[C].bytes>(
-       p + plan<T>::chunks.at[C].offset,
-       word_from_values<T, C>(vals, std::make_index_sequence<plan<T>::by_chunk[C].second>{})),
-   ...);
+  (store_word<plan<T>::chunks.at[C].bytes>(p + plan<T>::chunks.at[C].offset, words[C]), ...);
 }
 
 template <class T, std::size_t I>
@@ -482,116 +468,92 @@ SCALEUP_ALWAYS_INLINE constexpr void write_arrays(const T& v, std::uint8_t* p,
   (write_array<T, I>(v, p), ...);
 }
 
-// Writes every byte of the header at p from values that fit their fields: one store per word.
+// Writes every byte of the header at p: the words composed from v (compose), one store each,
+// and v's byte arrays.
 template <class T>
 SCALEUP_ALWAYS_INLINE constexpr void write_all(
-    const T& v, const std::array<std::uint64_t, field_count<T>>& vals, std::uint8_t* p) noexcept {
-  store_words<T>(vals.data(), p, std::make_index_sequence<plan<T>::chunks.count>{});
+    const T& v, const std::array<std::uint64_t, plan<T>::chunks.count>& words,
+    std::uint8_t* p) noexcept {
+  store_words<T>(words.data(), p, std::make_index_sequence<plan<T>::chunks.count>{});
   write_arrays<T>(v, p, std::make_index_sequence<field_count<T>>{});
 }
 
-// Field I's contribution to the tests below. Encode checks width and fixed value of fields that
-// are not byte arrays (encode_error); decode checks every fixed field, as validate does (a byte
-// array counts as 0 there).
-template <class T, std::size_t I, bool Encode>
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfit(std::uint64_t x) noexcept {
-  constexpr field_info f = field_infos<T>[I];
-  constexpr bool array = field_is_array<T>[I];
-  std::uint64_t bad = 0;
-  if constexpr (Encode && !array && f.width < 64) bad |= x >> f.width;
-  if constexpr (f.check == rule::fixed && !(Encode && array)) bad |= x ^ f.expect;
-  return bad;
+// Field I's part of decode's one test: a fixed field off its value, decode's only hard error
+// (a byte array counts as 0, as in validate).
+template <class T, std::size_t I>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfit(std::uint64_t x) noexcept {
+  if constexpr (field_infos<T>[I].check == rule::fixed)
+    return x ^ field_infos<T>[I].expect;
+  else
+    return 0;
 }
 
-template <class T, bool Encode, std::size_t... I>
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfits(const std::uint64_t* vals,
-                                                      std::index_sequence<I...>) noexcept {
-  return (std::uint64_t{0} | ... | misfit<T, I, Encode>(vals[I]));
+template <class T, std::size_t... I>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfits(const std::uint64_t* vals,
+                                                            std::index_sequence<I...>) noexcept {
+  return (std::uint64_t{0} | ... | fixed_misfit<T, I>(vals[I]));
 }
 
-// Non-zero when some value is wider than its field or a fixed field is off its value: one test
-// for the whole header (the error itself is then found field by field).
-template <class T>
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfits(
-    const std::array<std::uint64_t, field_count<T>>& vals) noexcept {
-  return misfits<T, true>(vals.data(), std::make_index_sequence<field_count<T>>{});
-}
-
-// Non-zero when a fixed field is off its value (decode's only hard error).
+// Non-zero when a fixed field is off its value: one test for the whole header (the error itself
+// is then found field by field).
 template <class T>
 SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfits(
     const std::array<std::uint64_t, field_count<T>>& vals) noexcept {
-  return misfits<T, false>(vals.data(), std::make_index_sequence<field_count<T>>{});
+  return fixed_misfits<T>(vals.data(), std::make_index_sequence<field_count<T>>{});
 }
 
-// encode_all's check: instead of one test per header, each header's values are ORed into a few
-// accumulators, tested once per block of headers. Fields of the same width share one
-// accumulator (a value too big for W bits has a bit at W or above); fixed fields OR in their
-// difference from the fixed value.
+// Whether encode refuses field I's value x (what encode_error explains): too big for the field,
+// or a fixed field off its value. Only fields with pieces are asked (not byte arrays).
+template <class T, std::size_t I>
+SCALEUP_ALWAYS_INLINE constexpr bool refuses(std::uint64_t x) noexcept {
+  constexpr field_info f = field_infos<T>[I];
+  bool bad = false;
+  if constexpr (f.width < 64) bad = x > max_value(f.width);
+  if constexpr (f.check == rule::fixed) bad = bad || x != f.expect;
+  return bad;
+}
+
+// Piece P into its chunk's word; and when P is its field's first piece, whether the field's value
+// is refused (ORed into `refused` as a short circuit: GCC then tests each value with one compare
+// and a branch straight to the refusal, where ORing the values of each width into accumulators
+// and testing those took an OR, a register copy and a zero-extension per value). Each word is built
+// most significant piece first: each step moves the word built so far up by the distance to the
+// next piece and adds that piece (the pieces' bits do not overlap: adding is ORing), and the last
+// piece's shift moves it all into place. That is a shift and an add per piece where shifting each
+// piece into place and ORing took two, and on x86-64 a shift by 1, 2 or 3 and an add are one `lea`.
+template <class T, std::size_t P>
+SCALEUP_ALWAYS_INLINE constexpr void compose_piece(const T& v, std::uint64_t* words,
+                                                   bool& refused) noexcept {
+  constexpr auto& pcs = plan<T>::pieces;
+  constexpr piece pc = pcs.at[P];
+  const std::uint64_t x = as_u64(v.*member_ptr<T, pc.field>);
+  if constexpr (P == 0 || pcs.at[P - 1].field != pc.field)
+    refused = refused || refuses<T, pc.field>(x);
+  std::uint64_t& word = words[pc.chunk];
+  if constexpr (P == 0 || pcs.at[P - 1].chunk != pc.chunk)
+    word = piece_bits<T, P>(x);
+  else
+    word = (word << (pcs.at[P - 1].chunk_shift - pc.chunk_shift)) + piece_bits<T, P>(x);
+  if constexpr (P + 1 == pcs.count || pcs.at[P + 1].chunk != pc.chunk) word <<= pc.chunk_shift;
+}
+
+template <class T, std::size_t... P>
+SCALEUP_ALWAYS_INLINE constexpr void compose_pieces(const T& v, std::uint64_t* words, bool& refused,
+                                                    std::index_sequence<P...>) noexcept {
+  (compose_piece<T, P>(v, words, refused), ...);
+}
+
+// The header's words from v, and whether encode refuses one of its values (`refused` set; the
+// words are then meaningless): one pass over the pieces in bit order, each value used as soon as
+// it is read. (Reading all the values first, then checking, then composing kept them all live
+// at once: GCC spilled the RH's nine to the stack.)
 template <class T>
-struct batch_check {
-  struct classes_t {
-    std::array<std::uint16_t, field_count<T>> width{};  // of each accumulator
-    std::array<std::size_t, field_count<T>> of{};       // each field's; field_count: none
-    std::size_t count = 0;
-  };
-  // A field can overflow when it is narrower than its member (byte arrays never).
-  static constexpr classes_t classes = [] {
-    classes_t c{};
-    std::apply(
-        [&](const auto&... f) {
-          std::size_t i = 0;
-          (([&] {
-             using M = std::remove_cvref_t<decltype(std::declval<const T&>().*(f.member))>;
-             c.of[i] = field_count<T>;
-             if constexpr (!is_byte_array_v<M>) {
-               if (f.width < 8 * sizeof(M)) {
-                 std::size_t k = 0;
-                 while (k < c.count && c.width[k] != f.width) ++k;
-                 if (k == c.count) c.width[c.count++] = f.width;
-                 c.of[i] = k;
-               }
-             }
-             ++i;
-           }()),
-           ...);
-        },
-        layout<T>::fields);
-    return c;
-  }();
-
-  std::array<std::uint64_t, (classes.count > 0 ? classes.count : 1)> wide{};
-  std::uint64_t fixed = 0;
-
-  template <std::size_t I>
-  SCALEUP_ALWAYS_INLINE constexpr void add_width(std::uint64_t x) noexcept {
-    if constexpr (classes.of[I] < field_count<T>) wide[classes.of[I]] |= x;
-  }
-  template <std::size_t I>
-  SCALEUP_ALWAYS_INLINE constexpr void add_fixed(std::uint64_t x) noexcept {
-    if constexpr (field_infos<T>[I].check == rule::fixed) fixed |= x ^ field_infos<T>[I].expect;
-  }
-
-  // Every value against its width, and the fixed fields (not byte arrays): what encode_error
-  // checks.
-  template <std::size_t... I>
-  SCALEUP_ALWAYS_INLINE constexpr void add_values(const std::uint64_t* vals,
-                                                  std::index_sequence<I...>) noexcept {
-    ((add_width<I>(vals[I]), field_is_array<T>[I] ? void() : add_fixed<I>(vals[I])), ...);
-  }
-
-  template <std::size_t... K>
-  SCALEUP_ALWAYS_INLINE constexpr bool bad(std::index_sequence<K...>) const noexcept {
-    return (fixed | ... | (wide[K] >> classes.width[K])) != 0;
-  }
-  SCALEUP_ALWAYS_INLINE constexpr bool bad() const noexcept {
-    return bad(std::make_index_sequence<classes.count>{});
-  }
-};
-
-// Headers per test in encode_all: small enough that a refused block is cheap to scan
-// again, large enough that the test costs nothing per header.
-inline constexpr std::size_t batch_block = 64;
+SCALEUP_ALWAYS_INLINE constexpr std::array<std::uint64_t, plan<T>::chunks.count> compose(
+    const T& v, bool& refused) noexcept {
+  std::array<std::uint64_t, plan<T>::chunks.count> words{};
+  compose_pieces<T>(v, words.data(), refused, std::make_index_sequence<plan<T>::pieces.count>{});
+  return words;
+}
 
 }  // namespace detail
 
@@ -771,10 +733,11 @@ template <class T>
 SCALEUP_ALWAYS_INLINE constexpr result<std::size_t> encode(const T& v, mutable_bytes out) noexcept {
   constexpr std::size_t size = layout<T>::size;
   if constexpr (detail::plannable<T>()) {
-    const auto vals = detail::values_of(v);
-    if (out.size() < size || detail::misfits<T>(vals) != 0) [[unlikely]]
+    bool refused = false;
+    const auto words = detail::compose(v, refused);
+    if (out.size() < size || refused) [[unlikely]]
       return detail::encode_failure(v, out.size());
-    detail::write_all(v, vals, out.data());
+    detail::write_all(v, words, out.data());
   } else {
     if (const error bad = detail::encode_failure(v, out.size())) return bad;
     for (std::size_t i = 0; i < size; ++i) out[i] = 0;
@@ -809,16 +772,17 @@ SCALEUP_COLD constexpr result<std::size_t> batch_encode_failure(std::span<const 
     e.item = static_cast<std::uint32_t>(i + 1);
     return result<std::size_t>(i, e);
   }
-  return in.size();  // not reached: the block's test said some header is refused
+  return in.size();  // not reached: encode refused in[from]
 }
 
 }  // namespace detail
 
 // Encodes in[i] into bytes [i * size, (i + 1) * size) of out, for every i; the value is how
-// many headers were encoded. Same checks as encode, tested once per block of headers. On a
-// refusal the value is the index of the first refused header and the error is encode's for it,
-// with `item` = index + 1 and `offset` counted from the start of out; the headers before it are
-// encoded, the bytes from it on are unspecified. Too small an output: no_space, nothing written.
+// many headers were encoded. Each header is encode's (its checks and its code, one compare per
+// field that can be refused, branching out only on a refusal). On a refusal the value is the
+// index of the first refused header and the error is encode's for it, with `item` = index + 1
+// and `offset` counted from the start of out; the headers before it are encoded, the bytes from
+// it on are unspecified. Too small an output: no_space, nothing written.
 template <class T>
 constexpr result<std::size_t> encode_all(std::span<const T> in, mutable_bytes out) noexcept {
   constexpr std::size_t size = layout<T>::size;
@@ -833,23 +797,9 @@ constexpr result<std::size_t> encode_all(std::span<const T> in, mutable_bytes ou
   // Locals: the stores through out may alias anything, and must not make the loop reload these.
   const T* const src = in.data();
   std::uint8_t* const dst = out.data();
-  if constexpr (detail::plannable<T>()) {
-    for (std::size_t at = 0; at < n; at += detail::batch_block) {
-      const std::size_t end = n - at < detail::batch_block ? n : at + detail::batch_block;
-      detail::batch_check<T> check{};
-      for (std::size_t i = at; i < end; ++i) {
-        const auto vals = detail::values_of(src[i]);
-        check.add_values(vals.data(), std::make_index_sequence<field_count<T>>{});
-        detail::write_all(src[i], vals, dst + i * size);
-      }
-      if (check.bad()) [[unlikely]]
-        return detail::batch_encode_failure(in, at);
-    }
-  } else {
-    for (std::size_t i = 0; i < n; ++i)
-      if (!encode(src[i], mutable_bytes(dst + i * size, size)))
-        return detail::batch_encode_failure(in, i);
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (!encode(src[i], mutable_bytes(dst + i * size, size))) [[unlikely]]
+      return detail::batch_encode_failure(in, i);
   return n;
 }
 
