@@ -97,6 +97,7 @@ else
 fi
 
 got=0
+amdahl=()
 rate() { calc "$got / $1 / 1000000"; }
 json=()
 row() { # capture figure value baseline baseline_name goal_ratio goal_text [lower] [unit]
@@ -150,6 +151,19 @@ for name in basic session cooked; do
   row "$name" "dump --json (vs bare read)" "$(rate "$t_json")" "$r_read" "libpcap read loop" "" "-"
   row "$name" "stats --json" "$(rate "$t_stats")" "$r_read" "libpcap read loop" 0.5 \
     ">= 0.5 x bare read"
+  # --threads (issue 21 item 2): the rows above run on every core (the default); here one
+  # thread against two, and from the speedup S on 2 cores the serial fraction f = 2/S - 1
+  # (Amdahl), with what 16 and 64 cores would give: 1 / (f + (1 - f) / N).
+  for cmd in "dump --json" "stats --json"; do
+    read -ra args <<<"$cmd"
+    t1=$(median "$TOOL" "${args[@]}" --threads 1 "$cap")
+    t2=$(median "$TOOL" "${args[@]}" --threads 2 "$cap")
+    row "$name" "$cmd --threads 1" "$(rate "$t1")" "$r_read" "libpcap read loop" "" "-"
+    row "$name" "$cmd --threads 2" "$(rate "$t2")" "$(rate "$t1")" "--threads 1" "" "-"
+    f=$(calc "2 * $t2 / $t1 - 1")
+    amdahl+=("$name $cmd: speedup $(calc "$t1 / $t2") on 2, serial fraction $f, 16 cores $(calc \
+      "1 / ($f + (1 - $f) / 16)") x, 64 cores $(calc "1 / ($f + (1 - $f) / 64)") x")
+  done
   if [[ -n "$have_tshark" ]]; then
     row "$name" "dump (text)" "$(rate "$t_text")" "$(rate "$t_ts_text")" "tshark (text)" "" "-"
     row "$name" "dump -T fields" "$(rate "$t_fields")" "$(rate "$t_ts_fields")" \
@@ -167,6 +181,9 @@ for name in basic session cooked; do
   fi
 done
 rm -f "$basic" "$cooked"
+echo
+echo "threads (Amdahl, from 1 and 2 threads on this machine's cores):"
+printf '  %s\n' "${amdahl[@]}"
 
 # Peak resident set of one run, in MB: GNU time's %M (KB; Debian package time).
 peak_mb() {

@@ -543,6 +543,13 @@ inline std::optional<std::string> set_up(const input_settings& in, const engine_
   return std::nullopt;
 }
 
+// The one reassembler of IP fragments a command's frames go through, in frame order. About 4
+// MiB: kept off the stack.
+inline wire::ip_reassembler<>& frame_reassembler() {
+  static wire::ip_reassembler<> r;
+  return r;
+}
+
 // Every frame of an open input, dissected, then on_frame(tree, packet, time_ns). Each packet on
 // its interface's link type (a pcapng file may mix them) and with its length on the wire (a
 // frame the snapshot length cut is read against it, not taken as malformed); IP fragments are
@@ -551,7 +558,7 @@ inline std::optional<std::string> set_up(const input_settings& in, const engine_
 template <class OnFrame>
 bool dissect_each(capture_input& input, const dissect::options& o, OnFrame&& on_frame) {
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
-  static wire::ip_reassembler<> ip_fragments;  // about 4 MiB: kept off the stack
+  auto& ip_fragments = frame_reassembler();
   ip_fragments.reset();
   cap::packet pkt{};
   for (;;) {
@@ -571,15 +578,16 @@ enum class read_end {
   unreadable,  // a file that could not be opened or read: its figures would be wrong (exit 1)
 };
 
-// stats' and check's reading: start(input) before each pass, then on_frame for every frame. A
+// stats' and check's reading: start(input) before each pass, then read_pass(input) reads the
+// pass's frames (false when reading failed). A
 // capture cut by its snapshot length may hold long datagrams of a flow before any whole one
 // showed it SUE: when the first pass left such datagrams on a flow or port it later recognised,
 // a file is read a second time with what the first pass learned (as tshark's two passes do), so
 // a cut capture gives the figures of the whole one (issue 17 item 3). A pipe or an interface is
 // read once; -w saves the first pass only.
-template <class Start, class OnFrame>
-read_end read_capture(const input_settings& in, const dissect::options& o,
-                      dissect::flow_table& flows, Start&& start, OnFrame&& on_frame) {
+template <class Start, class ReadPass>
+read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start&& start,
+                     ReadPass&& read_pass) {
   input_settings settings = in;
   for (int pass = 1;; ++pass) {
     capture_input input;
@@ -587,7 +595,7 @@ read_end read_capture(const input_settings& in, const dissect::options& o,
     flows.reset_unconfirmed();
     start(input);
     read_end end = read_end::whole;
-    if (!dissect_each(input, o, on_frame)) {
+    if (!read_pass(input)) {
       fmt::print(stderr, "scaleup: {}\n", input.error());
       if (!input.streaming()) return read_end::unreadable;
       end = read_end::cut_short;
@@ -596,6 +604,14 @@ read_end read_capture(const input_settings& in, const dissect::options& o,
     if (pass == 2 || input.streaming() || !flows.worth_rereading()) return end;
     settings.write.clear();
   }
+}
+
+// read_passes with each frame dissected, then on_frame(tree, packet, time_ns), in frame order.
+template <class Start, class OnFrame>
+read_end read_capture(const input_settings& in, const dissect::options& o,
+                      dissect::flow_table& flows, Start&& start, OnFrame&& on_frame) {
+  return read_passes(in, flows, start,
+                     [&](capture_input& input) { return dissect_each(input, o, on_frame); });
 }
 
 }  // namespace scaleup::cli

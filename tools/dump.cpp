@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 #include "capture_input.hpp"
+#include "parallel_dissect.hpp"
 
 #include "cli.hpp"
 #include "scaleup/dissect/engine.hpp"
@@ -32,6 +33,7 @@ struct dump_settings {
   std::vector<std::string> fields;
   std::vector<std::string> field_options;  // -E
   std::string fcs = "auto";
+  thread_settings threads;
 };
 
 // -E separator=C, header=y|n (tshark's field options; occurrence and quote are not kept).
@@ -81,7 +83,6 @@ int run_dump(const CLI::App& app, dump_settings& s) {
   // The progress line only where it cannot mix with the frames on one terminal.
   if (!input.open(s.in, !::isatty(1))) return 1;
   stdout_sink out;
-  frame_clock clock(input.names_interfaces());
   static tofu::record_collector tofu_lanes;
   static tofu::frame_buffer tofu_frame{};
   if (s.as == format::fields && layout.header) {
@@ -91,7 +92,8 @@ int run_dump(const CLI::App& app, dump_settings& s) {
     }
     out("\n");
   }
-  const auto print = [&](const dissect::large_tree& t, const dissect::frame_meta& m) {
+  // One frame's output, to `out` or to a worker's text (parallel_dissect.hpp).
+  const auto print = [&](auto& out, const dissect::large_tree& t, const dissect::frame_meta& m) {
     if (s.quiet) return;
     switch (s.as) {
       case format::json:
@@ -112,33 +114,45 @@ int run_dump(const CLI::App& app, dump_settings& s) {
     }
     out("\n");
   };
+  // On any thread: the frame's output, and where it is in `text`.
+  struct span_of_text {
+    std::size_t begin = 0, end = 0;
+  };
+  const auto look = [&](const dissect::large_tree& tree, const frame_in& f, span_of_text& r,
+                        std::string& text) {
+    r.begin = text.size();
+    const auto to_text = [&text](std::string_view v) { text.append(v); };
+    print(to_text, tree, f.meta);
+    r.end = text.size();
+  };
+  static dissect::large_tree tofu_tree;
   std::uint64_t frames = 0;
   int status = 0;
-  const bool read =
-      dissect_each(input, o, [&](dissect::large_tree& tree, const cap::packet& pkt, std::int64_t) {
-        ++frames;
-        const dissect::frame_meta meta = clock(pkt);
-        print(tree, meta);
-        // Tofu slices: once every lane of a frame is in, the reassembled frame too.
-        if (pkt.link == tofu::link_tofu) {
-          const auto got = tofu_lanes.push(pkt.data);
-          if (got.complete) {
-            const auto frame = tofu_lanes.reassemble(tofu_frame);
-            tree.clear();
-            if (frame) {
-              dissect::dissect_tofu_frame(tree, wire::bytes(tofu_frame.data(), frame->size));
-              tree.frame_length = static_cast<std::uint32_t>(frame->size);
-            } else {
-              tree.encap = "tofu";
-              tree.add_error(frame.err);
-            }
-            tree.encap = "tofu.frame";
-            print(tree, meta);
-          }
+  // In frame order: the output, and the Tofu frames the slices complete.
+  const auto take = [&](const frame_in& f, const span_of_text& r, const std::string& text) {
+    ++frames;
+    out(std::string_view(text).substr(r.begin, r.end - r.begin));
+    // Tofu slices: once every lane of a frame is in, the reassembled frame too.
+    if (f.pkt.link == tofu::link_tofu) {
+      const auto got = tofu_lanes.push(f.pkt.data);
+      if (got.complete) {
+        const auto frame = tofu_lanes.reassemble(tofu_frame);
+        tofu_tree.clear();
+        if (frame) {
+          dissect::dissect_tofu_frame(tofu_tree, wire::bytes(tofu_frame.data(), frame->size));
+          tofu_tree.frame_length = static_cast<std::uint32_t>(frame->size);
+        } else {
+          tofu_tree.encap = "tofu";
+          tofu_tree.add_error(frame.err);
         }
-        // Read as it happens: each frame's output goes out at once.
-        if (input.streaming()) out.flush();
-      });
+        tofu_tree.encap = "tofu.frame";
+        print(out, tofu_tree, f.meta);
+      }
+    }
+    // Read as it happens: each frame's output goes out at once.
+    if (input.streaming()) out.flush();
+  };
+  const bool read = dissect_in_order<span_of_text>(input, o, flows, s.threads, look, take);
   if (!read) {
     out.flush();
     fmt::print(stderr, "scaleup: {}\n", input.error());
@@ -178,6 +192,7 @@ void add_dump(CLI::App& parent, commands& out) {
   app->add_option("--fcs", s->fcs, "whether Ethernet frames end in an FCS")
       ->check(CLI::IsMember({"auto", "yes", "no"}))
       ->capture_default_str();
+  add_thread_options(app, s->threads);
   out.push_back({app, [app, s] { return run_dump(*app, *s); }});
 }
 

@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include "capture_input.hpp"
+#include "parallel_dissect.hpp"
 
 #include "cli.hpp"
 #include "scaleup/dissect/analysis.hpp"
@@ -311,6 +312,7 @@ struct stats_settings {
   std::string svg_out;
   std::uint32_t window = 256;
   double interval = 0;
+  thread_settings threads;
 };
 
 int run_stats(const CLI::App& app, const stats_settings& s) {
@@ -357,23 +359,38 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     next_table = clock::now() + interval;
     input.on_idle = due;
   };
-  const auto end =
-      read_capture(s.in, o, flows, start,
-                   [&](const dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
-                     digits = std::max(digits, pkt.precision);
-                     if (frames++ == 0) t0 = ns;
-                     t1 = std::max(t1, ns);
-                     // A frame the snapshot length cut counts as long as its RH was captured
-                     // (dissect/analysis.hpp says which frames count). A reassembled PDU counts at
-                     // the time of the frame that completed it.
-                     if (const auto facts = dissect::facts_of(tree, pkt.number, ns)) {
-                       ++analysed;
-                       an->add(*facts);
-                     } else {
-                       left_out += tree.find_layer("sue.rh") != nullptr;
-                     }
-                     due();
-                   });
+  // Per frame, on any thread: the facts the analysis takes, or whether an RH was left out (a
+  // frame the snapshot length cut counts as long as its RH was captured: dissect/analysis.hpp
+  // says which frames count; a reassembled PDU counts at the time of the frame that completed
+  // it).
+  struct frame_result {
+    std::optional<dissect::frame_facts> facts;
+    bool left_out = false;
+  };
+  const auto look = [](const dissect::large_tree& tree, const frame_in& f, frame_result& r,
+                       std::string&) {
+    r.facts = dissect::facts_of(tree, f.pkt.number, f.ns);
+    r.left_out = !r.facts && tree.find_layer("sue.rh") != nullptr;
+  };
+  // In frame order: the analysis.
+  const auto take = [&](const frame_in& f, const frame_result& r, const std::string&) {
+    digits = std::max(digits, f.pkt.precision);
+    if (frames++ == 0) t0 = f.ns;
+    t1 = std::max(t1, f.ns);
+    if (r.facts) {
+      ++analysed;
+      an->add(*r.facts);
+    } else {
+      left_out += r.left_out;
+    }
+    due();
+  };
+  // --interval's tables come as frames are read: one frame at a time.
+  thread_settings ts = s.threads;
+  if (s.interval > 0) ts.threads = 1;
+  const auto end = read_passes(s.in, flows, start, [&](capture_input& input) {
+    return dissect_in_order<frame_result>(input, o, flows, ts, look, take);
+  });
   if (end == read_end::unreadable) return 1;
   const int status = end == read_end::whole ? 0 : 1;
 
@@ -448,6 +465,7 @@ void add_stats(CLI::App& parent, commands& out) {
                   "print the table every S seconds while reading (redrawn on a terminal)")
       ->check(CLI::PositiveNumber);
   add_engine_options(app, s->engine);
+  add_thread_options(app, s->threads);
   out.push_back({app, [app, s] { return run_stats(*app, *s); }});
 }
 

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""`dump` and `stats` on several threads (--threads N) print exactly what one thread prints.
+
+usage: threads_test.py SCALEUP_BINARY CASE
+
+Each capture is read with --threads 1, 2 and 4, with the default batch and with small batches
+(the hidden --batch) so that frames whose dissection depends on earlier ones (a UDP flow found
+SUE by an earlier datagram, an IP fragment, a Tofu slice completing a frame) fall in other
+batches than those frames, on other threads. The outputs must be byte-identical. Each case also
+checks that its capture has what makes the order matter, so that a comparison of empty or
+trivial outputs cannot pass for one of these.
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_test
+import ip_reassembly_test
+from cli_test import check, jsonl, run
+
+THREADS = ("1", "2", "4")
+BATCHES = (None, "1", "7", "64")
+
+
+def outputs(*args):
+    """stdout of `scaleup ARGS` for every thread count and batch size, keyed by them."""
+    out = {}
+    for t in THREADS:
+        for b in BATCHES:
+            extra = ["--threads", t] + (["--batch", b] if b else [])
+            out[(t, b)] = run(*args[:1], *extra, *args[1:]).stdout
+    return out
+
+
+def same(what, *args):
+    """The forms of `what` agree for every thread count and batch; returns the serial one."""
+    got = outputs(*args)
+    serial = got[("1", None)]
+    check(serial.strip(), f"{what}: no output")
+    for k, v in got.items():
+        if v != serial:
+            a, b = serial.splitlines(), v.splitlines()
+            i = next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            fail_at = f"line {i + 1}: {a[i] if i < len(a) else '<end>'!r} vs " \
+                      f"{b[i] if i < len(b) else '<end>'!r}"
+            check(False, f"{what}: --threads {k[0]} --batch {k[1]} differs from --threads 1, "
+                         f"{fail_at}")
+    return serial
+
+
+def dump_forms(cap, *opts):
+    """dump as JSON, text, -V and -T fields; returns the JSON's frames."""
+    frames = jsonl(same("dump --json", "dump", "--json", *opts, cap))
+    same("dump", "dump", *opts, cap)
+    same("dump -V", "dump", "-V", *opts, cap)
+    same("dump -T fields", "dump", "-T", "fields", "-e", "frame.number", "-e",
+         "frame.time_delta", "-e", "sue.rh.npsn", "-e", "sue.rcrc.status", *opts, cap)
+    return frames
+
+
+def stats_same(cap, *opts):
+    return json.loads(same("stats --json", "stats", "--json", *opts, cap))
+
+
+def session(path, commands=1500):
+    run("gen", "session", "-o", path, "--loss", "0.03", "--duplicate", "0.01", "--reorder",
+        "0.01", "--commands", str(commands), "--seed", "5")
+
+
+def case_basic():
+    cap = os.path.join(cli_test.TMP, "basic.pcap")
+    run("gen", "basic", "-o", cap, "--encap", "all", "--count", "600")
+    frames = dump_forms(cap)
+    encaps = {f["encap"] for f in frames}
+    check(len(frames) >= 600 and len(encaps) >= 5, f"{len(frames)} frames, encaps {encaps}")
+    s = stats_same(cap)
+    check(s["analysed"] > 0, f"{s}")
+
+
+def case_session():
+    cap = os.path.join(cli_test.TMP, "session.pcap")
+    session(cap)
+    # No port named: every flow is found SUE by its first datagram's payload (the heuristic),
+    # and its later datagrams are SUE by the flow table (wire/udp_flow.hpp).
+    frames = dump_forms(cap)
+    check(len(frames) > 1000 and all(f["encap"] == "udp4" for f in frames),
+          f"{len(frames)} frames, {set(f['encap'] for f in frames)}")
+    s = stats_same(cap)
+    check(s["retransmissions"] > 0 and s["connection_count"] > 1, f"{s}")
+
+
+def case_fragments():
+    """IP fragments (IPv4 and IPv6, shuffled, one duplicated) between the frames of a session:
+    reassembly runs in frame order on the reading thread."""
+    parts = [os.path.join(cli_test.TMP, "s.pcap")]
+    session(parts[0], 400)
+    for v6 in (False, True):
+        parts.append(ip_reassembly_test.capture(v6)[0])
+    cap = os.path.join(cli_test.TMP, "mixed.pcapng")
+    # Concatenated (-a): a session, the IPv4 fragments, the IPv6 ones, the session again.
+    subprocess.run(["mergecap", "-a", "-w", cap, *parts, parts[0]], check=True,
+                   capture_output=True)
+    port = ("--udp-port", str(ip_reassembly_test.PORT))
+    frames = dump_forms(cap, *port)
+    done = [f for f in frames if "ip.reassembled.length" in f or "ipv6.reassembled.length" in f]
+    check(len(done) == 2 * ip_reassembly_test.PDUS, f"{len(done)} datagrams reassembled")
+    check(all(f["sue.rcrc.status"] == "good" for f in done), f"{done[:1]}")
+    s = stats_same(cap, *port)
+    check(s["analysed"] > 2 * ip_reassembly_test.PDUS, f"{s}")
+
+
+def case_cut_session():
+    """A header-only capture (editcap -s 80): a cut datagram is SUE only on a flow or port that a
+    whole one showed SUE before; dump reads once and leaves the earlier ones UDP, stats reads
+    the file a second time with what the first pass learned."""
+    cap, cut = os.path.join(cli_test.TMP, "session.pcap"), os.path.join(cli_test.TMP, "cut.pcap")
+    session(cap)
+    subprocess.run(["editcap", "-s", "80", cap, cut], check=True, capture_output=True)
+    frames = dump_forms(cut)
+    unconfirmed = [f for f in frames if any("not confirmed" in e["what"] for e in f["errors"])]
+    check(unconfirmed and len(unconfirmed) < len(frames) // 2,
+          f"{len(unconfirmed)} of {len(frames)} frames left UDP")
+    whole = json.loads(run("stats", "--json", "--threads", "1", cap).stdout)
+    s = stats_same(cut)
+    # The second pass gives the whole capture's figures.
+    check({k: v for k, v in s.items() if k != "file"} ==
+          {k: v for k, v in whole.items() if k != "file"}, f"{s}\nwhole: {whole}")
+
+
+def case_tofu():
+    cap = os.path.join(cli_test.TMP, "t.pcap")
+    run("gen", "tofu", "-o", cap, "--error-rate", "2e-5", "--frames", "300", "--seed", "2")
+    frames = dump_forms(cap)
+    whole = [f for f in frames if f["encap"] == "tofu.frame"]
+    check(len(whole) >= 300, f"{len(whole)} Tofu frames reassembled")
+
+
+def case_usage():
+    cap = os.path.join(cli_test.TMP, "b.pcap")
+    run("gen", "basic", "-o", cap, "--count", "3")
+    for cmd in ("dump", "stats"):
+        p = run(cmd, "--threads", "0", cap, expect=2)
+        check("--threads" in p.stderr, p.stderr)
+        run(cmd, "--threads", "x", cap, expect=2)
+    # --interval prints tables as frames come: it reads on one thread, whatever --threads says.
+    p = run("stats", "--interval", "100", "--threads", "4", cap)
+    check("totals" in p.stdout, p.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(cli_test.script_main(globals(), __doc__))
