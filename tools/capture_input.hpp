@@ -1,7 +1,7 @@
-// Where `dump`, `stats` and `check` get frames, as tshark does: a file (-r FILE or FILE), standard
-// input
-// ("-": a pipe from `tcpdump -w -`), or an interface (-i IFACE, through libpcap), with a capture
-// filter (-f), a frame count (-c) and a duration (-a duration:S); -w FILE saves what was read.
+// Where `dump`, `stats` and `check` get frames, as tshark does: a file (-r FILE or FILE),
+// standard input ("-": a pipe from `tcpdump -w -`), or an interface (-i IFACE, through libpcap),
+// with a capture filter (-f), a frame count (-c) and a duration (-a duration:S); -w FILE saves
+// what was read.
 // SIGINT and SIGTERM end the reading cleanly: the command prints what it has and its summary.
 #pragma once
 
@@ -579,12 +579,11 @@ enum class read_end {
 };
 
 // stats' and check's reading: start(input) before each pass, then read_pass(input) reads the
-// pass's frames (false when reading failed). A
-// capture cut by its snapshot length may hold long datagrams of a flow before any whole one
-// showed it SUE: when the first pass left such datagrams on a flow or port it later recognised,
-// a file is read a second time with what the first pass learned (as tshark's two passes do), so
-// a cut capture gives the figures of the whole one (issue 17 item 3). A pipe or an interface is
-// read once; -w saves the first pass only.
+// pass's frames (false when reading failed). A capture cut by its snapshot length may hold long
+// datagrams of a flow before any whole one showed it SUE: when the first pass left such datagrams
+// on a flow or port it later recognised, a file is read a second time with what the first pass
+// learned (as tshark's two passes do), so a cut capture gives the figures of the whole one (issue
+// 17 item 3). A pipe or an interface is read once; -w saves the first pass only.
 template <class Start, class ReadPass>
 read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start&& start,
                      ReadPass&& read_pass) {
