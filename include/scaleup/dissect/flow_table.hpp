@@ -8,9 +8,10 @@
 // time with the table the first pass filled (worth_rereading), as tshark's two passes do.
 #pragma once
 
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
-#include <set>
+#include <unordered_set>
 
 #include "scaleup/wire/udp_flow.hpp"
 
@@ -21,10 +22,10 @@ class flow_table final : public wire::flow_binding {
   bool bound(const wire::udp_flow& f) const noexcept override { return flows_.contains(f); }
   void bind(const wire::udp_flow& f) noexcept override {
     flows_.insert(f);
-    ports_.insert(f.port_a);
-    ports_.insert(f.port_b);
+    ports_.set(f.port_a);
+    ports_.set(f.port_b);
   }
-  bool port_bound(std::uint16_t port) const noexcept override { return ports_.contains(port); }
+  bool port_bound(std::uint16_t port) const noexcept override { return ports_.test(port); }
   void unconfirmed(const wire::udp_flow& f) noexcept override {
     ++unconfirmed_;
     left_.insert(f);
@@ -48,10 +49,12 @@ class flow_table final : public wire::flow_binding {
   }
 
  private:
-  std::set<wire::udp_flow> flows_;
-  std::set<std::uint16_t> ports_;
+  // Asked for every UDP datagram on an unnamed port: hashed, and the ports a bit each (8 KiB).
+  std::unordered_set<wire::udp_flow, wire::udp_flow_hash> flows_;
+  std::bitset<65536> ports_;
   std::size_t unconfirmed_ = 0;
-  std::set<wire::udp_flow> left_;  // the flows of those datagrams: one entry per flow
+  // The flows of those datagrams: one entry per flow.
+  std::unordered_set<wire::udp_flow, wire::udp_flow_hash> left_;
 };
 
 }  // namespace scaleup::dissect

@@ -30,6 +30,19 @@ struct ip_address {
   friend constexpr auto operator<=>(const ip_address&, const ip_address&) = default;
 };
 
+// Hashing for the tables keyed on addresses (UDP flows, connections): each lookup is one hash of
+// a few 64-bit words, not a walk down a tree comparing 16-byte addresses at every step.
+struct address_hash {
+  static constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
+    return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  }
+  static constexpr std::uint64_t of(std::uint64_t h, const ip_address& a) noexcept {
+    h = mix(h, a.version);
+    for (std::size_t i = 0; i < a.bytes.size(); i += 8) h = mix(h, load_be64(a.bytes.data() + i));
+    return h;
+  }
+};
+
 namespace detail {
 
 constexpr int hex_digit(char c) noexcept {

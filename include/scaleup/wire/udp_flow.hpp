@@ -7,6 +7,7 @@
 // anonymous UDP. read_frame consults the hook; dissect/flow_table.hpp implements it for the CLI.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "scaleup/wire/ip_address.hpp"
@@ -27,6 +28,13 @@ struct udp_flow {
     return {src, dst, sport, dport};
   }
   friend constexpr auto operator<=>(const udp_flow&, const udp_flow&) = default;
+};
+
+struct udp_flow_hash {
+  constexpr std::size_t operator()(const udp_flow& f) const noexcept {
+    const std::uint64_t ports = std::uint64_t{f.port_a} << 16 | f.port_b;
+    return static_cast<std::size_t>(address_hash::of(address_hash::of(ports, f.a), f.b));
+  }
 };
 
 class flow_binding {
