@@ -171,6 +171,28 @@ TEST_CASE("conformance: psn.next, a skipped PSN") {
   CHECK(cap.c.tally(rule::psn_next).first[0].seen == "npsn 3 never sent");
 }
 
+TEST_CASE("conformance: psn.next keeps the first skips by frame, across connections") {
+  // XPU 3's connection skips at frame 2, XPU 1's (the lower key) at frame 4: with one kept,
+  // the one kept is frame 2's, whatever order the connections are held in.
+  d::check_config cfg;
+  cfg.keep = 1;
+  capture cap(cfg);
+  const auto from = [&](std::uint32_t xpu, std::uint16_t psn) {
+    return capture::build(capture::params(xpu, 2),
+                          {.op = op_none, .xpuid = static_cast<std::uint16_t>(xpu), .npsn = psn},
+                          capture::command());
+  };
+  cap.add(from(3, 1));
+  cap.add(from(3, 3));  // frame 2: 2 skipped
+  cap.add(from(1, 1));
+  cap.add(from(1, 3));  // frame 4: 2 skipped
+  cap.c.finish();
+  const auto& t = cap.c.tally(rule::psn_next);
+  CHECK(t.violations == 2);
+  REQUIRE(t.first.size() == 1);
+  CHECK(t.first[0].frame == 2);
+}
+
 TEST_CASE("conformance: psn.next, PSNs the capture missed are no skip once they show up") {
   // A capture behind a lossy link: 3 and 4 missed, then resent (a NACK of 3, go back).
   capture resent;
@@ -518,10 +540,10 @@ TEST_CASE(
   cap.pdu(1);
   // XPU 1's own pause: its frames are not judged by it, XPU 2's would be.
   cap.pfc(0x425355450001, {0}, 65535);  // XPU 1's AFH Gen 1 address: "BSUE", then its id
-  cap.pfc(0x02AA00000002, {0}, 100);  // frame 3 at 3000 ns: from 4500 to 5012
-  cap.pdu(2);                         // 4000 ns: within the reaction time
-  cap.pdu(3);                         // 5000 ns: paused
-  cap.pdu(4);                         // 6000 ns: the pause ran out
+  cap.pfc(0x02AA00000002, {0}, 100);    // frame 3 at 3000 ns: from 4500 to 5012
+  cap.pdu(2);                           // 4000 ns: within the reaction time
+  cap.pdu(3);                           // 5000 ns: paused
+  cap.pdu(4);                           // 6000 ns: the pause ran out
   only(cap, rule::pfc_paused, 5);
   // A refresh before it ran out keeps the pause from its start; another priority is free.
   capture more(cfg);

@@ -36,7 +36,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +46,7 @@
 
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/psn_trace.hpp"
 #include "scaleup/dissect/rtt_histogram.hpp"
 #include "scaleup/dissect/tree.hpp"
@@ -100,20 +100,10 @@ struct connection_key {
 // Every frame looks its connection up (twice with an ACK): hashed, not a search through a tree
 // of keys that compares 16-byte addresses at every step.
 struct connection_key_hash {
-  static constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h;
-  }
   static constexpr std::uint64_t of(std::uint64_t h, const endpoint& e) noexcept {
-    h = mix(h, static_cast<std::uint64_t>(e.type) << 8 | e.ip.version);
-    h = mix(h, e.xpu);
-    if (e.type == endpoint::kind::ip)
-      for (std::size_t i = 0; i < e.ip.bytes.size(); i += 8) {
-        std::uint64_t w = 0;
-        for (std::size_t j = 0; j < 8; ++j) w = w << 8 | e.ip.bytes[i + j];
-        h = mix(h, w);
-      }
-    return h;
+    using wire::address_hash;
+    h = address_hash::mix(address_hash::mix(h, static_cast<std::uint64_t>(e.type)), e.xpu);
+    return e.type == endpoint::kind::ip ? address_hash::of(h, e.ip) : h;
   }
   constexpr std::size_t operator()(const connection_key& k) const noexcept {
     const std::uint64_t h = of(of(std::uint64_t{k.port} << 8 | k.vc, k.src), k.dst);
@@ -453,9 +443,9 @@ struct connection {
   bool sent_any_ = false;
   std::int64_t highest_ = 0;  // highest PSN sent
   bool acked_any_ = false;
-  std::int64_t acked_ = 0;                    // highest PSN acknowledged (cumulative)
-  std::int64_t una_ = 0;                      // oldest PSN not acknowledged
-  std::map<std::int64_t, sent> outstanding_;  // first transmissions not yet acknowledged
+  std::int64_t acked_ = 0;         // highest PSN acknowledged (cumulative)
+  std::int64_t una_ = 0;           // oldest PSN not acknowledged
+  psn_ordered<sent> outstanding_;  // first transmissions not yet acknowledged
   // On the heap, and only once there is an RTT: a histogram is 58 KiB, and most connections of
   // a large fabric see few ACKs or none (and the vector of connections moves them as it grows).
   std::unique_ptr<rtt_histogram> rtt_;
@@ -539,9 +529,9 @@ class analysis {
       r.set(flag::retransmission);
       r.set(flag::duplicate);
       fresh = false;
-    } else if (const auto it = c.outstanding_.find(u); it != c.outstanding_.end()) {
+    } else if (const connection::sent* first = c.outstanding_.find(u)) {
       r.set(flag::retransmission);
-      r.set(result_value::first_frame, it->second.frame);
+      r.set(result_value::first_frame, first->frame);
       fresh = false;
     } else {
       r.set(flag::out_of_order);
@@ -580,9 +570,9 @@ class analysis {
     c.note(cfg_, f, u, nack ? psn_event::kind::nack : psn_event::kind::ack);
     if (c.acked_any_ && covered <= c.acked_) return;  // nothing new
     if (!nack) {
-      if (const auto it = c.outstanding_.find(covered); it != c.outstanding_.end()) {
-        const std::int64_t rtt = f.time_ns - it->second.time_ns;
-        r.set(result_value::acks_frame, it->second.frame);
+      if (const connection::sent* first = c.outstanding_.find(covered)) {
+        const std::int64_t rtt = f.time_ns - first->time_ns;
+        r.set(result_value::acks_frame, first->frame);
         r.set(result_value::ack_rtt, static_cast<std::uint64_t>(std::max<std::int64_t>(0, rtt)));
         c.add_rtt(rtt);
       }
@@ -590,7 +580,7 @@ class analysis {
     c.acked_any_ = true;
     c.acked_ = covered;
     c.una_ = std::max(c.una_, covered + 1);
-    c.outstanding_.erase(c.outstanding_.begin(), c.outstanding_.upper_bound(covered));
+    c.outstanding_.erase_through(covered);
   }
 
   analysis_config cfg_;

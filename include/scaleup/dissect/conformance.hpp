@@ -33,11 +33,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/transport/partition.hpp"
 #include "scaleup/transport/pfc.hpp"
@@ -416,12 +418,16 @@ class conformance {
   void finish() {
     if (finished_) return;
     finished_ = true;
-    for (const auto& [key, c] : conns_)
-      for (const auto& g : c.gaps)
-        record(rule::psn_next, g.frame, "npsn " + detail::psn_text(g.from) + " sent",
-               g.from == g.to ? "npsn " + detail::psn_text(g.from) + " never sent"
-                              : "npsn " + detail::psn_text(g.from) + " to " +
-                                    detail::psn_text(g.to) + " never sent");
+    // In frame order, whatever order the connections are kept in: the first ones are reported.
+    std::vector<conn_state::gap> gaps;
+    for (const auto& [key, c] : conns_) gaps.insert(gaps.end(), c.gaps.begin(), c.gaps.end());
+    std::stable_sort(gaps.begin(), gaps.end(),
+                     [](const auto& a, const auto& b) { return a.frame < b.frame; });
+    for (const auto& g : gaps)
+      record(rule::psn_next, g.frame, "npsn " + detail::psn_text(g.from) + " sent",
+             g.from == g.to ? "npsn " + detail::psn_text(g.from) + " never sent"
+                            : "npsn " + detail::psn_text(g.from) + " to " + detail::psn_text(g.to) +
+                                  " never sent");
     for (auto& t : tallies_)
       std::stable_sort(t.first.begin(), t.first.end(),
                        [](const violation& a, const violation& b) { return a.frame < b.frame; });
@@ -720,8 +726,8 @@ class conformance {
     bool nack_open = false;        // a NACK of nacked, and nacked not sent since
     bool nacked_any = false;
     std::int64_t nacked = 0;
-    std::int64_t nack_ns = 0;                      // when the capture saw that NACK
-    std::map<std::int64_t, std::int64_t> sent_ns;  // PSN above `covered` -> its last sending
+    std::int64_t nack_ns = 0;           // when the capture saw that NACK
+    psn_ordered<std::int64_t> sent_ns;  // PSN above `covered` -> when it was last sent
     // PSNs a new PDU skipped, not yet seen since: psn.next's violations if they never are.
     struct gap {
       std::int64_t from, to;
@@ -786,7 +792,7 @@ class conformance {
       not_examinable(rule::pdu_one_vc);
     }
     const std::int64_t u = c.unwrap(f.npsn);
-    if (u > c.hi || !c.sent_any) c.sent_ns[u] = f.time_ns;
+    if (u > c.hi || !c.sent_any) c.sent_ns.insert_or_assign(u, f.time_ns);
     if (cfg_.partitions && n[c_partition] && f.xpuid < cfg_.partitions->listed.size() &&
         cfg_.partitions->listed.test(f.xpuid)) {
       c.listed = true;
@@ -822,7 +828,7 @@ class conformance {
     }
     c.sent_again(u, u);
     // A PSN sent before: the next of a resend, or the start of one.
-    c.sent_ns[u] = f.time_ns;
+    c.sent_ns.insert_or_assign(u, f.time_ns);
     if (c.nack_open && u == c.nacked) c.nack_open = false;
     const bool in_order = c.resending && u == c.resend_next;
     const bool start = (c.nacked_any && u == c.nacked) || !c.acked_any || u <= c.covered + 1;
@@ -875,9 +881,9 @@ class conformance {
     } else if (c.nack_open) {
       // A copy of the NACKed PSN sent shortly before the NACK (reordered, delayed) may reach
       // the receiver after it: then the ACK is right. Older copies cannot.
-      const auto it = c.sent_ns.find(c.nacked);
+      const std::int64_t* sent = c.sent_ns.find(c.nacked);
       const bool on_its_way =
-          it != c.sent_ns.end() && it->second + static_cast<std::int64_t>(cfg_.rto_ns) >= c.nack_ns;
+          sent != nullptr && *sent + static_cast<std::int64_t>(cfg_.rto_ns) >= c.nack_ns;
       judge(
           rule::ack_past_gap, u >= c.nacked && !on_its_way,
           [&] { return "no ACK of " + psn_text(c.nacked) + " or beyond before it is sent again"; },
@@ -902,12 +908,12 @@ class conformance {
     if (!c.acked_any || covered > c.covered) c.covered = covered;
     c.acked_any = true;
     if (!c.gaps.empty()) c.sent_again(std::numeric_limits<std::int64_t>::lowest(), c.covered);
-    c.sent_ns.erase(c.sent_ns.begin(), c.sent_ns.upper_bound(c.covered));
+    c.sent_ns.erase_through(c.covered);
   }
 
   check_config cfg_;
   std::array<rule_tally, rules.size()> tallies_{};
-  std::map<connection_key, conn_state> conns_;
+  std::unordered_map<connection_key, conn_state, connection_key_hash> conns_;
   std::map<std::uint64_t, pause_state> pausers_;  // by the MAC of the station that paused
   std::map<std::uint64_t, std::vector<violation>> by_frame_;
   std::uint64_t last_frame_ = 0;

@@ -1,0 +1,81 @@
+// What the sequence analyses keep per PSN of one connection (analysis.hpp: the first sending of
+// each PSN not yet acknowledged; conformance.hpp: the last sending of each), in PSN order. PSNs
+// are unwrapped (64-bit, analysis.hpp unwrap_psn), so order holds across wraparound.
+//
+// New PSNs come rising and are appended; an ACK or NACK takes everything up to the PSN it covers
+// from the front; only a PSN out of order goes in between. So: a vector and the index of its
+// first live entry, searched by bisection. (The std::map this replaces spent 13 % of `stats`
+// erasing acknowledged PSNs, one node at a time.) Grows with the PSNs in flight, not the frames.
+#pragma once
+
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace scaleup::dissect {
+
+template <class T>
+class psn_ordered {
+ public:
+  const T* find(std::int64_t psn) const noexcept {
+    const auto it = lower(psn);
+    return it != v_.end() && it->psn == psn ? &it->value : nullptr;
+  }
+  T* find(std::int64_t psn) noexcept {
+    return const_cast<T*>(std::as_const(*this).find(psn));  // one search for both
+  }
+
+  // The entry of `psn`, made with `value` when there was none; and whether it was made.
+  std::pair<T*, bool> try_emplace(std::int64_t psn, const T& value) {
+    if (v_.size() == head_ || v_.back().psn < psn) {
+      v_.push_back({psn, value});
+      return {&v_.back().value, true};
+    }
+    const auto at = v_.begin() + (lower(psn) - v_.cbegin());
+    if (at != v_.end() && at->psn == psn) return {&at->value, false};
+    return {&v_.insert(at, {psn, value})->value, true};
+  }
+  void insert_or_assign(std::int64_t psn, const T& value) {
+    const auto [at, made] = try_emplace(psn, value);
+    if (!made) *at = value;
+  }
+
+  // Drops every PSN up to and including `psn`.
+  void erase_through(std::int64_t psn) noexcept {
+    const auto end = std::upper_bound(live(), v_.cend(), psn,
+                                      [](std::int64_t p, const entry& e) { return p < e.psn; });
+    head_ = static_cast<std::size_t>(end - v_.cbegin());
+    if (head_ == v_.size()) {
+      v_.clear();
+      head_ = 0;
+    } else if (head_ >= 64 && 2 * head_ >= v_.size()) {  // each entry moves at most once
+      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+  std::size_t size() const noexcept { return v_.size() - head_; }
+  bool empty() const noexcept { return size() == 0; }
+
+ private:
+  struct entry {
+    std::int64_t psn;
+    T value;
+  };
+  std::vector<entry> v_;
+  std::size_t head_ = 0;  // the entries before it are dropped
+
+  typename std::vector<entry>::const_iterator live() const noexcept {
+    return v_.cbegin() + static_cast<std::ptrdiff_t>(head_);
+  }
+  typename std::vector<entry>::const_iterator lower(std::int64_t psn) const noexcept {
+    return std::lower_bound(live(), v_.cend(), psn,
+                            [](const entry& e, std::int64_t p) { return e.psn < p; });
+  }
+};
+
+}  // namespace scaleup::dissect
