@@ -2,10 +2,13 @@
 // each PSN not yet acknowledged; conformance.hpp: the last sending of each), in PSN order. PSNs
 // are unwrapped (64-bit, analysis.hpp unwrap_psn), so order holds across wraparound.
 //
-// New PSNs come rising and are appended; an ACK or NACK takes everything up to the PSN it covers
-// from the front; only a PSN out of order goes in between. So: a vector and the index of its
-// first live entry, searched by bisection. (The std::map this replaces spent 13 % of `stats`
-// erasing acknowledged PSNs, one node at a time.) Grows with the PSNs in flight, not the frames.
+// New PSNs come rising and are appended to a vector; an ACK or NACK takes everything up to the PSN
+// it covers from its front (an index moves; the dead part is dropped once it is half). Bisected
+// for lookups. (The std::map this replaces spent 13 % of `stats` erasing acknowledged PSNs one node
+// at a time.) A PSN below the highest one, which is no resend (a first transmission out of order,
+// rare), goes to a std::map beside it: inserting it into the vector would move the entries after
+// it, and a capture whose PSNs fall frame by frame would make that quadratic. Grows with the PSNs
+// in flight, not the frames.
 #pragma once
 
 #include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -23,7 +27,10 @@ class psn_ordered {
  public:
   const T* find(std::int64_t psn) const noexcept {
     const auto it = lower(psn);
-    return it != v_.end() && it->psn == psn ? &it->value : nullptr;
+    if (it != v_.end() && it->psn == psn) return &it->value;
+    if (aside_.empty()) return nullptr;
+    const auto a = aside_.find(psn);
+    return a == aside_.end() ? nullptr : &a->second;
   }
   T* find(std::int64_t psn) noexcept {
     return const_cast<T*>(std::as_const(*this).find(psn));  // one search for both
@@ -35,9 +42,8 @@ class psn_ordered {
       v_.push_back({psn, value});
       return {&v_.back().value, true};
     }
-    const auto at = v_.begin() + (lower(psn) - v_.cbegin());
-    if (at != v_.end() && at->psn == psn) return {&at->value, false};
-    return {&v_.insert(at, {psn, value})->value, true};
+    if (T* there = find(psn)) return {there, false};
+    return {&aside_.emplace(psn, value).first->second, true};
   }
   void insert_or_assign(std::int64_t psn, const T& value) {
     const auto [at, made] = try_emplace(psn, value);
@@ -56,9 +62,10 @@ class psn_ordered {
       v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
     }
+    if (!aside_.empty()) aside_.erase(aside_.begin(), aside_.upper_bound(psn));
   }
 
-  std::size_t size() const noexcept { return v_.size() - head_; }
+  std::size_t size() const noexcept { return v_.size() - head_ + aside_.size(); }
   bool empty() const noexcept { return size() == 0; }
 
  private:
@@ -67,7 +74,8 @@ class psn_ordered {
     T value;
   };
   std::vector<entry> v_;
-  std::size_t head_ = 0;  // the entries before it are dropped
+  std::size_t head_ = 0;             // the entries before it are dropped
+  std::map<std::int64_t, T> aside_;  // PSNs that came below the vector's highest, first sent
 
   typename std::vector<entry>::const_iterator live() const noexcept {
     return v_.cbegin() + static_cast<std::ptrdiff_t>(head_);
