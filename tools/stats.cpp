@@ -349,8 +349,18 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     out.flush();
     next_table = clock::now() + interval;
   };
+  // A cut file read twice (read_passes): once the first pass shows a second will follow (the
+  // flow table only learns, so worth_rereading stays true), the rest of the first pass only
+  // teaches the table: its analysis, thrown away when the second starts, is skipped.
+  int pass = 0;
+  bool first_of_two = false, streaming = false;
+  std::uint64_t until_check = 0;
   // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
   const auto start = [&](capture_input& input) {
+    ++pass;
+    first_of_two = false;
+    streaming = input.streaming();
+    until_check = 0;
     name = input.name() == "-" ? "(standard input)" : input.name();
     an.emplace(cfg);
     frames = analysed = left_out = 0;
@@ -374,6 +384,12 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   };
   // In frame order: the analysis.
   const auto take = [&](const frame_in& f, const frame_result& r, const std::string&) {
+    if (first_of_two) return;
+    if (pass == 1 && !streaming && s.interval <= 0 && ++until_check % 4096 == 0 &&
+        flows.worth_rereading()) {
+      first_of_two = true;
+      return;
+    }
     digits = std::max(digits, f.pkt.precision);
     if (frames++ == 0) t0 = f.ns;
     t1 = std::max(t1, f.ns);
