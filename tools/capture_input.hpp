@@ -584,6 +584,12 @@ enum class read_end {
 // on a flow or port it later recognised, a file is read a second time with what the first pass
 // learned (as tshark's two passes do), so a cut capture gives the figures of the whole one (issue
 // 17 item 3). A pipe or an interface is read once; -w saves the first pass only.
+// Whether read_passes reads the file again after this pass (whose figures are then thrown
+// away). Once true during the first pass it stays true: the flow table only learns.
+inline bool read_again(int pass, const capture_input& input, const dissect::flow_table& flows) {
+  return pass == 1 && !input.streaming() && flows.worth_rereading();
+}
+
 template <class Start, class ReadPass>
 read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start&& start,
                      ReadPass&& read_pass) {
@@ -600,7 +606,7 @@ read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start
       end = read_end::cut_short;
     }
     if (!input.finish()) end = read_end::cut_short;
-    if (pass == 2 || input.streaming() || !flows.worth_rereading()) return end;
+    if (!read_again(pass, input, flows)) return end;
     settings.write.clear();
   }
 }

@@ -349,18 +349,17 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     out.flush();
     next_table = clock::now() + interval;
   };
-  // A cut file read twice (read_passes): once the first pass shows a second will follow (the
-  // flow table only learns, so worth_rereading stays true), the rest of the first pass only
-  // teaches the table: its analysis, thrown away when the second starts, is skipped.
+  // A cut file read twice (read_passes): once read_again says a second pass will follow, the
+  // rest of the first only teaches the flow table; its analysis, thrown away when the second
+  // starts, is skipped. Asked every 4096 frames (worth_rereading walks the unconfirmed flows).
   int pass = 0;
-  bool first_of_two = false, streaming = false;
-  std::uint64_t until_check = 0;
+  const capture_input* reading = nullptr;
+  bool thrown_away = false;
   // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
   const auto start = [&](capture_input& input) {
     ++pass;
-    first_of_two = false;
-    streaming = input.streaming();
-    until_check = 0;
+    reading = &input;
+    thrown_away = false;
     name = input.name() == "-" ? "(standard input)" : input.name();
     an.emplace(cfg);
     frames = analysed = left_out = 0;
@@ -384,10 +383,9 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   };
   // In frame order: the analysis.
   const auto take = [&](const frame_in& f, const frame_result& r, const std::string&) {
-    if (first_of_two) return;
-    if (pass == 1 && !streaming && s.interval <= 0 && ++until_check % 4096 == 0 &&
-        flows.worth_rereading()) {
-      first_of_two = true;
+    if (thrown_away) return;
+    if (s.interval <= 0 && frames % 4096 == 4095 && read_again(pass, *reading, flows)) {
+      thrown_away = true;
       return;
     }
     digits = std::max(digits, f.pkt.precision);
