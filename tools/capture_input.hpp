@@ -550,24 +550,37 @@ inline wire::ip_reassembler<>& frame_reassembler() {
   return r;
 }
 
+// The options of a frame read only for what it teaches the flow table (dissect_each's
+// learn_only).
+inline dissect::options flows_only(dissect::options o) {
+  o.flows_only = true;
+  return o;
+}
+
 // Every frame of an open input, dissected, then on_frame(tree, packet, time_ns). Each packet on
 // its interface's link type (a pcapng file may mix them) and with its length on the wire (a
 // frame the snapshot length cut is read against it, not taken as malformed); IP fragments are
 // joined and a datagram is dissected in the frame that completes it. False when reading failed
 // (input.error() says why).
+// Once `*learn_only` is true (a cut file's first pass certain to be read again: read_again),
+// the frames that follow only teach the flow table (options::flows_only) and on_frame sees none.
 template <class OnFrame>
-bool dissect_each(capture_input& input, const dissect::options& o, OnFrame&& on_frame) {
+bool dissect_each(capture_input& input, const dissect::options& o, OnFrame&& on_frame,
+                  const std::atomic<bool>* learn_only = nullptr) {
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   auto& ip_fragments = frame_reassembler();
   ip_fragments.reset();
+  const dissect::options light = flows_only(o);
   cap::packet pkt{};
   for (;;) {
     const auto st = input.next(pkt);
     if (st == cap::reader::status::end) return true;
     if (st == cap::reader::status::error) return false;
     const std::int64_t ns = capture_time_ns(pkt);
-    dissect::dissect_frame(tree, pkt.data, pkt.link, o, ip_fragments, pkt.number, ns, pkt.len);
-    on_frame(tree, pkt, ns);
+    const bool learning = learn_only != nullptr && learn_only->load(std::memory_order_relaxed);
+    dissect::dissect_frame(tree, pkt.data, pkt.link, learning ? light : o, ip_fragments, pkt.number,
+                           ns, pkt.len);
+    if (!learning) on_frame(tree, pkt, ns);
   }
 }
 
@@ -589,6 +602,31 @@ enum class read_end {
 inline bool read_again(int pass, const capture_input& input, const dissect::flow_table& flows) {
   return pass == 1 && !input.streaming() && flows.worth_rereading();
 }
+
+// Which frames of a pass a command need not analyse: once read_again says the pass is a cut
+// file's first, to be read again, its figures will be thrown away when the second starts, so
+// the rest of it only teaches the flow table (learn_only(), for dissect_each and
+// dissect_in_order). Asked every 4096 frames: worth_rereading walks the unconfirmed flows.
+class first_pass_cutoff {
+ public:
+  void start(const capture_input& input) noexcept {
+    ++pass_;
+    input_ = &input;
+    learning_ = false;
+  }
+  // In frame order, before a frame is analysed (`frames` analysed so far in this pass): whether
+  // it and every later frame of the pass are not.
+  bool skip(std::uint64_t frames, const dissect::flow_table& flows) noexcept {
+    if (!learning_ && frames % 4096 == 4095 && read_again(pass_, *input_, flows)) learning_ = true;
+    return learning_;
+  }
+  const std::atomic<bool>* learn_only() const noexcept { return &learning_; }
+
+ private:
+  int pass_ = 0;
+  const capture_input* input_ = nullptr;
+  std::atomic<bool> learning_{false};
+};
 
 template <class Start, class ReadPass>
 read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start&& start,
@@ -612,11 +650,14 @@ read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start
 }
 
 // read_passes with each frame dissected, then on_frame(tree, packet, time_ns), in frame order.
+// `learn_only` as for dissect_each (a first_pass_cutoff's).
 template <class Start, class OnFrame>
 read_end read_capture(const input_settings& in, const dissect::options& o,
-                      dissect::flow_table& flows, Start&& start, OnFrame&& on_frame) {
-  return read_passes(in, flows, start,
-                     [&](capture_input& input) { return dissect_each(input, o, on_frame); });
+                      dissect::flow_table& flows, Start&& start, OnFrame&& on_frame,
+                      const std::atomic<bool>* learn_only = nullptr) {
+  return read_passes(in, flows, start, [&](capture_input& input) {
+    return dissect_each(input, o, on_frame, learn_only);
+  });
 }
 
 }  // namespace scaleup::cli

@@ -179,18 +179,23 @@ int run_check(const CLI::App& app, const check_settings& s) {
   std::optional<dissect::conformance> c;
   std::uint64_t frames = 0;
   std::string name;
-  // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
+  // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh;
+  // the rest of a first pass certain to be read again only teaches the flow table.
+  first_pass_cutoff cutoff;
   const auto start = [&](capture_input& input) {
+    cutoff.start(input);
     name = input.name() == "-" ? "(standard input)" : input.name();
     c.emplace(cfg);
     frames = 0;
   };
-  const auto end =
-      read_capture(s.in, o, flows, start,
-                   [&](const dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
-                     ++frames;
-                     c->add(tree, pkt.data, pkt.number, ns);
-                   });
+  const auto end = read_capture(
+      s.in, o, flows, start,
+      [&](const dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
+        if (cutoff.skip(frames, flows)) return;
+        ++frames;
+        c->add(tree, pkt.data, pkt.number, ns);
+      },
+      cutoff.learn_only());
   // A report on part of a capture could call it conformant: none.
   if (end != read_end::whole) return 1;
   c->finish();

@@ -15,6 +15,7 @@
 // come, not a batch later.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -144,7 +145,8 @@ struct batch {
     std::int64_t ns = 0;
     dissect::frame_meta meta{};
     std::uint32_t events_begin = 0, events_end = 0;
-    bool again = false;  // dissected again in order (an IP fragment)
+    bool again = false;     // dissected again in order (an IP fragment)
+    bool learning = false;  // read for the flow table only (learn_only): no look, no take
     Result result{};
   };
   std::vector<std::uint8_t> bytes;
@@ -163,21 +165,31 @@ struct batch {
 // it may run on any thread, in any order. take runs on this thread in frame order.
 // With threads above 1 on a file, `threads` worker threads dissect and look; otherwise each
 // frame is dissected, looked at and taken in turn. False when reading failed (input.error()).
+// `learn_only` as for dissect_each: once it is true, the frames dissected after only teach the
+// flow table and are neither looked at nor taken (take may set it: frames already dissected are
+// still taken, in order).
 template <class Result, class Look, class Take>
 bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::flow_table& flows,
-                      const thread_settings& ts, Look&& look, Take&& take) {
+                      const thread_settings& ts, Look&& look, Take&& take,
+                      const std::atomic<bool>* learn_only = nullptr) {
   frame_clock clock(input.names_interfaces());
   if (ts.threads <= 1 || input.streaming()) {
     Result r{};
     std::string text;
-    return dissect_each(input, o,
-                        [&](dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
-                          const frame_in f{pkt, ns, clock(pkt)};
-                          text.clear();
-                          look(std::as_const(tree), f, r, text);
-                          take(f, r, std::as_const(text));
-                        });
+    return dissect_each(
+        input, o,
+        [&](dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
+          const frame_in f{pkt, ns, clock(pkt)};
+          text.clear();
+          look(std::as_const(tree), f, r, text);
+          take(f, r, std::as_const(text));
+        },
+        learn_only);
   }
+  const auto learning = [learn_only] {
+    return learn_only != nullptr && learn_only->load(std::memory_order_relaxed);
+  };
+  const dissect::options light = flows_only(o);
   using batch = parallel::batch<Result>;
   const std::size_t depth = 2 * std::size_t{ts.threads} + 2;  // batches under way
   std::vector<std::unique_ptr<batch>> ring(depth);
@@ -190,7 +202,8 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
   std::size_t queue_head = 0;
   bool quit = false;
 
-  const auto dissect_batch = [&](batch& b, dissect::large_tree& tree, dissect::options& wo,
+  const auto dissect_batch = [&](batch& b, dissect::large_tree& tree, const dissect::options& wo,
+                                 const dissect::options& wo_light,
                                  parallel::recording_flows& proxy) {
     b.events.clear();
     b.text.clear();
@@ -198,12 +211,14 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
       auto& f = b.frames[i];
       proxy.start(b.events);
       f.events_begin = static_cast<std::uint32_t>(b.events.size());
+      f.learning = learning();
       parallel::fragment_probe probe;
-      dissect::dissect_frame(tree, f.pkt.data, f.pkt.link, wo, probe, f.pkt.number, f.ns,
-                             f.pkt.len);
+      dissect::dissect_frame(tree, f.pkt.data, f.pkt.link, f.learning ? wo_light : wo, probe,
+                             f.pkt.number, f.ns, f.pkt.len);
       f.events_end = static_cast<std::uint32_t>(b.events.size());
       f.again = probe.seen;
-      if (!f.again) look(std::as_const(tree), frame_in{f.pkt, f.ns, f.meta}, f.result, b.text);
+      if (!f.again && !f.learning)
+        look(std::as_const(tree), frame_in{f.pkt, f.ns, f.meta}, f.result, b.text);
     }
   };
   const auto worker = [&] {
@@ -211,6 +226,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
     parallel::recording_flows proxy(flows, table_lock);
     dissect::options wo = o;
     wo.flows = &proxy;
+    const dissect::options wo_light = flows_only(wo);
     for (;;) {
       batch* b = nullptr;
       {
@@ -220,7 +236,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
         b = queue[queue_head++];
         if (queue_head == queue.size()) queue.clear(), queue_head = 0;
       }
-      dissect_batch(*b, *tree, wo, proxy);
+      dissect_batch(*b, *tree, wo, wo_light, proxy);
       {
         std::lock_guard l(m);
         b->done = true;
@@ -295,10 +311,10 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
       if (again) {
         {
           std::unique_lock l(table_lock);
-          dissect::dissect_frame(tree, f.pkt.data, f.pkt.link, o, ip_fragments, f.pkt.number, f.ns,
-                                 f.pkt.len);
+          dissect::dissect_frame(tree, f.pkt.data, f.pkt.link, f.learning ? light : o, ip_fragments,
+                                 f.pkt.number, f.ns, f.pkt.len);
         }
-        look(std::as_const(tree), in, f.result, b.text);
+        if (!f.learning) look(std::as_const(tree), in, f.result, b.text);
       } else if (changes) {
         std::unique_lock l(table_lock);
         for (const auto& e : ev)
@@ -307,7 +323,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
           else if (e.what == parallel::flow_event::kind::unconfirmed)
             flows.unconfirmed(e.flow);
       }
-      take(in, f.result, std::as_const(b.text));
+      if (!f.learning) take(in, f.result, std::as_const(b.text));
     }
   };
 

@@ -349,17 +349,12 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     out.flush();
     next_table = clock::now() + interval;
   };
-  // A cut file read twice (read_passes): once read_again says a second pass will follow, the
-  // rest of the first only teaches the flow table; its analysis, thrown away when the second
-  // starts, is skipped. Asked every 4096 frames (worth_rereading walks the unconfirmed flows).
-  int pass = 0;
-  const capture_input* reading = nullptr;
-  bool thrown_away = false;
+  // A cut file read twice (read_passes): the rest of a first pass certain to be read again only
+  // teaches the flow table (most of a header-only capture's first pass).
+  first_pass_cutoff cutoff;
   // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
   const auto start = [&](capture_input& input) {
-    ++pass;
-    reading = &input;
-    thrown_away = false;
+    cutoff.start(input);
     name = input.name() == "-" ? "(standard input)" : input.name();
     an.emplace(cfg);
     frames = analysed = left_out = 0;
@@ -383,11 +378,8 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   };
   // In frame order: the analysis.
   const auto take = [&](const frame_in& f, const frame_result& r, const std::string&) {
-    if (thrown_away) return;
-    if (s.interval <= 0 && frames % 4096 == 4095 && read_again(pass, *reading, flows)) {
-      thrown_away = true;
-      return;
-    }
+    // (Not with --interval: its tables show the first pass as it is read.)
+    if (s.interval <= 0 && cutoff.skip(frames, flows)) return;
     digits = std::max(digits, f.pkt.precision);
     if (frames++ == 0) t0 = f.ns;
     t1 = std::max(t1, f.ns);
@@ -403,7 +395,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   thread_settings ts = s.threads;
   if (s.interval > 0) ts.threads = 1;
   const auto end = read_passes(s.in, flows, start, [&](capture_input& input) {
-    return dissect_in_order<frame_result>(input, o, flows, ts, look, take);
+    return dissect_in_order<frame_result>(input, o, flows, ts, look, take, cutoff.learn_only());
   });
   if (end == read_end::unreadable) return 1;
   const int status = end == read_end::whole ? 0 : 1;

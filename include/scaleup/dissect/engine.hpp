@@ -385,7 +385,8 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, con
       dissect_rdma_packet(t, frame);  // ExaJet packets: header, payload, footer
     return;
   }
-  detail::tree_of(t, pack::read_frame(frame, link, o.profile, o, wire_length), o);
+  const wire::received_frame f = pack::read_frame(frame, link, o.profile, o, wire_length);
+  if (!o.flows_only) detail::tree_of(t, f, o);  // else only the flow table learns
 }
 
 }  // namespace scaleup::dissect

@@ -63,7 +63,8 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, con
     return dissect_frame(t, frame, link, o, wire_length);
   t.clear();
   const wire::received_frame f = pack::read_frame(frame, link, o.profile, o, wire_length);
-  detail::tree_of(t, f, o);
+  // With flows_only, no tree: the reassembled datagram is read only for the flow table.
+  if (!o.flows_only) detail::tree_of(t, f, o);
   if (!f.fragment) return;
   const auto& got = r.push(*f.fragment, number, time_ns);
   for (const auto& d : got.report_list()) t.add_error(d.problem);
@@ -93,6 +94,7 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, con
   namespace g = reassembly_generated;
   const wire::received_frame d =
       pack::read_frame(got.datagram, v6 ? wire::link_ipv6 : wire::link_ipv4, o.profile, o);
+  if (o.flows_only) return;
   const auto l =
       t.add_layer(v6 ? "ipv6.reassembled" : "ip.reassembled",
                   v6 ? "Reassembled IPv6 packet; the offsets below count from its first byte"

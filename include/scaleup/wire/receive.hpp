@@ -80,6 +80,10 @@ struct receive_options {
   // the padding of SUE Lite payloads (pdu.hpp); pack/receive.hpp supplies it from a command
   // profile. Null: every byte boundary is a candidate, and a SUE Lite payload has no padding.
   const command_boundaries* commands = nullptr;
+  // Read a UDP datagram only as far as whether it carries SUE (is_sue_datagram, which asks and
+  // teaches `flows`), and no further: for a pass whose one use is to teach the flow table, such
+  // as the rest of a cut file's first pass once it is certain to be read again (issue 21).
+  bool flows_only = false;
 
   constexpr bool add_udp_port(std::uint16_t port) noexcept {
     if (udp_port_count == udp_ports.size()) return false;
@@ -681,7 +685,8 @@ class frame_reader {
     if (!x.usable) return;
     constexpr std::size_t header = layout<udp_header>::size;
     if (!is_sue_datagram(*u, b_.subspan(at + header, present(x.end) - at - header), v6, at + header,
-                         x.end - at - header))
+                         x.end - at - header) ||
+        o_.flows_only)
       return;
     f_.kind = v6 ? encap::udp6 : encap::udp4;
     sue_pdu(at + header, x.end, true);
