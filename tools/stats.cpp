@@ -317,7 +317,7 @@ struct stats_settings {
 
 int run_stats(const CLI::App& app, const stats_settings& s) {
   dissect::options o;
-  o.command_nodes = false;  // the analysis reads the headers and the errors only
+  o.nodes = false;  // the analysis reads the PDU's summary only
   dissect::flow_table flows;
   if (const auto bad = set_up(s.in, s.engine, o, flows)) return fail_usage(app, *bad);
   dissect::analysis_config cfg;
@@ -374,7 +374,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   const auto look = [](const dissect::large_tree& tree, const frame_in& f, frame_result& r,
                        std::string&) {
     r.facts = dissect::facts_of(tree, f.pkt.number, f.ns);
-    r.left_out = !r.facts && tree.find_layer("sue.rh") != nullptr;
+    r.left_out = !r.facts && tree.pdu.rh;
   };
   // In frame order: the analysis.
   const auto take = [&](const frame_in& f, const frame_result& r, const std::string&) {

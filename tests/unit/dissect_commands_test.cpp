@@ -259,41 +259,65 @@ TEST_CASE("dissect commands: a PDU full of the smallest commands fits the large 
   CHECK(small->errors[small->error_count - 1].code == w::errc::no_space);
 }
 
-// `scaleup stats` walks the commands without adding them to the tree (options::command_nodes):
-// the same errors in the same order, so a frame is left out of the analysis exactly when the
-// plugin, which shows every command, leaves it out.
-TEST_CASE("dissect commands: without command nodes, the same errors and nothing else") {
+// `scaleup stats` builds no layers or fields (options::nodes): the tree holds the readers'
+// problems and the PDU's summary, from which the analysis takes the same facts as from the full
+// tree the plugin shows: a frame is left out of the analysis exactly when the plugin leaves it
+// out. Problems inside the commands never leave a PDU out (they are the XPU's business), so
+// without the commands' walk nothing changes.
+TEST_CASE("dissect commands: without nodes, the same facts and the readers' problems") {
   byte_vector reserved = wr_rsp;
   reserved[5] = 0x40;
   const byte_vector cut(write5.begin(), write5.end() - 2);
   d::options bare;
-  bare.command_nodes = false;
-  int checked = 0;
+  bare.nodes = false;
+  int checked = 0, left_out = 0;
   for (const auto& payload :
        {cat({write5, barrier, wr_rsp}), cat({barrier, reserved, barrier, reserved}),
         cat({barrier, byte_vector{0x00, 0x00, 0x05}}), cut, byte_vector{0xEE, 0x00}}) {
     for (const auto e : {w::encap::udp4, w::encap::afh1, w::encap::afh2}) {
-      const byte_vector f = frame(e, payload);
-      const auto full = dissect(f);
-      const auto lean = dissect(f, bare);
-      CHECK(commands_of(*lean.tree).empty());
-      for (const auto& n : lean->field_list()) CHECK(lean->layers[n.layer].list.empty());
-      REQUIRE(lean->error_count == full->error_count);
-      for (std::size_t i = 0; i < full->error_count; ++i) {
-        const auto &a = full->errors[i], &b = lean->errors[i];
-        CHECK(a.code == b.code);
-        CHECK(a.level == b.level);
-        CHECK(a.offset == b.offset);
-        CHECK(a.item == b.item);
-        CHECK(a.value == b.value);
-        CHECK(a.field == b.field);
+      for (const bool damaged : {false, true}) {
+        byte_vector f = frame(e, payload);
+        if (damaged) {  // the RH's PSN changed: its R-CRC no longer matches
+          const auto* rh = dissect(f)->find_layer("sue.rh");
+          REQUIRE(rh != nullptr);
+          f[rh->offset + 3] ^= 0x10;
+        }
+        const auto full = dissect(f);
+        const auto lean = dissect(f, bare);
+        CHECK(lean->layer_count == 0);
+        CHECK(lean->field_count == 0);
+        CHECK(lean->encap == full->encap);
+        // The lean tree's problems are the reader's: the full tree's, less the commands'.
+        std::vector<const w::error*> readers;
+        for (const auto& x : full->error_list())
+          if (x.layer != "sue.cmd" && x.layer != "sue.opaque") readers.push_back(&x);
+        REQUIRE(lean->error_count == readers.size());
+        for (std::size_t i = 0; i < readers.size(); ++i) {
+          const auto &a = *readers[i], &b = lean->errors[i];
+          CHECK(a.code == b.code);
+          CHECK(a.level == b.level);
+          CHECK(a.offset == b.offset);
+          CHECK(a.value == b.value);
+          CHECK(a.field == b.field);
+        }
+        const auto ff = d::facts_of(*full.tree, 1, 0), fl = d::facts_of(*lean.tree, 1, 0);
+        REQUIRE(ff.has_value() == fl.has_value());
+        CHECK(ff.has_value() == !damaged);
+        if (ff) {
+          CHECK(ff->key == fl->key);
+          CHECK(ff->npsn == fl->npsn);
+          CHECK(ff->data == fl->data);
+          CHECK(ff->length == fl->length);
+        }
+        left_out += !ff && full->pdu.rh && lean->pdu.rh;
+        checked += full->error_count > readers.size();
       }
-      CHECK(lean->has_errors() == full->has_errors());
-      const auto ff = d::facts_of(*full.tree, 1, 0), fl = d::facts_of(*lean.tree, 1, 0);
-      REQUIRE(ff.has_value() == fl.has_value());
-      if (ff) CHECK(ff->key == fl->key);
-      checked += full->error_count > 0;
     }
   }
-  CHECK(checked == 12);  // four of the five payloads have errors or warnings, in each encap
+  // Every damaged AFH frame (over UDP on no named port, a bad R-CRC is no SUE at all).
+  CHECK(left_out == 10);
+  // Four of the five payloads have problems in their commands (4 x 3 whole, 4 x 2 damaged);
+  // and in the two padded AFH frames of the first, damaged, no R-CRC marks the PDU's end, so the
+  // payload runs to the frame's end and the old R-CRC reads as a command the profile lacks.
+  CHECK(checked == 22);
 }

@@ -221,104 +221,10 @@ struct frame_facts {
   std::uint32_t length = 0;
 };
 
-namespace detail {
-
-// The fields the analysis reads, found by identity (every table field is one object, so the
-// pointer says which it is) in one walk that ends at the payload length: the network header
-// and the RH come before it in every encapsulation, the commands after it. A frame's tree can
-// hold thousands of command fields; a search by filter name per value, with the AFH probes
-// missing in every IP frame, walked them all several times per frame.
-enum facts_slot : std::size_t {
-  shim_dst,
-  afh1_dst,
-  afh2_dst,
-  afh2c_dst,
-  mapped_dst,
-  ipv4_src,
-  ipv4_dst,
-  ipv6_src,
-  ipv6_dst,
-  rh_xpuid,
-  rh_op,
-  rh_npsn,
-  rh_apsn,
-  rh_vc,
-  payload,
-  slot_count
-};
-
-inline constexpr std::array<const field_info*, slot_count> facts_fields{{
-    &wire::info_of<wire::afh1_shim, &wire::afh1_shim::dst_xpu>(),
-    &wire::info_of<wire::afh1_addresses, &wire::afh1_addresses::dst_xpu>(),
-    &wire::info_of<wire::afh2_normal, &wire::afh2_normal::dst_xpu>(),
-    &wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::dst_xpu>(),
-    &generated::dst_xpu,
-    &wire::info_of<wire::ipv4_header, &wire::ipv4_header::src>(),
-    &wire::info_of<wire::ipv4_header, &wire::ipv4_header::dst>(),
-    &wire::info_of<wire::ipv6_header, &wire::ipv6_header::src>(),
-    &wire::info_of<wire::ipv6_header, &wire::ipv6_header::dst>(),
-    &wire::info_of<wire::reliability_header, &wire::reliability_header::xpuid>(),
-    &wire::info_of<wire::reliability_header, &wire::reliability_header::op>(),
-    &wire::info_of<wire::reliability_header, &wire::reliability_header::npsn>(),
-    &wire::info_of<wire::reliability_header, &wire::reliability_header::apsn>(),
-    &wire::info_of<wire::reliability_header, &wire::reliability_header::vc>(),
-    &generated::payload_len,
-}};
-
-using facts_nodes = std::array<const field_node*, slot_count>;
-
-// Unrolled: a chain of compares with constants, no inner loop per field.
-template <std::size_t... I>
-SCALEUP_ALWAYS_INLINE constexpr void match_facts(const field_node& f, facts_nodes& out,
-                                                 std::index_sequence<I...>) noexcept {
-  (void)((f.info == facts_fields[I] ? (out[I] = out[I] ? out[I] : &f, true) : false) || ...);
-}
-
-template <class Tree>
-constexpr facts_nodes find_facts(const Tree& t) noexcept {
-  facts_nodes out{};
-  for (const auto& f : t.field_list()) {
-    match_facts(f, out, std::make_index_sequence<slot_count>{});
-    if (out[payload]) break;
-  }
-  return out;
-}
-
-// The XPU a frame is addressed to where the frame carries one (AFH Gen 1, Gen 2) or the user's
-// XPU map gives one for its IP destination (the engine's generated sue.dst_xpu). Never derived
-// from an address: an addressing plan is one such map, not a fact of the wire.
-constexpr std::optional<std::uint32_t> destination_of(const facts_nodes& n) noexcept {
-  // The shim's 32-bit id before the 16 bits in the MAC: it is the fuller one.
-  for (const std::size_t i : {shim_dst, afh1_dst, afh2_dst, afh2c_dst, mapped_dst})
-    if (n[i]) return static_cast<std::uint32_t>(n[i]->value);
-  return std::nullopt;
-}
-
-// The IP source or destination of a frame, as its tree holds it.
-constexpr std::optional<wire::ip_address> address_of(const facts_nodes& n, std::size_t v4,
-                                                     std::size_t v6) noexcept {
-  if (n[v4]) return wire::ip_address::v4(static_cast<std::uint32_t>(n[v4]->value));
-  if (n[v6] && n[v6]->raw) {
-    wire::ipv6_address a{};
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = n[v6]->raw[i];
-    return wire::ip_address::v6(a);
-  }
-  return std::nullopt;
-}
-
-}  // namespace detail
-
-// Whether a problem in a frame's tree makes a receiver drop the PDU (see the rule at the top of
-// this file): errors, except those of the packed commands (layers "sue.cmd", "sue.opaque").
-constexpr bool counts_against_pdu(const wire::error& e) noexcept {
-  if (e.level != wire::severity::error) return false;
-  return e.layer != "sue.cmd" && e.layer != "sue.opaque";
-}
-
-// The destination XPU where the frame carries one or the XPU map gave one (see destination_of).
+// The destination XPU where the frame carries one or the XPU map gave one (pdu_summary).
 template <class Tree>
 constexpr std::optional<std::uint32_t> destination_xpu(const Tree& t) noexcept {
-  return detail::destination_of(detail::find_facts(t));
+  return t.pdu.dst_xpu;
 }
 
 // What a caller knows of a PDU dissected on its own, whose tree has no network header (a tunnel,
@@ -330,57 +236,41 @@ struct carrier_hint {
   std::optional<std::uint32_t> dst_xpu;
 };
 
-namespace detail {
-
-constexpr std::optional<std::pair<endpoint, endpoint>> endpoints_of(
-    const facts_nodes& n, const carrier_hint& hint) noexcept {
-  if (!n[rh_xpuid]) return std::nullopt;
-  auto to = destination_of(n);
-  if (!to) to = hint.dst_xpu;
-  if (to)
-    return std::pair{endpoint::of_xpu(static_cast<std::uint32_t>(n[rh_xpuid]->value)),
-                     endpoint::of_xpu(*to)};
-  auto from = address_of(n, ipv4_src, ipv6_src), at = address_of(n, ipv4_dst, ipv6_dst);
-  if (!from || !at) from = hint.src, at = hint.dst;
-  if (!from || !at) return std::nullopt;
-  return std::pair{endpoint::of_ip(*from), endpoint::of_ip(*at)};
-}
-
-}  // namespace detail
-
 // The ends of a frame's connection (source, destination): XPU ids when the destination XPU is
 // known, the source being the RH xpuid; else the IP addresses; else nothing.
 template <class Tree>
 constexpr std::optional<std::pair<endpoint, endpoint>> endpoints_of(
     const Tree& t, const carrier_hint& hint = {}) noexcept {
-  return detail::endpoints_of(detail::find_facts(t), hint);
+  const pdu_summary& p = t.pdu;
+  if (!p.rh) return std::nullopt;
+  if (const auto to = p.dst_xpu ? p.dst_xpu : hint.dst_xpu)
+    return std::pair{endpoint::of_xpu(p.rh->xpuid), endpoint::of_xpu(*to)};
+  auto from = p.src_ip, at = p.dst_ip;
+  if (!from || !at) from = hint.src, at = hint.dst;
+  if (!from || !at) return std::nullopt;
+  return std::pair{endpoint::of_ip(*from), endpoint::of_ip(*at)};
 }
 
 // What the analysis needs from a dissected frame, or nothing when the frame holds no RH or a
-// receiver would drop it (counts_against_pdu). `hint` stands in for the network header when the
-// tree has none (a PDU dissected on its own, its addresses known to the caller).
+// receiver would drop it (pdu_summary::dropped). `hint` stands in for the network header when
+// the tree has none (a PDU dissected on its own, its addresses known to the caller).
 template <class Tree>
 constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame,
                                               std::int64_t time_ns, std::uint16_t port = 0,
                                               const carrier_hint& hint = {}) noexcept {
-  using namespace detail;
-  if (t.overflow) return std::nullopt;
-  for (const auto& e : t.error_list())
-    if (counts_against_pdu(e)) return std::nullopt;
-  const facts_nodes n = find_facts(t);
-  for (const std::size_t i : {rh_xpuid, rh_op, rh_npsn, rh_apsn, rh_vc, payload})
-    if (!n[i]) return std::nullopt;
-  const auto ends = detail::endpoints_of(n, hint);
+  const pdu_summary& p = t.pdu;
+  if (!p.rh || p.dropped) return std::nullopt;
+  const auto ends = endpoints_of(t, hint);
   if (!ends) return std::nullopt;
   frame_facts f;
   f.frame = frame;
   f.time_ns = time_ns;
-  f.key = {ends->first, ends->second, port, static_cast<std::uint8_t>(n[rh_vc]->value)};
-  f.xpuid = static_cast<std::uint16_t>(n[rh_xpuid]->value);
-  f.op = static_cast<std::uint8_t>(n[rh_op]->value);
-  f.npsn = static_cast<std::uint16_t>(n[rh_npsn]->value);
-  f.apsn = static_cast<std::uint16_t>(n[rh_apsn]->value);
-  f.data = n[payload]->value > 0;
+  f.key = {ends->first, ends->second, port, p.rh->vc};
+  f.xpuid = p.rh->xpuid;
+  f.op = p.rh->op;
+  f.npsn = p.rh->npsn;
+  f.apsn = p.rh->apsn;
+  f.data = p.payload_length > 0;
   f.length = t.length_on_wire();
   return f;
 }

@@ -38,10 +38,10 @@ using wire::link_ethernet;
 struct options : wire::receive_options {
   // How packed commands are read; nullptr leaves payloads opaque.
   const pack::profile* profile = &pack::default_profile;
-  // false: commands are walked and checked as always (framing, fixed and reserved values: the
-  // same errors, in the same order) but add no layers or fields to the tree. For a consumer
-  // that reads only the headers and the errors (`scaleup stats`).
-  bool command_nodes = true;
+  // false: the tree holds no layers or fields at all, only what the readers found wrong and the
+  // PDU's summary (tree.pdu); the commands are not walked. For a consumer that reads only the
+  // summary (`scaleup stats`: the sequence analysis).
+  bool nodes = true;
   // Which XPU an IP destination is (the user's map, or the library's addressing plan): a frame
   // over IP carries no destination XPU id (R2 3.5.1). Where it gives one, the RH layer gets a
   // generated sue.dst_xpu; null: none, the endpoints stay the IP addresses.
@@ -127,10 +127,7 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
   if (!o.profile) return len;
   pack::unpacker u(*o.profile, frame.subspan(at, len), at);
   pack::command_view c;
-  while (!o.command_nodes && u.next(c))
-    for (const auto& f : c.type->fields)
-      if (f.check != wire::rule::any) add_command_error(t, c, f, c.field(f));
-  while (o.command_nodes && u.next(c)) {
+  while (u.next(c)) {
     const auto l = t.add_layer("sue.cmd", c.type->description, c.offset, c.size(), "sue.cmds");
     for (const auto& f : c.type->fields) {
       const std::uint64_t v = c.field(f);
@@ -170,6 +167,31 @@ constexpr std::optional<std::uint32_t> mapped_destination(const wire::received_f
   return std::nullopt;
 }
 
+// What the analysis reads of a frame (pdu_summary), from what the reader found; called for the
+// frame and then for a datagram reassembled in it, so the first IP header's addresses stand.
+template <class Tree>
+constexpr void summarize(Tree& t, const wire::received_frame& f, const options& o) noexcept {
+  pdu_summary& p = t.pdu;
+  if (!p.src_ip) {
+    if (f.ipv4) {
+      p.src_ip = wire::ip_address::v4(f.ipv4->value.src);
+      p.dst_ip = wire::ip_address::v4(f.ipv4->value.dst);
+    } else if (f.ipv6) {
+      p.src_ip = wire::ip_address::v6(f.ipv6->value.src);
+      p.dst_ip = wire::ip_address::v6(f.ipv6->value.dst);
+    }
+  }
+  if (f.rh) {
+    p.rh = f.rh;
+    p.payload_length = static_cast<std::uint32_t>(f.payload_length());
+  }
+  if (!p.dst_xpu)
+    p.dst_xpu = f.dst_xpu ? f.dst_xpu : f.rh ? mapped_destination(f, o) : std::nullopt;
+  p.dropped = p.dropped || f.errors.overflow;
+  for (const error& e : f.errors)
+    if (counts_against_pdu(e)) p.dropped = true;
+}
+
 // The tree of what the reader found: a layer for each layer it recorded, its problems between
 // the layers they were found between, and the packed commands walked where the payload is.
 // `t` is not cleared, and its encap and frame length are the caller's. Layers before
@@ -179,6 +201,11 @@ template <class Tree>
 constexpr void build_layers(Tree& t, const wire::received_frame& f, const options& o,
                             std::size_t first_layer = 0) noexcept {
   using wire::layer_kind;
+  summarize(t, f, o);
+  if (!o.nodes) {
+    copy_errors(t, f.errors, 0, f.errors.size());
+    return;
+  }
   const bytes frame = f.frame;
   std::size_t copied = 0;
   std::size_t vlan = 0;
@@ -350,7 +377,7 @@ constexpr void tree_of(Tree& t, const wire::received_frame& f, const options& o)
   t.frame_length = static_cast<std::uint32_t>(f.length);
   t.wire_length = static_cast<std::uint32_t>(f.length_on_wire);
   build_layers(t, f, o);
-  mac_control(t, f);
+  if (o.nodes) mac_control(t, f);
 }
 
 }  // namespace detail

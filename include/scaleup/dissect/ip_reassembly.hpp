@@ -95,6 +95,11 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, con
   const wire::received_frame d =
       pack::read_frame(got.datagram, v6 ? wire::link_ipv6 : wire::link_ipv4, o.profile, o);
   if (o.flows_only) return;
+  if (!o.nodes) {  // the summary and the problems only (options::nodes)
+    detail::build_layers(t, d, o);
+    t.encap = d.name();
+    return;
+  }
   const auto l =
       t.add_layer(v6 ? "ipv6.reassembled" : "ip.reassembled",
                   v6 ? "Reassembled IPv6 packet; the offsets below count from its first byte"

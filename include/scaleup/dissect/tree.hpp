@@ -6,10 +6,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/field.hpp"
+#include "scaleup/wire/ip_address.hpp"
+#include "scaleup/wire/reliability_header.hpp"
 
 namespace scaleup::dissect {
 
@@ -37,6 +40,29 @@ struct field_node {
   constexpr std::string_view value_name() const noexcept { return info->name_of(value); }
 };
 
+// Whether a problem a reader found makes a receiver drop the PDU (analysis.hpp says which
+// frames count): errors, except those of the packed commands (layers "sue.cmd", "sue.opaque"),
+// which are the XPU's business once the transport has accepted the PDU.
+constexpr bool counts_against_pdu(const error& e) noexcept {
+  if (e.level != wire::severity::error) return false;
+  return e.layer != "sue.cmd" && e.layer != "sue.opaque";
+}
+
+// What the sequence analysis and the conformance rules read of a frame (analysis.hpp
+// facts_of): the typed values the engine read, kept beside the tree rather than looked for
+// again among its fields (a frame's tree can hold thousands of command fields).
+struct pdu_summary {
+  std::optional<wire::reliability_header> rh;
+  std::uint32_t payload_length = 0;  // with rh: bytes between RH and R-CRC, on the wire
+  // The XPU the frame is addressed to where it carries one (AFH Gen 1 and Gen 2), or, for a
+  // PDU over IP, where the user's XPU map gives one (the engine's generated sue.dst_xpu).
+  std::optional<std::uint32_t> dst_xpu;
+  std::optional<wire::ip_address> src_ip, dst_ip;  // the first IP header's
+  // A reader found a problem that makes a receiver drop the PDU (counts_against_pdu), or more
+  // problems than it keeps (one of them might be such).
+  bool dropped = false;
+};
+
 template <std::size_t MaxLayers = 64, std::size_t MaxFields = 512, std::size_t MaxErrors = 16>
 struct basic_tree {
   std::string_view encap{};
@@ -51,6 +77,7 @@ struct basic_tree {
   std::size_t field_count = 0;
   std::size_t error_count = 0;
   bool overflow = false;  // a node did not fit; reported as the last error
+  pdu_summary pdu{};      // set by the engine from what the readers found
 
   constexpr std::span<const layer_node> layer_list() const noexcept {
     return {layers.data(), layer_count};
@@ -97,6 +124,7 @@ struct basic_tree {
     wire_length = 0;
     layer_count = field_count = error_count = 0;
     overflow = false;
+    pdu = {};
   }
 
   constexpr std::uint32_t length_on_wire() const noexcept {

@@ -677,8 +677,10 @@ class frame_reader {
     f_.net = v6 ? carrier::ipv6_udp : carrier::ipv4_udp;
     const auto u = read(f_.udp, layer_kind::udp, at, end);
     if (!u) return;
-    const ones_sum pseudo = v6 ? udp_pseudo_header(f_.ipv6->value, u->length)
-                               : udp_pseudo_header(f_.ipv4->value, u->length);
+    // The pseudo-header's sum only serves a checksum that is checked.
+    const ones_sum pseudo = !o_.check_checksums ? ones_sum{}
+                            : v6                ? udp_pseudo_header(f_.ipv6->value, u->length)
+                                                : udp_pseudo_header(f_.ipv4->value, u->length);
     const ip_extent x = udp_datagram(*u, b_.first(present(end)), end, at, pseudo, v6,
                                      o_.check_checksums, [this](const error& e) { report(e); });
     f_.udp_checksum = x.checksum;
