@@ -478,28 +478,31 @@ SCALEUP_ALWAYS_INLINE constexpr void write_all(
   write_arrays<T>(v, p, std::make_index_sequence<field_count<T>>{});
 }
 
-// Field I's part of decode's one test: a fixed field off its value, decode's only hard error
-// (a byte array counts as 0, as in validate).
-template <class T, std::size_t I>
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfit(std::uint64_t x) noexcept {
+// Field I's part of decode's one test: a fixed field off its value, decode's only hard error,
+// and, when `Reserved`, a reserved field not zero (decode_reported's warning). A byte array
+// counts as 0, as in validate.
+template <class T, std::size_t I, bool Reserved>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfit(std::uint64_t x) noexcept {
   if constexpr (field_infos<T>[I].check == rule::fixed)
     return x ^ field_infos<T>[I].expect;
+  else if constexpr (Reserved && field_infos<T>[I].check == rule::reserved)
+    return x;
   else
     return 0;
 }
 
-template <class T, std::size_t... I>
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfits(const std::uint64_t* vals,
-                                                            std::index_sequence<I...>) noexcept {
-  return (std::uint64_t{0} | ... | fixed_misfit<T, I>(vals[I]));
+template <class T, bool Reserved, std::size_t... I>
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t misfits(const std::uint64_t* vals,
+                                                      std::index_sequence<I...>) noexcept {
+  return (std::uint64_t{0} | ... | misfit<T, I, Reserved>(vals[I]));
 }
 
-// Non-zero when a fixed field is off its value: one test for the whole header (the error itself
-// is then found field by field).
-template <class T>
+// Non-zero when a fixed field is off its value (and with `Reserved`, when a reserved field is
+// not zero): one test for the whole header, the problem itself then found field by field.
+template <class T, bool Reserved = false>
 SCALEUP_ALWAYS_INLINE constexpr std::uint64_t fixed_misfits(
     const std::array<std::uint64_t, field_count<T>>& vals) noexcept {
-  return fixed_misfits<T>(vals.data(), std::make_index_sequence<field_count<T>>{});
+  return misfits<T, Reserved>(vals.data(), std::make_index_sequence<field_count<T>>{});
 }
 
 // Whether encode refuses field I's value x (what encode_error explains): too big for the field,
@@ -669,6 +672,9 @@ constexpr result<T> decode_reported(bytes b, std::size_t offset, Report&& report
     return vw.err;
   }
   const T v = vw->value();
+  // Nearly always nothing to report: one test, and the rules field by field only when it fails.
+  if constexpr (detail::plannable<T>())
+    if (detail::fixed_misfits<T, true>(detail::values_of(v)) == 0) return v;
   if (const error hard = validate(v, offset, report)) {
     report(hard);
     return result<T>(v, hard);

@@ -194,7 +194,7 @@ struct received_frame {
   std::optional<located<bsd_loopback>> null;
   std::optional<located<ethernet_header>> eth;
   // Every tag, outermost first; the layer list says which were 802.1ad service tags.
-  std::array<located<vlan_tag>, max_vlan_tags> vlan{};
+  list_storage<located<vlan_tag>, max_vlan_tags> vlan;  // the first vlan_count
   std::size_t vlan_count = 0;
   std::optional<located<afh1_addresses>> afh1;
   std::optional<located<afh1_shim>> shim;
@@ -232,7 +232,7 @@ struct received_frame {
 
   fcs_check fcs{};
 
-  std::array<layer_ref, max_layers> layers{};
+  list_storage<layer_ref, max_layers> layers;  // the first layer_count
   std::size_t layer_count = 0;
   error_list<max_errors> errors;
   // read_frame does not walk the commands of the payload (that takes pack/); a consumer that
@@ -289,9 +289,10 @@ class frame_reader {
   constexpr void push(layer_kind k, std::size_t offset, std::size_t length,
                       std::size_t errors_before, std::size_t not_captured = 0) noexcept {
     if (f_.layer_count == f_.layers.size()) return;  // not reached: no path has more layers
-    f_.layers[f_.layer_count++] = layer_ref{
-        k, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length),
-        static_cast<std::uint32_t>(errors_before), static_cast<std::uint32_t>(not_captured)};
+    f_.layers.set(f_.layer_count++, layer_ref{k, static_cast<std::uint32_t>(offset),
+                                              static_cast<std::uint32_t>(length),
+                                              static_cast<std::uint32_t>(errors_before),
+                                              static_cast<std::uint32_t>(not_captured)});
   }
 
   constexpr std::size_t present(std::size_t end) const noexcept {
@@ -541,7 +542,7 @@ class frame_reader {
       const auto kind = type == ethertype::qinq ? layer_kind::service_tag : layer_kind::vlan;
       const auto tag = read<vlan_tag>(kind, at, n);
       if (!tag) return;
-      f_.vlan[f_.vlan_count++] = located<vlan_tag>{tag.value, at};
+      f_.vlan.set(f_.vlan_count++, located<vlan_tag>{tag.value, at});
       at += layout<vlan_tag>::size;
       type = tag->type;
     }
