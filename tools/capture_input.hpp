@@ -544,9 +544,25 @@ inline std::optional<std::string> set_up(const input_settings& in, const engine_
 }
 
 // The one reassembler of IP fragments a command's frames go through, in frame order. About 4
-// MiB: kept off the stack.
-inline wire::ip_reassembler<>& frame_reassembler() {
-  static wire::ip_reassembler<> r;
+// MiB, made at the first fragment: most captures hold none, and clearing it (a thousand fresh
+// pages) was a tenth of `stats` on a short capture.
+class lazy_reassembler {
+ public:
+  const wire::reassembly_result& push(const wire::ip_fragment& f, std::uint64_t frame,
+                                      std::int64_t now_ns) {
+    if (!r_) r_ = std::make_unique<wire::ip_reassembler<>>();
+    return r_->push(f, frame, now_ns);
+  }
+  void reset() noexcept {
+    if (r_) r_->reset();
+  }
+
+ private:
+  std::unique_ptr<wire::ip_reassembler<>> r_;
+};
+
+inline lazy_reassembler& frame_reassembler() {
+  static lazy_reassembler r;
   return r;
 }
 
@@ -557,6 +573,116 @@ inline dissect::options flows_only(dissect::options o) {
   return o;
 }
 
+// ---- frames held until their flows are known --------------------------------------------
+//
+// A capture cut by its snapshot length holds no R-CRC in its long datagrams: on a port nobody
+// named, a cut datagram is SUE only on a flow or port a whole datagram showed SUE before
+// (wire/udp_flow.hpp), so the datagrams before that one stay UDP ("unconfirmed"). `stats` and
+// `check` hold the frames from the first such datagram on, in order, until each flow they left
+// unconfirmed is recognised (a header-only capture's first stand-alone ACK, a few frames later),
+// then dissect them again with what the table now knows and take them: the figures of the whole
+// capture, read once (issue 17 item 3; a second reading of the file cost as much as the first).
+// At most held_frames::max_bytes or max_frames are held: then, at a frame of an IP fragment
+// (whose datagram the reassembler joins in frame order) and at the end of the input, the held
+// frames are taken as they are, their flows left unconfirmed in the table, which may have the
+// file read again (read_passes).
+
+// The flow table as the reader sees it while frames may be held: the flows a frame's cut
+// datagrams left unconfirmed are noted for the frame, not told the table.
+class noting_flows final : public wire::flow_binding {
+ public:
+  explicit noting_flows(dissect::flow_table& t) noexcept : t_(t) {}
+  bool bound(const wire::udp_flow& f) const noexcept override { return t_.bound(f); }
+  bool port_bound(std::uint16_t port) const noexcept override { return t_.port_bound(port); }
+  void bind(const wire::udp_flow& f) noexcept override { t_.bind(f); }
+  void unconfirmed(const wire::udp_flow& f) noexcept override { noted.push_back(f); }
+
+  std::vector<wire::udp_flow> noted;  // the current frame's
+
+ private:
+  dissect::flow_table& t_;
+};
+
+// The reassembler as the reader sees it: whether the frame held a fragment.
+struct watched_reassembler {
+  lazy_reassembler& r;
+  bool pushed = false;
+  const wire::reassembly_result& push(const wire::ip_fragment& f, std::uint64_t frame,
+                                      std::int64_t now_ns) {
+    pushed = true;
+    return r.push(f, frame, now_ns);
+  }
+};
+
+class held_frames {
+ public:
+  static constexpr std::size_t max_bytes = std::size_t{16} << 20;
+  static constexpr std::size_t max_frames = std::size_t{1} << 16;  // by default
+  explicit held_frames(std::size_t most = max_frames) noexcept : most_(most) {}
+
+  struct frame {
+    cap::packet pkt;  // data: into the held bytes
+    std::int64_t ns = 0;
+    dissect::frame_meta meta{};
+  };
+
+  bool holding() const noexcept { return !frames_.empty(); }
+  // Whether a frame whose cut datagrams left `unconfirmed` unrecognised is held: from the first
+  // such frame on, every frame is, so that they are taken in order.
+  bool wants(std::span<const wire::udp_flow> unconfirmed) const noexcept {
+    return most_ > 0 && (holding() || !unconfirmed.empty());
+  }
+  void hold(const cap::packet& p, std::int64_t ns, const dissect::frame_meta& meta,
+            std::span<const wire::udp_flow> unconfirmed) {
+    frames_.push_back({p, ns, meta});
+    at_.push_back(bytes_.size());
+    bytes_.insert(bytes_.end(), p.data.begin(), p.data.end());
+    for (const auto& f : unconfirmed) waiting_.insert(f);
+  }
+  // Whether the held frames are to be taken now: every flow they left unconfirmed is bound,
+  // directly or by a port (asked again only when the table changed), or no more may be held.
+  bool due(const dissect::flow_table& t) {
+    if (bytes_.size() >= max_bytes || frames_.size() >= most_) return true;
+    if (t.version() == version_) return false;
+    version_ = t.version();
+    for (const auto& f : waiting_.keys())
+      if (!t.bound(f) && !t.port_bound(f.port_a) && !t.port_bound(f.port_b)) return false;
+    return true;
+  }
+  // The flows the held frames left unconfirmed that the table still does not know, told it as
+  // unconfirmed, as the reader would have: before release.
+  void note_unresolved(dissect::flow_table& t) const {
+    for (const auto& f : waiting_.keys())
+      if (!t.bound(f) && !t.port_bound(f.port_a) && !t.port_bound(f.port_b)) t.unconfirmed(f);
+  }
+  // Calls each(frame) for the held frames in order, then forgets them.
+  template <class Each>
+  void release(Each&& each) {
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      frame& h = frames_[i];
+      h.pkt.data = std::span<const std::uint8_t>(bytes_.data() + at_[i], h.pkt.data.size());
+      each(std::as_const(h));
+    }
+    frames_.clear();
+    at_.clear();
+    bytes_.clear();
+    waiting_.clear();
+  }
+
+ private:
+  std::vector<frame> frames_;
+  std::vector<std::size_t> at_;  // each frame's bytes in bytes_
+  std::vector<std::uint8_t> bytes_;
+  dissect::flat_index<wire::udp_flow, wire::udp_flow_hash> waiting_;
+  std::uint64_t version_ = ~std::uint64_t{0};
+  std::size_t most_;
+};
+
+// --hold N, hidden: frames held at most (0: none, and a cut file is read twice); for the tests.
+inline void add_hold_option(CLI::App* app, std::size_t& most) {
+  app->add_option("--hold", most, "frames held at most while their flows are not known")->group("");
+}
+
 // Every frame of an open input, dissected, then on_frame(tree, packet, time_ns). Each packet on
 // its interface's link type (a pcapng file may mix them) and with its length on the wire (a
 // frame the snapshot length cut is read against it, not taken as malformed); IP fragments are
@@ -564,23 +690,58 @@ inline dissect::options flows_only(dissect::options o) {
 // (input.error() says why).
 // Once `*learn_only` is true (a cut file's first pass certain to be read again: read_again),
 // the frames that follow only teach the flow table (options::flows_only) and on_frame sees none.
+// With `hold` (the table o.flows is), up to `hold_most` frames are held while their flows are
+// not known (see held_frames above): on_frame sees them later, still in frame order.
 template <class OnFrame>
 bool dissect_each(capture_input& input, const dissect::options& o, OnFrame&& on_frame,
-                  const std::atomic<bool>* learn_only = nullptr) {
+                  const std::atomic<bool>* learn_only = nullptr,
+                  dissect::flow_table* hold = nullptr,
+                  std::size_t hold_most = held_frames::max_frames) {
   static dissect::large_tree tree;  // room for a PDU full of commands; kept off the stack
   auto& ip_fragments = frame_reassembler();
   ip_fragments.reset();
   const dissect::options light = flows_only(o);
+  held_frames held(hold_most);
+  std::optional<noting_flows> noting;
+  dissect::options noted = o;
+  if (hold) noted.flows = &noting.emplace(*hold);
+  // A held frame, dissected again with what the table now knows (a tree of its own: the
+  // current frame's may still be wanted), and taken.
+  static dissect::large_tree again;
+  const auto release = [&] {
+    held.note_unresolved(*hold);
+    held.release([&](const held_frames::frame& h) {
+      dissect::dissect_frame(again, h.pkt.data, h.pkt.link, o, ip_fragments, h.pkt.number, h.ns,
+                             h.pkt.len);
+      on_frame(again, h.pkt, h.ns);
+    });
+  };
   cap::packet pkt{};
   for (;;) {
     const auto st = input.next(pkt);
-    if (st == cap::reader::status::end) return true;
-    if (st == cap::reader::status::error) return false;
+    if (st != cap::reader::status::packet) {
+      if (hold) release();
+      return st == cap::reader::status::end;
+    }
     const std::int64_t ns = capture_time_ns(pkt);
     const bool learning = learn_only != nullptr && learn_only->load(std::memory_order_relaxed);
-    dissect::dissect_frame(tree, pkt.data, pkt.link, learning ? light : o, ip_fragments, pkt.number,
-                           ns, pkt.len);
-    if (!learning) on_frame(tree, pkt, ns);
+    if (learning || !hold) {
+      dissect::dissect_frame(tree, pkt.data, pkt.link, learning ? light : o, ip_fragments,
+                             pkt.number, ns, pkt.len);
+      if (!learning) on_frame(tree, pkt, ns);
+      continue;
+    }
+    noting->noted.clear();
+    watched_reassembler watch{ip_fragments};
+    dissect::dissect_frame(tree, pkt.data, pkt.link, noted, watch, pkt.number, ns, pkt.len);
+    if (!watch.pushed && held.wants(noting->noted)) {
+      held.hold(pkt, ns, {}, noting->noted);
+      if (held.due(*hold)) release();
+      continue;
+    }
+    if (held.holding()) release();  // before a fragment's frame
+    for (const auto& f : noting->noted) hold->unconfirmed(f);
+    on_frame(tree, pkt, ns);
   }
 }
 
@@ -593,10 +754,12 @@ enum class read_end {
 
 // stats' and check's reading: start(input) before each pass, then read_pass(input) reads the
 // pass's frames (false when reading failed). A capture cut by its snapshot length may hold long
-// datagrams of a flow before any whole one showed it SUE: when the first pass left such datagrams
-// on a flow or port it later recognised, a file is read a second time with what the first pass
-// learned (as tshark's two passes do), so a cut capture gives the figures of the whole one (issue
-// 17 item 3). A pipe or an interface is read once; -w saves the first pass only.
+// datagrams of a flow before any whole one showed it SUE: they are held until it does
+// (held_frames). When that could not be (more than the frames held at most, or an IP fragment
+// among them) and the pass left such datagrams on a flow or port it later recognised, a file is
+// read a second time with what the first pass learned (as tshark's two passes do), so a cut
+// capture gives the figures of the whole one (issue 17 item 3). A pipe or an interface is read
+// once; -w saves the first pass only.
 // Whether read_passes reads the file again after this pass (whose figures are then thrown
 // away). Once true during the first pass it stays true: the flow table only learns.
 inline bool read_again(int pass, const capture_input& input, const dissect::flow_table& flows) {
@@ -650,13 +813,15 @@ read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start
 }
 
 // read_passes with each frame dissected, then on_frame(tree, packet, time_ns), in frame order.
-// `learn_only` as for dissect_each (a first_pass_cutoff's).
+// `learn_only` as for dissect_each (a first_pass_cutoff's); frames held as dissect_each holds
+// them, `hold_most` at most.
 template <class Start, class OnFrame>
 read_end read_capture(const input_settings& in, const dissect::options& o,
                       dissect::flow_table& flows, Start&& start, OnFrame&& on_frame,
-                      const std::atomic<bool>* learn_only = nullptr) {
+                      const std::atomic<bool>* learn_only = nullptr,
+                      std::size_t hold_most = held_frames::max_frames) {
   return read_passes(in, flows, start, [&](capture_input& input) {
-    return dissect_each(input, o, on_frame, learn_only);
+    return dissect_each(input, o, on_frame, learn_only, &flows, hold_most);
   });
 }
 

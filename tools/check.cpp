@@ -149,6 +149,7 @@ struct check_settings {
   std::string partitions;
   unsigned link_gbps = dissect::check_config{}.link_mbps / 1000;
   std::uint64_t pfc_reaction_ns = dissect::check_config{}.pfc_reaction_ns;
+  std::size_t hold = held_frames::max_frames;
 };
 
 int run_check(const CLI::App& app, const check_settings& s) {
@@ -195,7 +196,7 @@ int run_check(const CLI::App& app, const check_settings& s) {
         ++frames;
         c->add(tree, pkt.data, pkt.number, ns);
       },
-      cutoff.learn_only());
+      cutoff.learn_only(), s.hold);
   // A report on part of a capture could call it conformant: none.
   if (end != read_end::whole) return 1;
   c->finish();
@@ -245,6 +246,7 @@ void add_check(CLI::App& parent, commands& out) {
   app->add_option("--partitions", s->partitions,
                   "file of lines XPU PARTITION...: the partitions each source XPU may use");
   add_engine_options(app, s->engine);
+  add_hold_option(app, s->hold);
   out.push_back({app, [app, s] { return run_check(*app, *s); }});
 }
 

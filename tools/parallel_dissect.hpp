@@ -1,15 +1,17 @@
 // `dump` and `stats` on every core they are given (--threads N): the reading thread copies frames
-// into batches, worker threads dissect the batches and do the command's per-frame work (`look`:
-// format a frame's output, take its analysis facts), and the reading thread takes finished
-// batches in frame order and does the rest (`take`: write the output, feed the analysis). The
-// result is exactly the serial one; two things make dissection depend on the frames before:
-//  - the UDP flows found SUE (dissect/flow_table.hpp): a worker asks the shared table through a
-//    proxy that records every question with its answer, and every bind and unconfirmed datagram.
-//    In frame order the questions are asked again of the table as it now is; a frame with any
-//    other answer is dissected again there, else its binds are applied. The table only grows, so
-//    a worker's answer can only be stale from false to true: such frames are few (the first
-//    frames of a flow while its first datagram is being bound).
-//  - IP fragments (dissect/ip_reassembly.hpp): a worker does not reassemble; a frame holding a
+// into batches, N - 1 worker threads and the reading thread itself (while the batch it waits for
+// is not done) dissect the batches and do the command's per-frame work (`look`: format a
+// frame's output, take its analysis facts), and the reading thread takes finished batches in
+// frame order and does the rest (`take`: write the output, feed the analysis). The result is
+// exactly the serial one; two things make dissection depend on the frames before:
+//  - the UDP flows found SUE (dissect/flow_table.hpp): a thread asks its copy of the shared table
+//    (taken at the batch's start) through a proxy that records every question with its answer,
+//    and every bind and unconfirmed datagram. In frame order, if the table changed since the
+//    copy, the questions are asked again of the table as it now is; a frame with any other
+//    answer is dissected again there, else its binds are applied. The table only grows, so a
+//    thread's answer can only be stale from false to true: such frames are few (the first frames
+//    of a flow while its first datagram is being bound).
+//  - IP fragments (dissect/ip_reassembly.hpp): a thread does not reassemble; a frame holding a
 //    fragment is dissected again in frame order with the one reassembler.
 // Input that flows (a pipe, an interface) stays frame by frame: its output must go out as frames
 // come, not a batch later.
@@ -20,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <string>
@@ -43,8 +46,8 @@ struct thread_settings {
 
 inline void add_thread_options(CLI::App* app, thread_settings& t) {
   app->add_option("--threads", t.threads,
-                  "threads that dissect a capture file (default: every core; 1: none beside the "
-                  "reading one)")
+                  "threads that read and dissect a capture file, the reading one included "
+                  "(default: every core; 1: that one alone)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app->add_option("--batch", t.batch, "frames a thread takes at a time")
@@ -83,12 +86,23 @@ inline bool answer(const dissect::flow_table& t, std::span<const flow_event> bef
   return q.what == flow_event::kind::bound ? t.bound(q.flow) : t.port_bound(q.port);
 }
 
-// The flow table as a worker sees it: the shared one read under its lock, every question and
-// change recorded for the frame-order check.
+// The flow table as a thread that dissects sees it: a copy of the shared one, taken at a batch's
+// start (and copied again only when the table changed since), so that a question costs a hash
+// lookup and no lock; every question is recorded with its answer, and every bind and
+// unconfirmed datagram, for the frame-order check. The reading thread, which alone changes the
+// shared table, reads it directly.
 class recording_flows final : public wire::flow_binding {
  public:
-  recording_flows(const dissect::flow_table& t, std::shared_mutex& lock) noexcept
-      : table_(t), lock_(lock) {}
+  recording_flows(const dissect::flow_table& t, std::shared_mutex& lock, bool owner) noexcept
+      : shared_(t), lock_(lock), owner_(owner) {}
+
+  // Before a batch: the table as it is now; returns its version (flow_table::version).
+  std::uint64_t refresh() {
+    if (owner_) return shared_.version();
+    std::shared_lock l(lock_);
+    if (!copy_ || copy_->version() != shared_.version()) copy_ = shared_;
+    return copy_->version();
+  }
   // Records into `out` from its end on: one frame's events.
   void start(std::vector<flow_event>& out) noexcept {
     out_ = &out;
@@ -110,16 +124,15 @@ class recording_flows final : public wire::flow_binding {
 
  private:
   bool ask(flow_event q) const noexcept {
-    {
-      std::shared_lock l(lock_);
-      q.answer = answer(table_, std::span(*out_).subspan(begin_), q);
-    }
+    q.answer = answer(owner_ ? shared_ : *copy_, std::span(*out_).subspan(begin_), q);
     out_->push_back(q);
     return q.answer;
   }
 
-  const dissect::flow_table& table_;
+  const dissect::flow_table& shared_;
   std::shared_mutex& lock_;
+  bool owner_;
+  std::optional<dissect::flow_table> copy_;
   std::vector<flow_event>* out_ = nullptr;
   std::size_t begin_ = 0;
 };
@@ -154,6 +167,7 @@ struct batch {
   std::vector<frame> frames;  // the first `count` are this batch's; kept for their capacity
   std::size_t count = 0;
   std::vector<flow_event> events;
+  std::uint64_t version = 0;  // of the flow table the frames were dissected against
   bool done = false;
 };
 
@@ -163,15 +177,18 @@ struct batch {
 // result, text), with `frame` a frame_in. look writes the whole of `result` (it may hold an
 // earlier frame's) and may append output to `text` (a batch's: results say where theirs is);
 // it may run on any thread, in any order. take runs on this thread in frame order.
-// With threads above 1 on a file, `threads` worker threads dissect and look; otherwise each
-// frame is dissected, looked at and taken in turn. False when reading failed (input.error()).
+// With threads above 1 on a file, `threads` - 1 worker threads and this one dissect and look
+// (this one reads and takes, and dissects a batch while the one it waits for is not done);
+// otherwise each frame is dissected, looked at and taken in turn. False when reading failed
+// (input.error()).
 // `learn_only` as for dissect_each: once it is true, the frames dissected after only teach the
 // flow table and are neither looked at nor taken (take may set it: frames already dissected are
-// still taken, in order).
+// still taken, in order). Up to `hold` frames are held while their flows are not known, as
+// dissect_each holds them (0: none).
 template <class Result, class Look, class Take>
 bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::flow_table& flows,
                       const thread_settings& ts, Look&& look, Take&& take,
-                      const std::atomic<bool>* learn_only = nullptr) {
+                      const std::atomic<bool>* learn_only = nullptr, std::size_t hold = 0) {
   frame_clock clock(input.names_interfaces());
   if (ts.threads <= 1 || input.streaming()) {
     Result r{};
@@ -184,7 +201,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
           look(std::as_const(tree), f, r, text);
           take(f, r, std::as_const(text));
         },
-        learn_only);
+        learn_only, hold ? &flows : nullptr, hold);
   }
   const auto learning = [learn_only] {
     return learn_only != nullptr && learn_only->load(std::memory_order_relaxed);
@@ -195,58 +212,74 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
   std::vector<std::unique_ptr<batch>> ring(depth);
   for (auto& b : ring) b = std::make_unique<batch>();
 
-  std::shared_mutex table_lock;
+  std::shared_mutex table_lock;  // the flow table: shared to copy it, unique to change it
   std::mutex m;
   std::condition_variable work_cv, done_cv;
-  std::vector<batch*> queue;  // filled, not yet taken by a worker; oldest first
+  std::vector<batch*> queue;  // filled, not yet taken by a thread; oldest first
   std::size_t queue_head = 0;
   bool quit = false;
 
-  const auto dissect_batch = [&](batch& b, dissect::large_tree& tree, const dissect::options& wo,
-                                 const dissect::options& wo_light,
-                                 parallel::recording_flows& proxy) {
+  // One thread's means of dissecting a batch.
+  struct dissector {
+    std::unique_ptr<dissect::large_tree> tree = std::make_unique<dissect::large_tree>();
+    parallel::recording_flows proxy;
+    dissect::options with, light;
+    dissector(const dissect::options& o, const dissect::flow_table& flows, std::shared_mutex& lock,
+              bool owner)
+        : proxy(flows, lock, owner), with(o), light(flows_only(o)) {
+      with.flows = &proxy;
+      light.flows = &proxy;
+    }
+  };
+  const auto dissect_batch = [&](batch& b, dissector& d) {
     b.events.clear();
     b.text.clear();
+    b.version = d.proxy.refresh();
     for (std::size_t i = 0; i < b.count; ++i) {
       auto& f = b.frames[i];
-      proxy.start(b.events);
+      d.proxy.start(b.events);
       f.events_begin = static_cast<std::uint32_t>(b.events.size());
       f.learning = learning();
       parallel::fragment_probe probe;
-      dissect::dissect_frame(tree, f.pkt.data, f.pkt.link, f.learning ? wo_light : wo, probe,
+      dissect::dissect_frame(*d.tree, f.pkt.data, f.pkt.link, f.learning ? d.light : d.with, probe,
                              f.pkt.number, f.ns, f.pkt.len);
       f.events_end = static_cast<std::uint32_t>(b.events.size());
       f.again = probe.seen;
       if (!f.again && !f.learning)
-        look(std::as_const(tree), frame_in{f.pkt, f.ns, f.meta}, f.result, b.text);
+        look(std::as_const(*d.tree), frame_in{f.pkt, f.ns, f.meta}, f.result, b.text);
     }
   };
+  // The oldest batch no thread has taken, or null (under m).
+  const auto next_queued = [&]() -> batch* {
+    if (queue_head == queue.size()) return nullptr;
+    batch* b = queue[queue_head++];
+    if (queue_head == queue.size()) queue.clear(), queue_head = 0;
+    return b;
+  };
+  const auto dissect_and_mark = [&](batch& b, dissector& d) {
+    dissect_batch(b, d);
+    {
+      std::lock_guard l(m);
+      b.done = true;
+    }
+    done_cv.notify_one();
+  };
   const auto worker = [&] {
-    auto tree = std::make_unique<dissect::large_tree>();
-    parallel::recording_flows proxy(flows, table_lock);
-    dissect::options wo = o;
-    wo.flows = &proxy;
-    const dissect::options wo_light = flows_only(wo);
+    dissector d(o, flows, table_lock, false);
     for (;;) {
       batch* b = nullptr;
       {
         std::unique_lock l(m);
         work_cv.wait(l, [&] { return quit || queue_head < queue.size(); });
-        if (queue_head == queue.size()) return;
-        b = queue[queue_head++];
-        if (queue_head == queue.size()) queue.clear(), queue_head = 0;
+        b = next_queued();
+        if (!b) return;
       }
-      dissect_batch(*b, *tree, wo, wo_light, proxy);
-      {
-        std::lock_guard l(m);
-        b->done = true;
-      }
-      done_cv.notify_one();
+      dissect_and_mark(*b, d);
     }
   };
   std::vector<std::thread> workers;
-  workers.reserve(ts.threads);
-  for (unsigned i = 0; i < ts.threads; ++i) workers.emplace_back(worker);
+  workers.reserve(ts.threads - 1);
+  for (unsigned i = 1; i < ts.threads; ++i) workers.emplace_back(worker);
   struct joiner {
     std::vector<std::thread>& w;
     std::mutex& m;
@@ -289,30 +322,64 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
           std::span(b.bytes).subspan(b.frames[i].at, b.frames[i].pkt.data.size());
   };
 
-  // In frame order: what the worker could not know, then take.
+  // In frame order: what the thread that dissected a frame could not know, then take.
   auto& ip_fragments = frame_reassembler();
   ip_fragments.reset();
-  static dissect::large_tree tree;  // for frames dissected again here
+  dissector own(o, flows, table_lock, true);  // this thread's, while it waits
+  static dissect::large_tree tree;            // for frames dissected again here
+  // Frames held while their flows are not known (held_frames): the flows a frame left
+  // unconfirmed are noted rather than told the table; a held frame is dissected again here.
+  held_frames held(hold);
+  noting_flows noting(flows);
+  dissect::options noted = o;
+  noted.flows = &noting;
+  Result held_result{};
+  std::string held_text;
+  const auto take_held = [&](const held_frames::frame& h) {
+    {
+      std::unique_lock l(table_lock);
+      dissect::dissect_frame(tree, h.pkt.data, h.pkt.link, o, ip_fragments, h.pkt.number, h.ns,
+                             h.pkt.len);
+    }
+    const frame_in in{h.pkt, h.ns, h.meta};
+    held_text.clear();
+    look(std::as_const(tree), in, held_result, held_text);
+    take(in, held_result, std::as_const(held_text));
+  };
+  const auto release = [&] {
+    {
+      std::unique_lock l(table_lock);
+      held.note_unresolved(flows);
+    }
+    held.release(take_held);
+  };
   const auto take_batch = [&](batch& b) {
     for (std::size_t i = 0; i < b.count; ++i) {
       auto& f = b.frames[i];
       const std::span<const parallel::flow_event> ev(b.events.data() + f.events_begin,
                                                      f.events_end - f.events_begin);
+      // Nothing bound since the batch was dissected: the frame got the answers it gets now.
+      const bool current = b.version == flows.version();
       bool again = f.again, changes = false;
       for (std::size_t k = 0; k < ev.size() && !again; ++k) {
         const auto what = ev[k].what;
         if (what == parallel::flow_event::kind::bind ||
             what == parallel::flow_event::kind::unconfirmed)
           changes = true;
-        else
+        else if (!current)
           again = parallel::answer(flows, ev.first(k), ev[k]) != ev[k].answer;
       }
+      const bool holds = hold > 0 && !f.learning;
+      noting.noted.clear();
       const frame_in in{f.pkt, f.ns, f.meta};
       if (again) {
         {
           std::unique_lock l(table_lock);
-          dissect::dissect_frame(tree, f.pkt.data, f.pkt.link, f.learning ? light : o, ip_fragments,
-                                 f.pkt.number, f.ns, f.pkt.len);
+          dissect::dissect_frame(tree, f.pkt.data, f.pkt.link,
+                                 f.learning ? light
+                                 : holds    ? noted
+                                            : o,
+                                 ip_fragments, f.pkt.number, f.ns, f.pkt.len);
         }
         if (!f.learning) look(std::as_const(tree), in, f.result, b.text);
       } else if (changes) {
@@ -321,9 +388,20 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
           if (e.what == parallel::flow_event::kind::bind)
             flows.bind(e.flow);
           else if (e.what == parallel::flow_event::kind::unconfirmed)
-            flows.unconfirmed(e.flow);
+            holds ? noting.noted.push_back(e.flow) : flows.unconfirmed(e.flow);
       }
-      if (!f.learning) take(in, f.result, std::as_const(b.text));
+      if (f.learning) continue;
+      if (holds && !f.again && held.wants(noting.noted)) {
+        held.hold(f.pkt, f.ns, f.meta, noting.noted);
+        if (held.due(flows)) release();
+        continue;
+      }
+      if (held.holding()) release();  // before a fragment's frame
+      if (!noting.noted.empty()) {
+        std::unique_lock l(table_lock);
+        for (const auto& u : noting.noted) flows.unconfirmed(u);
+      }
+      take(in, f.result, std::as_const(b.text));
     }
   };
 
@@ -343,14 +421,22 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
     }
     if (under_way == 0) break;
     batch& b = *ring[head];
-    {
-      std::unique_lock l(m);
-      done_cv.wait(l, [&] { return b.done; });
+    // Until the oldest batch is done, this thread dissects the batches no thread has taken.
+    for (;;) {
+      batch* mine = nullptr;
+      {
+        std::unique_lock l(m);
+        done_cv.wait(l, [&] { return b.done || queue_head < queue.size(); });
+        if (b.done) break;
+        mine = next_queued();
+      }
+      dissect_and_mark(*mine, own);
     }
     take_batch(b);
     head = (head + 1) % depth;
     --under_way;
   }
+  if (held.holding()) release();
   return ok;
 }
 

@@ -28,12 +28,31 @@ namespace scaleup::cli {
 
 namespace {
 
+// The counts of some connections and their RTTs: one connection's histogram as it is, or the
+// connections' merged exactly into `merged` (rtt_histogram.hpp).
 struct totals {
   std::uint64_t pdus = 0, retransmissions = 0, duplicates = 0, out_of_order = 0, gaps = 0,
                 missing = 0, nacks = 0, acks = 0, window_full = 0;
-  dissect::rtt_histogram rtt;  // merged exactly from the connections' (rtt_histogram.hpp)
+  const dissect::rtt_histogram* rtt = nullptr;
 
-  void add(const dissect::connection& c) {
+  static totals of(const dissect::connection& c) {
+    totals t;
+    t.count(c);
+    t.rtt = &c.ack_rtt();
+    return t;
+  }
+  static totals of(const std::vector<dissect::connection>& conns, dissect::rtt_histogram& merged) {
+    totals t;
+    for (const auto& c : conns) {
+      t.count(c);
+      merged.merge(c.ack_rtt());
+    }
+    t.rtt = &merged;
+    return t;
+  }
+
+ private:
+  void count(const dissect::connection& c) {
     pdus += c.pdus;
     retransmissions += c.retransmissions;
     duplicates += c.duplicates;
@@ -43,7 +62,6 @@ struct totals {
     nacks += c.nacks;
     acks += c.acks;
     window_full += c.window_full;
-    rtt.merge(c.ack_rtt());
   }
 };
 
@@ -69,7 +87,7 @@ struct time_format {
 using json = dissect::json_writer<stdout_sink>;
 
 void json_counts(json& j, const totals& t, const time_format& tf) {
-  const auto s = dissect::summarize(t.rtt, tf.quantum());
+  const auto s = dissect::summarize(*t.rtt, tf.quantum());
   j.member("pdus", t.pdus)
       .member("retransmissions", t.retransmissions)
       .member("duplicates", t.duplicates)
@@ -270,8 +288,8 @@ std::string text_end(const dissect::endpoint& e, std::optional<std::uint16_t> xp
 void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
                std::uint64_t analysed, std::uint64_t left_out, std::uint32_t window,
                const std::vector<dissect::connection>& conns, const time_format& tf) {
-  totals all;
-  for (const auto& c : conns) all.add(c);
+  dissect::rtt_histogram merged;
+  const totals all = totals::of(conns, merged);
   out(
       fmt::format("{}: {} frames, {} SUE PDUs analysed ({} left out: errors), {} connections, "
                   "window {}\n",
@@ -287,7 +305,7 @@ void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
                   "ACKs wfull   RTT p50/p90/p99 (us)\n",
                   "src", src_w, "dst", dst_w));
   const auto row = [&](const std::string& head, const totals& t) {
-    const auto s = dissect::summarize(t.rtt, tf.quantum());
+    const auto s = dissect::summarize(*t.rtt, tf.quantum());
     out(fmt::format("{} {:7} {:8} {:6} {:4} {:4} {:7} {:6} {:6} {:5}   ", head, t.pdus,
                     t.retransmissions, t.duplicates, t.out_of_order, t.gaps, t.missing, t.nacks,
                     t.acks, t.window_full));
@@ -296,11 +314,9 @@ void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
   };
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
-    totals one;
-    one.add(c);
     row(fmt::format("{:>6} {:>{}} {:>{}} {:4} {:2}", i, text_end(c.key.src, c.src_xpu), src_w,
                     text_end(c.key.dst), dst_w, unsigned{c.key.port}, unsigned{c.key.vc}),
-        one);
+        totals::of(c));
   }
   row("   all" + std::string(src_w + dst_w + 10, ' '), all);
 }
@@ -313,6 +329,7 @@ struct stats_settings {
   std::uint32_t window = 256;
   double interval = 0;
   thread_settings threads;
+  std::size_t hold = held_frames::max_frames;
 };
 
 int run_stats(const CLI::App& app, const stats_settings& s) {
@@ -395,7 +412,8 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   thread_settings ts = s.threads;
   if (s.interval > 0) ts.threads = 1;
   const auto end = read_passes(s.in, flows, start, [&](capture_input& input) {
-    return dissect_in_order<frame_result>(input, o, flows, ts, look, take, cutoff.learn_only());
+    return dissect_in_order<frame_result>(input, o, flows, ts, look, take, cutoff.learn_only(),
+                                          s.hold);
   });
   if (end == read_end::unreadable) return 1;
   const int status = end == read_end::whole ? 0 : 1;
@@ -415,8 +433,8 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     put_table(out, name, frames, analysed, left_out, cfg.window, conns, tf);
     return status;
   }
-  totals all;
-  for (const auto& c : conns) all.add(c);
+  dissect::rtt_histogram merged;
+  const totals all = totals::of(conns, merged);
   json j(out);
   j.object()
       .member("file", name)
@@ -430,8 +448,6 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   j.array("connections");
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
-    totals one;
-    one.add(c);
     j.object().member("connection", i);
     json_ends(j, c);
     j.member("port", c.key.port)
@@ -442,7 +458,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
         .number_text("last_us", tf.us(c.last_ns - t0))
         .member("first_ns", c.first_ns - t0)
         .member("last_ns", c.last_ns - t0);
-    json_counts(j, one, tf);
+    json_counts(j, totals::of(c), tf);
     j.end();
   }
   j.end().end().raw("\n");
@@ -472,6 +488,7 @@ void add_stats(CLI::App& parent, commands& out) {
       ->check(CLI::PositiveNumber);
   add_engine_options(app, s->engine);
   add_thread_options(app, s->threads);
+  add_hold_option(app, s->hold);
   out.push_back({app, [app, s] { return run_stats(*app, *s); }});
 }
 

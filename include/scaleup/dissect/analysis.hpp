@@ -36,15 +36,18 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/flat_index.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/psn_trace.hpp"
@@ -100,14 +103,14 @@ struct connection_key {
 // Every frame looks its connection up (twice with an ACK): hashed, not a search through a tree
 // of keys that compares 16-byte addresses at every step.
 struct connection_key_hash {
-  static constexpr std::uint64_t of(std::uint64_t h, const endpoint& e) noexcept {
+  static constexpr std::uint64_t of(const endpoint& e) noexcept {
     using wire::address_hash;
-    h = address_hash::mix(address_hash::mix(h, static_cast<std::uint64_t>(e.type)), e.xpu);
-    return e.type == endpoint::kind::ip ? address_hash::of(h, e.ip) : h;
+    return e.type == endpoint::kind::ip ? address_hash::of(e.ip) : e.xpu * address_hash::k2 + 1;
   }
   constexpr std::size_t operator()(const connection_key& k) const noexcept {
-    const std::uint64_t h = of(of(std::uint64_t{k.port} << 8 | k.vc, k.src), k.dst);
-    return static_cast<std::size_t>(h);
+    using wire::address_hash;
+    const std::uint64_t place = (std::uint64_t{k.port} << 8 | k.vc) * address_hash::k1;
+    return static_cast<std::size_t>(address_hash::pair(of(k.src), of(k.dst)) ^ place);
   }
 };
 
@@ -336,15 +339,11 @@ struct connection {
   std::int64_t acked_ = 0;         // highest PSN acknowledged (cumulative)
   std::int64_t una_ = 0;           // oldest PSN not acknowledged
   psn_ordered<sent> outstanding_;  // first transmissions not yet acknowledged
-  // On the heap, and only once there is an RTT: a histogram is 58 KiB, and most connections of
-  // a large fabric see few ACKs or none (and the vector of connections moves them as it grows).
-  std::unique_ptr<rtt_histogram> rtt_;
+  // Only once there is an RTT: a histogram is 58 KiB, and most connections of a large fabric
+  // see few ACKs or none. The analysis owns it (rtt_slabs); the vector of connections moves
+  // the pointer as it grows.
+  rtt_histogram* rtt_ = nullptr;
   static inline const rtt_histogram no_rtt_{};
-
-  void add_rtt(std::int64_t ns) {
-    if (!rtt_) rtt_ = std::make_unique<rtt_histogram>();
-    rtt_->add(ns);
-  }
 
   void touch(const frame_facts& f) {
     if (frames++ == 0) first_ns = f.time_ns;
@@ -354,6 +353,34 @@ struct connection {
   void note(const analysis_config& cfg, const frame_facts& f, std::int64_t psn, psn_event::kind k) {
     if (cfg.record_events) events.add({f.time_ns, f.frame, psn, k});
   }
+};
+
+// The connections' RTT histograms, 64 to a slab from calloc. An empty histogram is all zero
+// bytes (it is an implicit-lifetime type, so zeroed storage is one), and an allocation that size
+// comes to calloc as fresh pages it does not write: only the pages of the buckets a connection
+// uses are ever touched. (One make_unique per connection wrote all 58 KiB of each, a page fault
+// every 4 KiB: 5 % of `scaleup stats`.)
+class rtt_slabs {
+ public:
+  rtt_histogram* take() {
+    static_assert(std::is_trivially_copyable_v<rtt_histogram> &&
+                  std::is_trivially_destructible_v<rtt_histogram>);
+    if (slabs_.empty() || used_ == per_slab) {
+      auto* p = static_cast<rtt_histogram*>(std::calloc(per_slab, sizeof(rtt_histogram)));
+      if (!p) throw std::bad_alloc();
+      slabs_.emplace_back(p);
+      used_ = 0;
+    }
+    return &slabs_.back()[used_++];
+  }
+
+ private:
+  static constexpr std::size_t per_slab = 64;
+  struct release {
+    void operator()(rtt_histogram* h) const noexcept { std::free(h); }
+  };
+  std::vector<std::unique_ptr<rtt_histogram[], release>> slabs_;
+  std::size_t used_ = 0;
 };
 
 class analysis {
@@ -386,12 +413,12 @@ class analysis {
 
  private:
   std::size_t index_of(const connection_key& k) {
-    const auto [it, fresh] = index_.try_emplace(k, conns_.size());
+    const auto [i, fresh] = index_.insert(k);
     if (fresh) {
       conns_.emplace_back();
       conns_.back().key = k;
     }
-    return it->second;
+    return i;
   }
 
   void on_pdu(const frame_facts& f, frame_result& r) {
@@ -464,7 +491,8 @@ class analysis {
         const std::int64_t rtt = f.time_ns - first->time_ns;
         r.set(result_value::acks_frame, first->frame);
         r.set(result_value::ack_rtt, static_cast<std::uint64_t>(std::max<std::int64_t>(0, rtt)));
-        c.add_rtt(rtt);
+        if (!c.rtt_) c.rtt_ = rtts_.take();
+        c.rtt_->add(rtt);
       }
     }
     c.acked_any_ = true;
@@ -475,7 +503,8 @@ class analysis {
 
   analysis_config cfg_;
   std::vector<connection> conns_;
-  std::unordered_map<connection_key, std::size_t, connection_key_hash> index_;
+  flat_index<connection_key, connection_key_hash> index_;  // numbered as conns_
+  rtt_slabs rtts_;
   std::vector<frame_result> results_;
   frame_result scratch_;
 };

@@ -11,8 +11,8 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
-#include <unordered_set>
 
+#include "scaleup/dissect/flat_index.hpp"
 #include "scaleup/wire/udp_flow.hpp"
 
 namespace scaleup::dissect {
@@ -21,9 +21,10 @@ class flow_table final : public wire::flow_binding {
  public:
   bool bound(const wire::udp_flow& f) const noexcept override { return flows_.contains(f); }
   void bind(const wire::udp_flow& f) noexcept override {
-    flows_.insert(f);
+    if (!flows_.insert(f).second) return;
     ports_.set(f.port_a);
     ports_.set(f.port_b);
+    ++version_;
   }
   bool port_bound(std::uint16_t port) const noexcept override { return ports_.test(port); }
   void unconfirmed(const wire::udp_flow& f) noexcept override {
@@ -32,6 +33,9 @@ class flow_table final : public wire::flow_binding {
   }
 
   std::size_t size() const noexcept { return flows_.size(); }
+  // Counts the changes to what bound() and port_bound() answer: two reads of the table at the
+  // same version get the same answers (parallel readers check their copies by it).
+  std::uint64_t version() const noexcept { return version_; }
   // Cut datagrams with a plausible RH left as UDP since the last reset_unconfirmed().
   std::size_t unconfirmed_count() const noexcept { return unconfirmed_; }
   // Whether reading the capture again with what this table now knows would take more of them
@@ -39,7 +43,7 @@ class flow_table final : public wire::flow_binding {
   // it). Cut datagrams of a flow never shown SUE (another protocol's, on its own port) are no
   // reason to read a whole file again.
   bool worth_rereading() const noexcept {
-    for (const auto& f : left_)
+    for (const auto& f : left_.keys())
       if (bound(f) || port_bound(f.port_a) || port_bound(f.port_b)) return true;
     return false;
   }
@@ -50,11 +54,12 @@ class flow_table final : public wire::flow_binding {
 
  private:
   // Asked for every UDP datagram on an unnamed port: hashed, and the ports a bit each (8 KiB).
-  std::unordered_set<wire::udp_flow, wire::udp_flow_hash> flows_;
+  flat_index<wire::udp_flow, wire::udp_flow_hash> flows_;
   std::bitset<65536> ports_;
+  std::uint64_t version_ = 0;
   std::size_t unconfirmed_ = 0;
   // The flows of those datagrams: one entry per flow.
-  std::unordered_set<wire::udp_flow, wire::udp_flow_hash> left_;
+  flat_index<wire::udp_flow, wire::udp_flow_hash> left_;
 };
 
 }  // namespace scaleup::dissect

@@ -8,7 +8,8 @@
 // of the true value (S = 7: 1/256, 0.39 %), exactly 0 below 2^(S+1) ns. The count, the minimum
 // and the maximum are exact, and so are the lowest and the highest rank (p0 and p100).
 // Two histograms merge exactly (bucket by bucket), which is how totals over connections are
-// made. No heap: 2^S x (65 - S) counters in a std::array (S = 7: 7424 x 8 bytes, 58 KiB).
+// made. No heap: 2^S x (65 - S) counters in a std::array (S = 7: 7424 x 8 bytes, 58 KiB). An
+// empty histogram is all zero bytes.
 //
 // The seeds say nothing of how a capture tool reports RTTs: this is the product's choice,
 // recorded in docs/wire-format.md ("stats --json").
@@ -57,17 +58,22 @@ class log_linear_histogram {
   // A negative duration (time stamps that go backwards) counts as 0 in the buckets; min() keeps
   // it as it was.
   constexpr void add(std::int64_t v) noexcept {
-    ++counts_[bucket_of(v < 0 ? 0 : static_cast<std::uint64_t>(v))];
+    const std::size_t b = bucket_of(v < 0 ? 0 : static_cast<std::uint64_t>(v));
+    ++counts_[b];
     min_ = count_ == 0 ? v : std::min(min_, v);
     max_ = count_ == 0 ? v : std::max(max_, v);
+    low_ = count_ == 0 ? b : std::min(low_, b);
+    high_ = count_ == 0 ? b : std::max(high_, b);
     ++count_;
   }
 
   constexpr void merge(const log_linear_histogram& o) noexcept {
     if (o.count_ == 0) return;
-    for (std::size_t i = 0; i < bucket_count; ++i) counts_[i] += o.counts_[i];
+    for (std::size_t i = o.low_; i <= o.high_; ++i) counts_[i] += o.counts_[i];
     min_ = count_ == 0 ? o.min_ : std::min(min_, o.min_);
     max_ = count_ == 0 ? o.max_ : std::max(max_, o.max_);
+    low_ = count_ == 0 ? o.low_ : std::min(low_, o.low_);
+    high_ = count_ == 0 ? o.high_ : std::max(high_, o.high_);
     count_ += o.count_;
   }
 
@@ -84,7 +90,7 @@ class log_linear_histogram {
     if (want <= 1) return min_;
     if (want >= count_) return max_;
     std::uint64_t seen = 0;
-    std::size_t b = 0;
+    std::size_t b = low_;
     while (seen + counts_[b] < want) seen += counts_[b++];
     const std::uint64_t middle = lowest(b) + width(b) / 2;
     const auto mid = middle > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
@@ -97,6 +103,9 @@ class log_linear_histogram {
   std::array<std::uint64_t, bucket_count> counts_{};
   std::uint64_t count_ = 0;
   std::int64_t min_ = 0, max_ = 0;
+  // Every sample is in buckets [low_, high_] (when count_ > 0): merging and reading walk only
+  // those, so the buckets of a histogram never used are never touched, not even read.
+  std::size_t low_ = 0, high_ = 0;
 };
 
 // ACK RTTs in nanoseconds, within 0.39 % (see the top of this file).

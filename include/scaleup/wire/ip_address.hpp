@@ -45,14 +45,19 @@ struct ip_address {
 };
 
 // Hashing for the tables keyed on addresses (UDP flows, connections): each lookup is one hash of
-// a few 64-bit words, not a walk down a tree comparing 16-byte addresses at every step.
+// a few 64-bit words, not a walk down a tree comparing 16-byte addresses at every step. Words are
+// each multiplied by an odd constant of their own and the products added, so the multiplies run
+// side by side (a chain of mixes, one after the other, was most of a lookup); equal keys give
+// equal words, and the tables spread the bits further (dissect/flat_index.hpp).
 struct address_hash {
-  static constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
-    return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  static constexpr std::uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full,
+                                 k3 = 0x165667B19E3779F9ull;
+  static constexpr std::uint64_t of(const ip_address& a) noexcept {
+    return a.word(0) * k1 + a.word(1) * k2 + a.version * k3;
   }
-  static constexpr std::uint64_t of(std::uint64_t h, const ip_address& a) noexcept {
-    h = mix(h, a.version);
-    return mix(mix(mix(h, a.version), a.word(0)), a.word(1));
+  // Two words into one, in order: (x, y) and (y, x) differ.
+  static constexpr std::uint64_t pair(std::uint64_t x, std::uint64_t y) noexcept {
+    return x ^ (y << 29 | y >> 35) * k3;
   }
 };
 

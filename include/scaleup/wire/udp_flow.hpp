@@ -33,7 +33,9 @@ struct udp_flow {
 struct udp_flow_hash {
   constexpr std::size_t operator()(const udp_flow& f) const noexcept {
     const std::uint64_t ports = std::uint64_t{f.port_a} << 16 | f.port_b;
-    return static_cast<std::size_t>(address_hash::of(address_hash::of(ports, f.a), f.b));
+    return static_cast<std::size_t>(
+        address_hash::pair(address_hash::of(f.a), address_hash::of(f.b)) ^
+        ports * address_hash::k1);
   }
 };
 
