@@ -3,12 +3,16 @@
 // manifest of what was written.
 #pragma once
 
+#include <unistd.h>
+
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -55,18 +59,74 @@ std::optional<T> parse_number(std::string_view s) {
 }
 
 // Buffered stdout; the printers write through it.
-struct stdout_sink {
-  std::string buf;
+// Text built in place, a dissect::direct_sink: the printers write a frame's text where it is
+// kept, and it is copied out once.
+class text_buffer {
+ public:
+  char* reserve(std::size_t n) {
+    if (cap_ - size_ < n) grow(n);
+    return data_.get() + size_;
+  }
+  void commit(char* end) noexcept { size_ = static_cast<std::size_t>(end - data_.get()); }
   void operator()(std::string_view s) {
-    buf.append(s);
-    if (buf.size() > (1u << 16)) flush();
+    char* const p = reserve(s.size());
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    size_ += s.size();
+  }
+  std::string_view view() const noexcept { return {data_.get(), size_}; }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return cap_; }
+  void clear() noexcept { size_ = 0; }
+
+ private:
+  void grow(std::size_t n) {
+    const std::size_t cap = std::max({2 * cap_, size_ + n, std::size_t{1} << 16});
+    std::unique_ptr<char[]> bigger(new char[cap]);  // not cleared: written before it is read
+    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    cap_ = cap;
+  }
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0, cap_ = 0;
+};
+
+// Standard output, gathered in a buffer (a direct_sink too) and written with write(2) a few
+// hundred kilobytes at a time; what stdio holds goes first.
+struct stdout_sink {
+  static constexpr std::size_t size = std::size_t{1} << 18;
+  char* reserve(std::size_t n) {
+    if (buf.capacity() - buf.size() < n) flush();
+    return buf.reserve(n);
+  }
+  void commit(char* end) noexcept { buf.commit(end); }
+  void operator()(std::string_view s) {
+    if (s.size() >= size) {
+      flush();
+      write_all(s);
+      return;
+    }
+    char* const p = reserve(s.size());
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    buf.commit(p + s.size());
   }
   void flush() {
-    std::fwrite(buf.data(), 1, buf.size(), stdout);
-    buf.clear();
     std::fflush(stdout);
+    write_all(buf.view());
+    buf.clear();
   }
+  stdout_sink() { buf.reserve(size); }
   ~stdout_sink() { flush(); }
+
+ private:
+  static void write_all(std::string_view s) {
+    while (!s.empty()) {
+      const ssize_t n = ::write(1, s.data(), s.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // a closed pipe: SIGPIPE ends the command, as for any writer
+      s.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  text_buffer buf;
 };
 
 // --encap LIST: comma-separated names or "all"; `allowed` filters "all" and is enforced.

@@ -119,19 +119,18 @@ int run_dump(const CLI::App& app, dump_settings& s) {
     std::size_t begin = 0, end = 0;
   };
   const auto look = [&](const dissect::large_tree& tree, const frame_in& f, span_of_text& r,
-                        std::string& text) {
+                        text_buffer& text) {
     r.begin = text.size();
-    const auto to_text = [&text](std::string_view v) { text.append(v); };
-    print(to_text, tree, f.meta);
+    print(text, tree, f.meta);
     r.end = text.size();
   };
   static dissect::large_tree tofu_tree;
   std::uint64_t frames = 0;
   int status = 0;
   // In frame order: the output, and the Tofu frames the slices complete.
-  const auto take = [&](const frame_in& f, const span_of_text& r, const std::string& text) {
+  const auto take = [&](const frame_in& f, const span_of_text& r, const text_buffer& text) {
     ++frames;
-    out(std::string_view(text).substr(r.begin, r.end - r.begin));
+    out(text.view().substr(r.begin, r.end - r.begin));
     // Tofu slices: once every lane of a frame is in, the reassembled frame too.
     if (f.pkt.link == tofu::link_tofu) {
       const auto got = tofu_lanes.push(f.pkt.data);

@@ -163,7 +163,7 @@ struct batch {
     Result result{};
   };
   std::vector<std::uint8_t> bytes;
-  std::string text;           // the frames' output, one after the other
+  text_buffer text;           // the frames' output, one after the other
   std::vector<frame> frames;  // the first `count` are this batch's; kept for their capacity
   std::size_t count = 0;
   std::vector<flow_event> events;
@@ -192,7 +192,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
   frame_clock clock(input.names_interfaces());
   if (ts.threads <= 1 || input.streaming()) {
     Result r{};
-    std::string text;
+    text_buffer text;
     return dissect_each(
         input, o,
         [&](dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
@@ -334,7 +334,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
   dissect::options noted = o;
   noted.flows = &noting;
   Result held_result{};
-  std::string held_text;
+  text_buffer held_text;
   const auto take_held = [&](const held_frames::frame& h) {
     {
       std::unique_lock l(table_lock);

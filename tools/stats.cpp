@@ -389,12 +389,12 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
     bool left_out = false;
   };
   const auto look = [](const dissect::large_tree& tree, const frame_in& f, frame_result& r,
-                       std::string&) {
+                       text_buffer&) {
     r.facts = dissect::facts_of(tree, f.pkt.number, f.ns);
     r.left_out = !r.facts && tree.pdu.rh;
   };
   // In frame order: the analysis.
-  const auto take = [&](const frame_in& f, const frame_result& r, const std::string&) {
+  const auto take = [&](const frame_in& f, const frame_result& r, const text_buffer&) {
     // (Not with --interval: its tables show the first pass as it is read.)
     if (s.interval <= 0 && cutoff.skip(frames, flows)) return;
     digits = std::max(digits, f.pkt.precision);

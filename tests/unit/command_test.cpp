@@ -130,6 +130,26 @@ constexpr std::array<w::field_info, 2> no_dlen_fields{{
 // Fields that do not start at bit 0.
 constexpr std::array<w::field_info, 1> late_fields{
     {{.name = "type", .filter = "t.type", .bit = 8, .width = 24}}};
+// Filter names: one a display filter (and JSON) cannot take, one twice in a type, one the
+// engine's.
+constexpr std::array<w::field_info, 2> quoted_fields{{
+    {.name = "type", .filter = "t.type", .bit = 0, .width = 8},
+    {.name = "x", .filter = "t.\"x\"", .bit = 8, .width = 24},
+}};
+constexpr std::array<w::field_info, 2> twice_fields{{
+    {.name = "type", .filter = "t.x", .bit = 0, .width = 8},
+    {.name = "x", .filter = "t.x", .bit = 8, .width = 24},
+}};
+constexpr std::array<w::field_info, 2> engine_named_fields{{
+    {.name = "type", .filter = "t.type", .bit = 0, .width = 8},
+    {.name = "x", .filter = "sue.cmd.data_len", .bit = 8, .width = 24},
+}};
+constexpr std::array<pk::command_type, 1> quoted_types{
+    {{.code = 0x23, .control_units = 2, .fields = quoted_fields}}};
+constexpr std::array<pk::command_type, 1> twice_types{
+    {{.code = 0x23, .control_units = 2, .fields = twice_fields}}};
+constexpr std::array<pk::command_type, 1> engine_named_types{
+    {{.code = 0x23, .control_units = 2, .fields = engine_named_fields}}};
 constexpr std::array<pk::command_type, 1> gap_types{
     {{.code = 0x23, .control_units = 2, .fields = gap_fields}}};
 constexpr std::array<pk::command_type, 1> overlap_types{
@@ -154,6 +174,9 @@ constexpr pk::profile short_profile{"short", short_types};
 constexpr pk::profile wide_type_profile{"wide type", wide_type_types};
 constexpr pk::profile no_dlen_profile{"no dlen", no_dlen_types};
 constexpr pk::profile late_profile{"late", late_types};
+constexpr pk::profile quoted_profile{"quoted", quoted_types};
+constexpr pk::profile twice_profile{"twice", twice_types};
+constexpr pk::profile engine_named_profile{"engine named", engine_named_types};
 constexpr pk::profile empty_profile{"empty", std::span<const pk::command_type>{}};
 
 // check() is usable where it is meant to be used: in a static_assert.
@@ -383,6 +406,13 @@ TEST_CASE("command: check() names the broken rule") {
   CHECK(no_dlen_profile.check() == "a type with data must have the 8-bit data length second");
   CHECK(empty_profile.check().empty());
   CHECK(empty_profile.find(0x01) == nullptr);
+  // Names are JSON keys and Wireshark fields as they are: display-filter names, once each.
+  CHECK(quoted_profile.check() ==
+        "a field's filter name has a character other than a letter, a digit, '.', '_' or '-'");
+  CHECK(twice_profile.check() == "a filter name appears twice in a command type");
+  CHECK(engine_named_profile.check() ==
+        "a field's filter name is one the engine gives every command (sue.cmd.name, "
+        "sue.cmd.control_len, sue.cmd.data_len)");
 }
 
 // ---- emit_command

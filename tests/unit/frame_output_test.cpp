@@ -215,3 +215,95 @@ TEST_CASE("the capture reader takes a short read for bytes still coming, not for
     CHECK(sizes == std::vector<std::size_t>{f1.size(), 70, 3});
   }
 }
+
+// JSON keys are the fields' filter names written as they are, so every name a frame's output
+// can hold must be a display-filter name (wire::is_filter_name, Wireshark's rule): every table's,
+// every computed field's, the frame.* fields', the shipped profiles' (checked with the profile).
+TEST_CASE("every field's filter name is a display-filter name: a JSON key without escapes") {
+  std::size_t names = 0;
+  for (const auto& t : d::tables)
+    for (const auto& f : t.fields) {
+      CHECK_MESSAGE(w::is_filter_name(f.filter), f.filter);
+      ++names;
+    }
+  for (const auto* f : d::computed) CHECK_MESSAGE(w::is_filter_name(f->filter), f->filter);
+  for (const auto name : d::frame_fields) CHECK(w::is_filter_name(name));
+  CHECK(names > 200);
+  CHECK(w::is_filter_name("sue.cmd.data_len"));
+  CHECK(w::is_filter_name("ieee8021ah.etype"));
+  CHECK_FALSE(w::is_filter_name(""));
+  CHECK_FALSE(w::is_filter_name("sue.\"x\""));
+  CHECK_FALSE(w::is_filter_name("sue x"));
+  CHECK_FALSE(w::is_filter_name("sue.x\\"));
+  CHECK_FALSE(w::is_filter_name("sue.\x01"));
+  CHECK_FALSE(w::is_filter_name("sue.\xc3\xa9"));
+}
+
+namespace {
+
+// A sink the printers write into in place (dissect::direct_sink), that checks what it is told:
+// a commit within what the last reserve handed out.
+struct in_place {
+  std::string text;
+  std::size_t reserved = 0;  // bytes handed out by the last reserve
+  int reserves = 0;
+  char* reserve(std::size_t n) {
+    ++reserves;
+    const std::size_t at = text.size();
+    text.resize(at + n, '\xff');
+    reserved = n;
+    return text.data() + at;
+  }
+  void commit(char* end) {
+    const auto used = static_cast<std::size_t>(end - text.data());
+    REQUIRE(used <= text.size());
+    REQUIRE(text.size() - used <= reserved);
+    text.resize(used);
+  }
+};
+static_assert(d::direct_sink<in_place>);
+
+}  // namespace
+
+// The printers write a frame the same into a direct sink (in place) as through the buffer they
+// hand a plain sink; and numbers of every length as std::to_chars writes them.
+TEST_CASE("printers: a direct sink gets the same text, numbers as to_chars") {
+  const byte_vector f = ack_frame();
+  auto t = std::make_unique<d::large_tree>();
+  d::dissect_frame(*t, w::bytes(f.data(), f.size()), d::link_ethernet);
+  const auto meta = meta_of(3);
+  const auto plain = [&](auto&& print) {
+    return render([&](auto& out) { print(out); });
+  };
+  const auto direct = [&](auto&& print) {
+    in_place s;
+    print(s);
+    CHECK(s.reserves > 0);
+    return s.text;
+  };
+  for (int form = 0; form < 3; ++form) {
+    const auto print = [&](auto& out) {
+      if (form == 0) d::put_json(out, *t, meta);
+      if (form == 1) d::put_verbose(out, *t, meta);
+      if (form == 2) d::put_summary(out, *t, meta);
+    };
+    CHECK(direct(print) == plain(print));
+  }
+  std::vector<std::uint64_t> numbers{0, 9, 10, 99, 100, 18446744073709551615u};
+  for (std::uint64_t p = 10; p <= 10'000'000'000'000'000'000u / 10; p *= 10)
+    for (const std::uint64_t v : {p - 1, p, p + 1, 3 * p + 7}) numbers.push_back(v);
+  std::string want = "[";
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    std::array<char, 24> b{};
+    want.append(i ? "," : "").append(b.data(), std::to_chars(b.data(), b.data() + 24, numbers[i]).ptr);
+  }
+  want += "]";
+  const auto numbers_json = [&](auto& out) {
+    d::json_writer<std::remove_reference_t<decltype(out)>> j(out);
+    j.array();
+    for (const auto v : numbers) j.member({}, v);
+    j.end();
+  };
+  CHECK(plain(numbers_json) == want);
+  CHECK(direct(numbers_json) == want);
+}

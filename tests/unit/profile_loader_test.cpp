@@ -164,4 +164,22 @@ TEST_CASE("a description's errors name the entry and the rule") {
   e.types[0].fields[2].width = 20;
   CHECK(error_of(e) ==
         "types[0] (code 2, WR_FULL_P): a type with data must have the 8-bit data length second");
+  // A field's name is a display filter's and a JSON key as it is: Wireshark's characters only,
+  // once in a type, none of the engine's.
+  e = base;
+  e.types[6].fields[2].filter = "sue.cmd.\"tag\"";
+  CHECK(error_of(e) ==
+        "types[6] (code 14, WR_RSP): a field's filter name has a character other than a letter, "
+        "a digit, '.', '_' or '-'");
+  e = base;
+  e.types[6].fields[2].filter = "sue.cmd tag";
+  CHECK(error_of(e).ends_with("a field's filter name has a character other than a letter, a "
+                              "digit, '.', '_' or '-'"));
+  e = base;
+  e.types[6].fields[2].filter = e.types[6].fields[1].filter;
+  CHECK(error_of(e) == "types[6] (code 14, WR_RSP): a filter name appears twice in a command type");
+  e = base;
+  e.types[6].fields[2].filter = "sue.cmd.name";
+  CHECK(error_of(e).starts_with(
+      "types[6] (code 14, WR_RSP): a field's filter name is one the engine gives every command"));
 }

@@ -81,10 +81,10 @@ inline constexpr field_info lite_len{
     .name = "payload length", .filter = "sue_lite.len", .width = 16,
     .description = "Bytes after the AFH Gen 2 header", .seed = "R2 3.4, Fig. 10"};
 inline constexpr field_info control_len{
-    .name = "control length", .filter = "sue.cmd.control_len", .width = 8,
+    .name = "control length", .filter = pack::control_len_filter, .width = 8,
     .description = "Control bytes: 2 x the profile's units", .seed = "R2 4.2 step 2a"};
 inline constexpr field_info data_len{
-    .name = "data length", .filter = "sue.cmd.data_len", .width = 16,
+    .name = "data length", .filter = pack::data_len_filter, .width = 16,
     .description = "Data bytes after the control (0 to 256)", .seed = "R2 4.2 step 2a"};
 inline constexpr field_info fcs{
     .name = "FCS", .filter = "eth.fcs", .width = 32, .type = wire::kind::hex,

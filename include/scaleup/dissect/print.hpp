@@ -7,6 +7,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -63,22 +64,30 @@ void put_uint_right(Out& out, std::uint64_t v, std::size_t width) {
 }
 
 // Nanoseconds as seconds with `digits` decimals (at most 9), a minus sign when negative: the
-// form of tshark's frame.time_* fields.
-template <class Out>
-void put_seconds(Out& out, std::int64_t ns, unsigned digits) {
+// form of tshark's frame.time_* fields. Writes at most 31 characters at p; returns their end.
+inline char* seconds_text(char* p, std::int64_t ns, unsigned digits) noexcept {
   const bool negative = ns < 0;
   const std::uint64_t v =
       negative ? std::uint64_t{0} - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-  if (negative) out("-");
-  put_uint(out, v / 1'000'000'000u);
-  if (digits == 0) return;
-  digits = digits > 9 ? 9 : digits;
-  std::array<char, 10> b{};
-  b[0] = '.';
-  std::uint64_t frac = v % 1'000'000'000u;
-  for (unsigned k = 9; k > digits; --k) frac /= 10;
-  for (unsigned k = digits; k > 0; --k, frac /= 10) b[k] = static_cast<char>('0' + frac % 10);
-  out(std::string_view(b.data(), digits + 1));
+  if (negative) *p++ = '-';
+  p = std::to_chars(p, p + 20, v / 1'000'000'000u).ptr;
+  if (digits > 0) {
+    digits = digits > 9 ? 9 : digits;
+    static constexpr std::array<std::uint32_t, 10> scale{
+        1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000};
+    auto frac = static_cast<std::uint32_t>(v % 1'000'000'000u) / scale[9 - digits];
+    *p++ = '.';
+    for (unsigned k = digits; k > 0; --k, frac /= 10) p[k - 1] = static_cast<char>('0' + frac % 10);
+    p += digits;
+  }
+  return p;
+}
+
+template <class Out>
+void put_seconds(Out& out, std::int64_t ns, unsigned digits) {
+  std::array<char, 32> b{};
+  const char* const end = seconds_text(b.data(), ns, digits);
+  out(std::string_view(b.data(), static_cast<std::size_t>(end - b.data())));
 }
 
 template <class Out>
@@ -127,15 +136,16 @@ void put_ipv6(Out& out, const std::uint8_t* a) {
     i = j == i ? i + 1 : j;
   }
   static constexpr char hexd[] = "0123456789abcdef";
+  std::array<char, 40> b{};  // the longest text is 39 characters: written once
+  std::size_t n = 0;
   for (int i = 0; i < 8; ++i) {
     if (i == best) {
-      out("::");
+      b[n++] = ':';
+      b[n++] = ':';
       i += best_len - 1;
       continue;
     }
-    if (i && i != best + best_len) out(":");
-    std::array<char, 4> b{};
-    int n = 0;
+    if (i && i != best + best_len) b[n++] = ':';
     bool lead = true;
     for (int s = 12; s >= 0; s -= 4) {
       const unsigned d = (g[i] >> s) & 0xF;
@@ -143,8 +153,8 @@ void put_ipv6(Out& out, const std::uint8_t* a) {
       lead = false;
       b[n++] = hexd[d];
     }
-    out(std::string_view(b.data(), static_cast<std::size_t>(n)));
   }
+  out(std::string_view(b.data(), n));
 }
 
 template <class Out>
@@ -324,46 +334,114 @@ void put_json_members(Out& out, const Tree& t, Pick&& pick, bool& first) {
 
 }  // namespace detail
 
+// A sink that the printers write into in place: reserve(n) gives room for n bytes, commit(end)
+// says how far they were written. Text then goes once to where it is kept (the tools' output
+// buffers are such sinks); any other sink gets it a few kilobytes at a time through a buffer of
+// the printer's.
+template <class Out>
+concept direct_sink = requires(Out& o, std::size_t n, char* p) {
+  { o.reserve(n) } -> std::same_as<char*>;
+  o.commit(p);
+};
+
 namespace detail {
 
 // Collects a frame's output in a local buffer: the many short pieces of a JSON object become
 // copies, and the sink sees a few large writes (a frame of random commands is ~1.6 KB of JSON
-// in hundreds of pieces).
+// in hundreds of pieces). Into a direct_sink, the pieces are written where the sink keeps them.
 template <class Out>
 class chunked {
  public:
   static constexpr std::size_t capacity = 4096;
 
   // One byte stored, not 4 KB cleared: GCC 12 (-O1, sanitizers) otherwise warns that flush()
-  // may pass the sink bytes never written, not seeing that n_ counts the written ones.
+  // may pass the sink bytes never written, not seeing that p_ marks the written ones.
   explicit chunked(Out& out) noexcept : out_(out) { buf_[0] = '\0'; }
   chunked(const chunked&) = delete;
   chunked& operator=(const chunked&) = delete;
   ~chunked() { flush(); }
 
   void operator()(std::string_view s) {
-    // An empty view may have no data at all: memcpy must not be handed a null pointer.
-    if (s.empty()) return;
-    if (s.size() > capacity - n_) {
-      flush();
+    if constexpr (!direct_sink<Out>) {
       if (s.size() > capacity) {
+        flush();
         out_(s);
         return;
       }
     }
-    std::memcpy(buf_.data() + n_, s.data(), s.size());
-    n_ += s.size();
+    char* const p = room(s.size());
+    copy(p, s.data(), s.size());
+    commit(p + s.size());
   }
 
   void put(char c) {
-    if (n_ == capacity) flush();
-    buf_[n_++] = c;
+    if (p_ == end_) refill(1);
+    *p_++ = c;
   }
 
-  void number(std::uint64_t v) {
+  SCALEUP_ALWAYS_INLINE void number(std::uint64_t v) {
     if (v < 10) return put(static_cast<char>('0' + v));  // flags and small counts: most fields
     char* const p = room(20);
-    commit(std::to_chars(p, p + 20, v).ptr);
+    if (v >= 100'000'000) return commit(std::to_chars(p, p + 20, v).ptr);
+    // Up to eight digits (ports, PSNs, checksums, addresses' parts): the length by compares,
+    // then two digits at a time from the right.
+    const auto x = static_cast<std::uint32_t>(v);
+    const std::size_t n = x < 100          ? 2
+                          : x < 1'000      ? 3
+                          : x < 10'000     ? 4
+                          : x < 100'000    ? 5
+                          : x < 1'000'000  ? 6
+                          : x < 10'000'000 ? 7
+                                           : 8;
+    std::uint32_t rest = x;
+    std::size_t i = n;
+    for (; rest >= 100; rest /= 100, i -= 2) std::memcpy(p + i - 2, pairs + 2 * (rest % 100), 2);
+    if (rest >= 10)
+      std::memcpy(p, pairs + 2 * rest, 2);
+    else
+      p[0] = static_cast<char>('0' + rest);
+    commit(p + n);
+  }
+
+  // An IPv4 address and a MAC address as text, written in place (not piece by piece through
+  // the sink): every frame over IP has four of them.
+  void ipv4(std::uint32_t a) {
+    char* p = room(15);
+    for (int i = 3; i >= 0; --i) {
+      const unsigned b = (a >> (8 * i)) & 0xFF;
+      if (b >= 100) *p++ = static_cast<char>('0' + b / 100);
+      if (b >= 10) *p++ = static_cast<char>('0' + b / 10 % 10);
+      *p++ = static_cast<char>('0' + b % 10);
+      *p = '.';
+      p += i ? 1 : 0;
+    }
+    commit(p);
+  }
+  void mac(std::uint64_t v) {
+    static constexpr char hexd[] = "0123456789abcdef";
+    char* const p = room(17);
+    for (int i = 0; i < 6; ++i) {
+      const auto b = static_cast<unsigned>(v >> (8 * (5 - i))) & 0xFF;
+      p[3 * i] = hexd[b >> 4];
+      p[3 * i + 1] = hexd[b & 0xF];
+      if (i < 5) p[3 * i + 2] = ':';
+    }
+    commit(p + 17);
+  }
+
+  // `,"s":` (no comma when first) for a display-filter name (wire::is_filter_name), which has
+  // nothing to escape: the name of a field's member, copied as it is.
+  void name(std::string_view s, bool first) {
+    if (s.size() + 4 > capacity) return key(s, first);  // no name is that long: a profile's could
+    char* p = room(s.size() + 4);
+    *p = ',';
+    p += first ? 0 : 1;
+    *p++ = '"';
+    copy(p, s.data(), s.size());
+    p += s.size();
+    p[0] = '"';
+    p[1] = ':';
+    commit(p + 2);
   }
 
   // `s` in quotes; a string that needs escapes goes the general way.
@@ -397,17 +475,41 @@ class chunked {
     put(':');
   }
 
+  // Hands what is written to the sink (a direct one has it already: this says how far).
   void flush() {
-    if (n_) out_(std::string_view(buf_.data(), n_));
-    n_ = 0;
+    if constexpr (direct_sink<Out>) {
+      if (p_) out_.commit(p_);
+      p_ = end_ = nullptr;
+    } else {
+      if (p_ != buf_.data())
+        out_(std::string_view(buf_.data(), static_cast<std::size_t>(p_ - buf_.data())));
+      p_ = buf_.data();
+    }
   }
 
- private:
-  char* room(std::size_t k) {
-    if (k > capacity - n_) flush();
-    return buf_.data() + n_;
+  // Room for k bytes at the write position: the window [p_, end_) of the buffer, or of the
+  // direct sink's own memory, a block at a time; commit(end) after writing them. k is at most
+  // `capacity` (the callers see to it).
+  SCALEUP_ALWAYS_INLINE char* room(std::size_t k) {
+    if (static_cast<std::size_t>(end_ - p_) < k) refill(k);
+    return p_;
   }
-  void commit(char* end) { n_ = static_cast<std::size_t>(end - buf_.data()); }
+  SCALEUP_ALWAYS_INLINE void commit(char* end) { p_ = end; }
+
+ private:
+  SCALEUP_COLD void refill(std::size_t k) {
+    flush();
+    if constexpr (direct_sink<Out>) {
+      const std::size_t block = k > capacity ? k : capacity;
+      p_ = out_.reserve(block);
+      end_ = p_ + block;
+    } else {
+      end_ = buf_.data() + capacity;
+    }
+  }
+
+  // n bytes from q to p, without a call for the short pieces a frame is made of.
+  static void copy(char* p, const char* q, std::size_t n) noexcept { wire::copy_short(p, q, n); }
 
   // Copies `s` to `p`, or returns false when it needs an escape (a control character, '"' or
   // '\\'). Eight bytes at a time: the names are mostly longer than that, and checking them a
@@ -444,9 +546,15 @@ class chunked {
     return (below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1)) != 0;
   }
 
+  static constexpr char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+
   Out& out_;
-  std::size_t n_ = 0;
-  std::array<char, capacity> buf_;
+  std::array<char, capacity> buf_;  // for a sink that is not direct
+  char* p_ = direct_sink<Out> ? nullptr : buf_.data();
+  char* end_ = direct_sink<Out> ? nullptr : buf_.data() + capacity;
 };
 
 template <class Out>
@@ -458,6 +566,19 @@ void put_json_value(chunked<Out>& w, const field_node& f) {
     case kind::hex:
       w.number(f.value);
       break;
+    case kind::label:  // a profile file's value names are anybody's text
+      w.quoted(f.value_name());
+      break;
+    case kind::ipv4:
+      w.put('"');
+      w.ipv4(static_cast<std::uint32_t>(f.value));
+      w.put('"');
+      break;
+    case kind::mac:
+      w.put('"');
+      w.mac(f.value);
+      w.put('"');
+      break;
     default:
       w.put('"');
       put_value(w, f);
@@ -465,17 +586,14 @@ void put_json_value(chunked<Out>& w, const field_node& f) {
   }
 }
 
-// Tells names apart without comparing them: equal names have equal keys (unequal keys, unequal
-// names), so the repeat checks compare whole names only on a key match.
-inline std::uint64_t name_key(std::string_view s) noexcept {
-  std::uint64_t a = 0, b = 0;
-  if (s.size() >= 8) {
-    std::memcpy(&a, s.data(), 8);
-    std::memcpy(&b, s.data() + s.size() - 8, 8);
-  } else {
-    for (const char c : s) a = a << 8 | static_cast<unsigned char>(c);
-  }
-  return (a ^ std::rotl(b, 29) ^ s.size()) * 0x9E3779B97F4A7C15u;
+// The number and time writers above, straight into a frame's buffer.
+template <class Out>
+void put_uint(chunked<Out>& w, std::uint64_t v) {
+  w.number(v);
+}
+template <class Out>
+void put_seconds(chunked<Out>& w, std::int64_t ns, unsigned digits) {
+  w.commit(seconds_text(w.room(32), ns, digits));
 }
 
 // The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
@@ -494,7 +612,7 @@ void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
   const std::size_t n = picked.size();
   for (std::size_t k = 0; k < n; ++k) {
     const field_info* const info = all[picked[k]].info;
-    keys[k] = name_key(info->filter);
+    keys[k] = info->key;
     first_of[k] = static_cast<std::uint16_t>(k);
     repeated[k] = false;
     const auto top = keys[k] >> 56;
@@ -513,7 +631,7 @@ void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
   for (std::size_t k = 0; k < n; ++k) {
     const auto& f = all[picked[k]];
     if (first_of[k] != k || !shown_in_json(f)) continue;
-    w.key(f.info->filter, first);
+    w.name(f.info->filter, first);
     first = false;
     if (!repeated[k]) {
       put_json_value(w, f);
@@ -568,7 +686,7 @@ void put_json_range(chunked<Out>& w, const Tree& t, std::size_t lo, std::size_t 
 // A time as a JSON string: nine decimals do not survive a double, so the text is exact.
 template <class Out>
 void put_json_seconds(chunked<Out>& w, std::string_view key, std::int64_t ns, unsigned digits) {
-  w.key(key, false);
+  w.name(key, false);
   w.put('"');
   put_seconds(w, ns, digits);
   w.put('"');
@@ -606,27 +724,53 @@ void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number,
   }
   const auto fields = t.field_list();
   const auto layers = t.layer_list();
+  // One pass over the fields: the frame's own members (the fields of layers in no list), and
+  // where each listed layer's fields lie (a command's are neighbours).
+  constexpr std::size_t most_layers = std::tuple_size_v<decltype(t.layers)>;
+  std::array<std::uint32_t, 256> top;
+  std::size_t n_top = 0;
+  std::array<std::uint32_t, most_layers> lo, hi;  // [lo, hi) holds every field of a listed layer
+  std::fill_n(hi.begin(), layers.size(), std::uint32_t{0});
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const std::uint16_t l = fields[i].layer;
+    if (l >= layers.size() || layers[l].list.empty()) {
+      if (n_top < top.size()) top[n_top] = static_cast<std::uint32_t>(i);
+      ++n_top;
+      continue;
+    }
+    if (hi[l] == 0) lo[l] = static_cast<std::uint32_t>(i);
+    hi[l] = static_cast<std::uint32_t>(i + 1);
+  }
   bool first = false;
-  put_json_range(
-      w, t, 0, fields.size(), [&](const field_node& f) { return t.layers[f.layer].list.empty(); },
-      first);
-  const layer_spans<Tree> spans(t);
+  const auto own = [&](const field_node& f) {
+    return f.layer >= layers.size() || layers[f.layer].list.empty();
+  };
+  if (n_top <= top.size())
+    put_json_picked(w, fields, std::span<const std::uint32_t>(top.data(), n_top), first);
+  else
+    put_json_members(w, t, own, first);
   // Each list once, in order of its first layer; each of its layers one object.
+  std::array<std::string_view, 8> lists;  // the lists written (a frame has one: the commands)
+  std::size_t n_lists = 0;
   for (std::size_t li = 0; li < layers.size(); ++li) {
     const std::string_view list = layers[li].list;
-    bool listed_before = list.empty();
-    for (std::size_t k = 0; k < li && !listed_before; ++k) listed_before = layers[k].list == list;
+    if (list.empty()) continue;
+    bool listed_before = false;
+    for (std::size_t k = 0; k < n_lists && !listed_before; ++k) listed_before = lists[k] == list;
+    if (!listed_before && n_lists == lists.size())  // more lists than kept: look back
+      for (std::size_t k = 0; k < li && !listed_before; ++k) listed_before = layers[k].list == list;
     if (listed_before) continue;
-    w.key(list, false);
+    if (n_lists < lists.size()) lists[n_lists++] = list;
+    w.name(list, false);
     w.put('[');
     for (std::size_t k = li; k < layers.size(); ++k) {
       if (layers[k].list != list) continue;
       if (k != li) w.put(',');
       w.put('{');
       bool first_member = true;
-      put_json_range(
-          w, t, spans.lo[k], spans.hi[k], [k](const field_node& f) { return f.layer == k; },
-          first_member);
+      if (hi[k] != 0)
+        put_json_range(
+            w, t, lo[k], hi[k], [k](const field_node& f) { return f.layer == k; }, first_member);
       w.put('}');
     }
     w.put(']');

@@ -49,6 +49,15 @@ struct command_type {
 
 inline constexpr std::size_t max_types = 255;
 
+// The fields the dissection engine gives every command beside its control's: its type by name
+// (profile::name_field) and the lengths of its control and data (dissect/engine.hpp). A command
+// type's own fields have other names, so that no name appears twice in a command.
+inline constexpr std::string_view name_filter = "sue.cmd.name";
+inline constexpr std::string_view control_len_filter = "sue.cmd.control_len";
+inline constexpr std::string_view data_len_filter = "sue.cmd.data_len";
+inline constexpr std::array<std::string_view, 3> engine_fields{name_filter, control_len_filter,
+                                                               data_len_filter};
+
 // A profile: command types by code, checked when it is built (check() says what is wrong).
 class profile {
  public:
@@ -67,7 +76,7 @@ class profile {
     }
     name_field_ =
         wire::field_info{.name = "name",
-                         .filter = "sue.cmd.name",
+                         .filter = name_filter,
                          .width = 8,
                          .type = wire::kind::label,
                          .names = std::span<const wire::value_name>(names_.data(), types.size()),
@@ -105,9 +114,19 @@ class profile {
       if (t.control_units < 1 || t.control_units > max_control_units)
         return "control length outside 1..9 units";
       std::size_t next = 0;
-      for (const auto& f : t.fields) {
+      for (std::size_t i = 0; i < t.fields.size(); ++i) {
+        const auto& f = t.fields[i];
         if (f.bit != next) return "control fields do not tile the control";
         next += f.width;
+        if (!wire::is_filter_name(f.filter))
+          return "a field's filter name has a character other than a letter, a digit, '.', '_' "
+                 "or '-'";
+        for (std::size_t j = 0; j < i; ++j)
+          if (t.fields[j].filter == f.filter) return "a filter name appears twice in a command type";
+        for (const std::string_view engine : engine_fields)
+          if (f.filter == engine)
+            return "a field's filter name is one the engine gives every command (sue.cmd.name, "
+                   "sue.cmd.control_len, sue.cmd.data_len)";
       }
       if (!t.fields.empty() && next != 8 * t.control_bytes())
         return "control fields do not cover the control";

@@ -118,11 +118,20 @@ constexpr void copy_bytes(std::uint8_t* out, const std::uint8_t* in, std::size_t
   }
 }
 
-// copy_bytes for short pieces (a packed command's control and data): fixed-size moves that the
-// compiler inlines. A library memcpy per piece cost the packer more than the copying: the call,
-// and the caller's registers saved and restored around it.
-SCALEUP_ALWAYS_INLINE constexpr void copy_short(std::uint8_t* out, const std::uint8_t* in,
-                                                std::size_t n) noexcept {
+// copy_bytes for short pieces (a packed command's control and data, a JSON member's name):
+// fixed-size moves that the compiler inlines. A library memcpy per piece cost the packer more
+// than the copying: the call, and the caller's registers saved and restored around it.
+// GCC 12, inlining this where `in` is a short local array whose length it cannot bound, warns
+// that the moves for longer pieces would read past it (-Warray-bounds): they are taken only when
+// n says the bytes are there.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+template <class Byte>
+requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
+    constexpr void copy_short(Byte* out, const Byte* in, std::size_t n) noexcept {
   if (std::is_constant_evaluated()) {
     for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
   } else if (n >= 16) {
@@ -142,5 +151,8 @@ SCALEUP_ALWAYS_INLINE constexpr void copy_short(std::uint8_t* out, const std::ui
     out[0] = in[0];
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace scaleup::wire

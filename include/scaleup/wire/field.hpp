@@ -44,9 +44,30 @@ struct value_name {
   std::string_view name;
 };
 
+// A display-filter name as Wireshark takes a field's: letters, digits, '.', '_' and '-' (its
+// proto.c refuses a field whose abbreviation has another character). A filter name is also the
+// field's JSON key, so it never needs an escape; every table's are checked by the tests, a
+// profile's when it is checked (pack::profile::check).
+constexpr bool is_filter_name(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '.' || c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
+// A 64-bit key of a filter name (FNV-1a): equal names have equal keys, so a printer tells
+// repeated names apart by keys, comparing names only when two keys are equal.
+constexpr std::uint64_t filter_key(std::string_view s) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return h;
+}
+
 struct field_info {
   std::string_view name;    // as the seed names it
-  std::string_view filter;  // display-filter name, also the JSON key
+  std::string_view filter;  // display-filter name (is_filter_name), also the JSON key
   std::uint16_t bit = 0;    // offset from the first bit of the header
   std::uint16_t width = 0;  // in bits
   kind type = kind::uint;
@@ -55,6 +76,9 @@ struct field_info {
   std::string_view seed{};
   rule check = rule::any;
   std::uint64_t expect = 0;
+  // filter_key(filter), computed where the field is made (at compile time for a table's): the
+  // JSON printer looks for repeated names among a frame's fields by it.
+  std::uint64_t key = filter_key(filter);
 
   constexpr std::string_view name_of(std::uint64_t v) const noexcept {
     for (const auto& n : names)

@@ -754,6 +754,37 @@ constexpr void note_not_captured(received_frame& f) noexcept {
                      .level = severity::note});
 }
 
+// Whether the last four bytes of an Ethernet frame may be an FCS, as far as its headers tell:
+// not when the IP packet it carries (after any VLAN tags) ends exactly where the frame does,
+// the usual capture with no trailer at all. Detecting an FCS otherwise takes a CRC over the
+// whole frame, which cost as much as the R-CRC of the PDU inside it. An AFH Gen 2 frame and any
+// other carries nothing that says where it ends: its FCS is looked for as before.
+constexpr bool may_end_in_fcs(bytes frame, const receive_options& o) noexcept {
+  if (recognise_afh2(frame, false, o.sue_ethertype, o.shim_ethertype).form != afh2_form::none)
+    return true;
+  const auto eth = view<ethernet_header>::make(frame);
+  if (!eth) return true;
+  std::size_t at = layout<ethernet_header>::size;
+  std::uint16_t type = eth->get<&ethernet_header::type>();
+  for (std::size_t tags = 0; is_tag_ethertype(type) && tags < received_frame::max_vlan_tags;
+       ++tags) {
+    const auto tag = view<vlan_tag>::make(frame, at);
+    if (!tag) return true;
+    type = tag->get<&vlan_tag::type>();
+    at += layout<vlan_tag>::size;
+  }
+  if (type == ethertype::ipv4) {
+    const auto ip = view<ipv4_header>::make(frame, at);
+    return !ip || at + ip->get<&ipv4_header::total_length>() != frame.size();
+  }
+  if (type == ethertype::ipv6) {
+    const auto ip = view<ipv6_header>::make(frame, at);
+    return !ip ||
+           at + layout<ipv6_header>::size + ip->get<&ipv6_header::payload_length>() != frame.size();
+  }
+  return true;
+}
+
 // The link types read_frame knows: the step each starts with, and whether its frames may end in
 // an Ethernet FCS. A new link type (Linux cooked capture, raw IP, ...) is a row and a step.
 struct link_reader {
@@ -814,7 +845,8 @@ constexpr received_frame read_frame(bytes frame, std::uint32_t link, const recei
   std::size_t wire = f.wire_length;
   if (detail::link_readers[how].may_have_fcs) {
     if (f.not_captured == 0) {
-      f.fcs = find_fcs(frame, o.fcs);
+      if (o.fcs != fcs_mode::detect || detail::may_end_in_fcs(frame, o))
+        f.fcs = find_fcs(frame, o.fcs);
       if (f.fcs.present) f.length -= fcs_size;
       wire = f.length;
     } else if (o.fcs == fcs_mode::present && wire >= fcs_size) {
