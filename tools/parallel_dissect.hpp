@@ -302,6 +302,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
     b.count = 0;
     b.done = false;
     cap::packet pkt{};
+    std::size_t entries = b.frames.size();  // not asked each frame: a division by its size
     while (b.count < ts.batch && b.bytes.size() < (8u << 20)) {
       const auto st = input.next(pkt);
       if (st != cap::reader::status::packet) {
@@ -309,7 +310,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
         ok = st != cap::reader::status::error;
         break;
       }
-      if (b.frames.size() == b.count) b.frames.emplace_back();
+      if (entries == b.count) b.frames.emplace_back(), ++entries;
       auto& f = b.frames[b.count++];
       f.pkt = pkt;
       f.at = b.bytes.size();

@@ -133,7 +133,7 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
       const std::uint64_t v = c.field(f);
       t.add_field(
           field_node{&f, l, static_cast<std::uint32_t>(c.offset * 8 + f.bit), false, v, nullptr});
-      add_command_error(t, c, f, v);
+      if (f.check != wire::rule::any) add_command_error(t, c, f, v);
     }
     add_generated(t, l, o.profile->name_field(), c.code());
     add_generated(t, l, generated::control_len, c.control.size());

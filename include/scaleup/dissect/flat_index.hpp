@@ -19,7 +19,7 @@ class flat_index {
 
   // k's number, or npos.
   std::uint32_t find(const Key& k) const noexcept {
-    if (keys_.empty()) return npos;
+    if (count_ == 0) return npos;
     const std::uint64_t h = mixed(k);
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       const std::uint64_t s = slots_[i];
@@ -31,7 +31,7 @@ class flat_index {
 
   // k's number, and whether k is new (then numbered size() - 1).
   std::pair<std::uint32_t, bool> insert(const Key& k) {
-    if (2 * (keys_.size() + 1) > slots_.size()) grow();
+    if (2 * (count_ + 1) > slots_.size()) grow();
     const std::uint64_t h = mixed(k);
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -39,7 +39,7 @@ class flat_index {
       if (s == 0) break;
       if ((s >> 32) == (h >> 32) && keys_[number_of(s)] == k) return {number_of(s), false};
     }
-    const auto n = static_cast<std::uint32_t>(keys_.size());
+    const auto n = static_cast<std::uint32_t>(count_++);
     keys_.push_back(k);
     slots_[i] = slot(h, n);
     return {n, true};
@@ -47,9 +47,10 @@ class flat_index {
 
   // The keys, by number.
   const std::vector<Key>& keys() const noexcept { return keys_; }
-  std::size_t size() const noexcept { return keys_.size(); }
+  std::size_t size() const noexcept { return count_; }
   void clear() noexcept {
     keys_.clear();
+    count_ = 0;
     slots_.assign(slots_.size(), 0);
   }
 
@@ -75,7 +76,7 @@ class flat_index {
     const std::size_t n = slots_.empty() ? 64 : 2 * slots_.size();
     slots_.assign(n, 0);
     mask_ = n - 1;
-    for (std::uint32_t k = 0; k < keys_.size(); ++k) {
+    for (std::uint32_t k = 0; k < count_; ++k) {
       const std::uint64_t h = mixed(keys_[k]);
       std::size_t i = h & mask_;
       while (slots_[i] != 0) i = (i + 1) & mask_;
@@ -84,6 +85,7 @@ class flat_index {
   }
 
   std::vector<Key> keys_;
+  std::size_t count_ = 0;  // keys_.size(), without a division by the key's size each lookup
   std::vector<std::uint64_t> slots_;
   std::size_t mask_ = 0;
 };

@@ -381,26 +381,19 @@ class chunked {
 
   SCALEUP_ALWAYS_INLINE void number(std::uint64_t v) {
     if (v < 10) return put(static_cast<char>('0' + v));  // flags and small counts: most fields
-    char* const p = room(20);
-    if (v >= 100'000'000) return commit(std::to_chars(p, p + 20, v).ptr);
-    // Up to eight digits (ports, PSNs, checksums, addresses' parts): the length by compares,
-    // then two digits at a time from the right.
-    const auto x = static_cast<std::uint32_t>(v);
-    const std::size_t n = x < 100          ? 2
-                          : x < 1'000      ? 3
-                          : x < 10'000     ? 4
-                          : x < 100'000    ? 5
-                          : x < 1'000'000  ? 6
-                          : x < 10'000'000 ? 7
-                                           : 8;
-    std::uint32_t rest = x;
-    std::size_t i = n;
-    for (; rest >= 100; rest /= 100, i -= 2) std::memcpy(p + i - 2, pairs + 2 * (rest % 100), 2);
-    if (rest >= 10)
-      std::memcpy(p, pairs + 2 * rest, 2);
-    else
-      p[0] = static_cast<char>('0' + rest);
-    commit(p + n);
+    char* p = room(20);
+    if (v < 100'000'000) return commit(short_digits(p, static_cast<std::uint32_t>(v)));
+    // Longer (a command's 64-bit address, a checksum): eight digits at a time from the right.
+    constexpr std::uint64_t e8 = 100'000'000;
+    const auto low = static_cast<std::uint32_t>(v % e8);
+    v /= e8;
+    if (v < e8) {
+      p = short_digits(p, static_cast<std::uint32_t>(v));
+    } else {
+      p = short_digits(p, static_cast<std::uint32_t>(v / e8));
+      p = eight_digits(p, static_cast<std::uint32_t>(v % e8));
+    }
+    commit(eight_digits(p, low));
   }
 
   // An IPv4 address and a MAC address as text, written in place (not piece by piece through
@@ -431,7 +424,7 @@ class chunked {
 
   // `,"s":` (no comma when first) for a display-filter name (wire::is_filter_name), which has
   // nothing to escape: the name of a field's member, copied as it is.
-  void name(std::string_view s, bool first) {
+  SCALEUP_ALWAYS_INLINE void name(std::string_view s, bool first) {
     if (s.size() + 4 > capacity) return key(s, first);  // no name is that long: a profile's could
     char* p = room(s.size() + 4);
     *p = ',';
@@ -546,6 +539,32 @@ class chunked {
     return (below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1)) != 0;
   }
 
+  // x (below 10^8) in as many digits as it takes; returns their end. The length by compares,
+  // then two digits at a time from the right.
+  SCALEUP_ALWAYS_INLINE static char* short_digits(char* p, std::uint32_t x) noexcept {
+    const std::size_t n = x < 10           ? 1
+                          : x < 100        ? 2
+                          : x < 1'000      ? 3
+                          : x < 10'000     ? 4
+                          : x < 100'000    ? 5
+                          : x < 1'000'000  ? 6
+                          : x < 10'000'000 ? 7
+                                           : 8;
+    std::size_t i = n;
+    for (; x >= 100; x /= 100, i -= 2) std::memcpy(p + i - 2, pairs + 2 * (x % 100), 2);
+    if (x >= 10)
+      std::memcpy(p, pairs + 2 * x, 2);
+    else
+      p[0] = static_cast<char>('0' + x);
+    return p + n;
+  }
+  // x (below 10^8) in exactly eight digits.
+  static char* eight_digits(char* p, std::uint32_t x) noexcept {
+    for (std::size_t i = 8; i > 0; i -= 2, x /= 100)
+      std::memcpy(p + i - 2, pairs + 2 * (x % 100), 2);
+    return p + 8;
+  }
+
   static constexpr char pairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -558,7 +577,7 @@ class chunked {
 };
 
 template <class Out>
-void put_json_value(chunked<Out>& w, const field_node& f) {
+SCALEUP_ALWAYS_INLINE void put_json_value(chunked<Out>& w, const field_node& f) {
   using wire::kind;
   switch (f.info->type) {
     case kind::uint:
@@ -596,12 +615,10 @@ void put_seconds(chunked<Out>& w, std::int64_t ns, unsigned digits) {
   w.commit(seconds_text(w.room(32), ns, digits));
 }
 
-// The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
-// seen more than once among them holds an array (two VLAN tags). A name's first field decides
-// whether it is shown; every field of the name gives a value.
+// put_json_picked where a name appears more than once: its fields gathered in one array.
 template <class Out>
-void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
-                     std::span<const std::uint32_t> picked, bool& first) {
+void put_json_repeated(chunked<Out>& w, std::span<const field_node> all,
+                       std::span<const std::uint32_t> picked, bool& first) {
   constexpr std::size_t most = 256;
   std::array<std::uint64_t, most> keys;
   std::array<std::uint16_t, most> first_of;  // the position of the name's first field
@@ -644,6 +661,38 @@ void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
       put_json_value(w, all[picked[m]]);
     }
     w.put(']');
+  }
+}
+
+// The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
+// seen more than once among them holds an array (two VLAN tags). A name's first field decides
+// whether it is shown; every field of the name gives a value.
+template <class Out>
+void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
+                     std::span<const std::uint32_t> picked, bool& first) {
+  // Whether a name repeats, by the names' keys: a bit each of 1024 first, so that most fields
+  // are compared with no other; a name that does (nearly never: two VLAN tags) takes the way
+  // that gathers its fields.
+  std::array<std::uint64_t, 16> seen{};
+  const std::size_t n = picked.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const field_info* const info = all[picked[k]].info;
+    const auto h = static_cast<unsigned>(info->key >> 54);
+    const std::uint64_t bit = std::uint64_t{1} << (h & 63);
+    if (seen[h >> 6] & bit)
+      for (std::size_t m = 0; m < k; ++m) {
+        const field_info* const other = all[picked[m]].info;
+        if (other->key == info->key && (other == info || other->filter == info->filter))
+          return put_json_repeated(w, all, picked, first);
+      }
+    seen[h >> 6] |= bit;
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto& f = all[picked[k]];
+    if (!shown_in_json(f)) continue;
+    w.name(f.info->filter, first);
+    first = false;
+    put_json_value(w, f);
   }
 }
 
@@ -690,6 +739,12 @@ void put_json_seconds(chunked<Out>& w, std::string_view key, std::int64_t ns, un
   w.put('"');
   put_seconds(w, ns, digits);
   w.put('"');
+}
+
+// Whether two names are the same: at once when they are the same string (a list's name is one
+// constant for all its layers).
+inline bool same(std::string_view a, std::string_view b) noexcept {
+  return (a.data() == b.data() && a.size() == b.size()) || a == b;
 }
 
 template <class Out, class Tree>
@@ -756,7 +811,8 @@ void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number,
     const std::string_view list = layers[li].list;
     if (list.empty()) continue;
     bool listed_before = false;
-    for (std::size_t k = 0; k < n_lists && !listed_before; ++k) listed_before = lists[k] == list;
+    for (std::size_t k = 0; k < n_lists && !listed_before; ++k)
+      listed_before = same(lists[k], list);
     if (!listed_before && n_lists == lists.size())  // more lists than kept: look back
       for (std::size_t k = 0; k < li && !listed_before; ++k) listed_before = layers[k].list == list;
     if (listed_before) continue;
@@ -764,7 +820,7 @@ void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number,
     w.name(list, false);
     w.put('[');
     for (std::size_t k = li; k < layers.size(); ++k) {
-      if (layers[k].list != list) continue;
+      if (!same(layers[k].list, list)) continue;
       if (k != li) w.put(',');
       w.put('{');
       bool first_member = true;

@@ -122,7 +122,8 @@ class profile {
           return "a field's filter name has a character other than a letter, a digit, '.', '_' "
                  "or '-'";
         for (std::size_t j = 0; j < i; ++j)
-          if (t.fields[j].filter == f.filter) return "a filter name appears twice in a command type";
+          if (t.fields[j].filter == f.filter)
+            return "a filter name appears twice in a command type";
         for (const std::string_view engine : engine_fields)
           if (f.filter == engine)
             return "a field's filter name is one the engine gives every command (sue.cmd.name, "
@@ -162,7 +163,7 @@ struct command_view {
   constexpr std::size_t size() const noexcept { return control.size() + data.size(); }
   // A control field by its description in the type's table.
   constexpr std::uint64_t field(const wire::field_info& f) const noexcept {
-    return wire::get_bits(control.data(), f.bit, f.width);
+    return wire::get_bits(control, f.bit, f.width);
   }
 };
 

@@ -16,6 +16,8 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "scaleup/wire/bits.hpp"  // SCALEUP_ALWAYS_INLINE
+
 namespace scaleup::pcap {
 
 enum class byte_order : std::uint8_t { little, big };
@@ -42,7 +44,8 @@ constexpr bool tiles(const std::array<file_field, N>& fields, std::size_t size) 
 
 // The value of `f` in the structure that starts at `at`; the caller has checked that the
 // structure's bytes are there.
-inline std::uint64_t load(const std::uint8_t* at, const file_field& f, byte_order o) noexcept {
+SCALEUP_ALWAYS_INLINE std::uint64_t load(const std::uint8_t* at, const file_field& f,
+                                         byte_order o) noexcept {
   const std::uint8_t* p = at + f.offset;
   const bool big = o == byte_order::big;
   switch (f.size) {
@@ -57,7 +60,8 @@ inline std::uint64_t load(const std::uint8_t* at, const file_field& f, byte_orde
   }
 }
 
-inline std::uint32_t load32(const std::uint8_t* at, const file_field& f, byte_order o) noexcept {
+SCALEUP_ALWAYS_INLINE std::uint32_t load32(const std::uint8_t* at, const file_field& f,
+                                           byte_order o) noexcept {
   return static_cast<std::uint32_t>(load(at, f, o));
 }
 

@@ -186,7 +186,13 @@ constexpr precision_digits digits_of(ts_resolution r) noexcept {
 constexpr std::uint64_t time_ns(std::uint64_t units, ts_resolution r,
                                 std::int64_t offset_s) noexcept {
   std::uint64_t seconds = 0, frac_ns = 0;
-  if (!r.binary) {
+  if (!r.binary && r.exponent == 6) {  // microseconds, the default: divisions by constants
+    seconds = units / 1'000'000u;
+    frac_ns = units % 1'000'000u * 1'000u;
+  } else if (!r.binary && r.exponent == 9) {  // nanoseconds
+    seconds = units / 1'000'000'000u;
+    frac_ns = units % 1'000'000'000u;
+  } else if (!r.binary) {
     std::uint64_t per_second = 1;
     for (std::uint8_t i = 0; i < r.exponent; ++i) per_second *= 10;
     seconds = units / per_second;

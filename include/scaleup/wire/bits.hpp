@@ -155,4 +155,18 @@ requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
 #pragma GCC diagnostic pop
 #endif
 
+// get_bits from a buffer whose length is known, so that at run time the bytes the field spans
+// (at most eight) are loaded as one word rather than a byte at a time: a command's fields are
+// read this way, a control of several 64-bit addresses a frame.
+constexpr std::uint64_t get_bits(std::span<const std::uint8_t> b, std::size_t offset,
+                                 unsigned width) noexcept {
+  const std::size_t first = offset / 8, skip = offset % 8;
+  if (std::is_constant_evaluated() || skip + width > 64 || first >= b.size())
+    return get_bits(b.data(), offset, width);
+  const std::size_t n = (skip + width + 7) / 8;  // bytes spanned, 1..8
+  std::uint8_t word[8] = {};
+  copy_short(word, b.data() + first, n < b.size() - first ? n : b.size() - first);
+  return (load_be64(word) << skip) >> (64 - width);
+}
+
 }  // namespace scaleup::wire

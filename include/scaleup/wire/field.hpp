@@ -51,8 +51,8 @@ struct value_name {
 constexpr bool is_filter_name(std::string_view s) noexcept {
   if (s.empty()) return false;
   for (const char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c == '.' || c == '_' || c == '-'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-'))
       return false;
   return true;
 }

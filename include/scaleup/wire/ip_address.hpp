@@ -7,8 +7,10 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "scaleup/wire/bits.hpp"
 #include "scaleup/wire/ip.hpp"
@@ -31,10 +33,20 @@ struct ip_address {
     return load_be64(bytes.data() + 8 * i);
   }
 
+  // The address as two 64-bit words in the host's order: for equality and hashing, which need
+  // no order (word() swaps each to big-endian, which only the order needs).
+  constexpr std::uint64_t raw_word(std::size_t i) const noexcept {
+    if (std::is_constant_evaluated()) return word(i);
+    std::uint64_t w;
+    std::memcpy(&w, bytes.data() + 8 * i, 8);
+    return w;
+  }
+
   // The defaulted order (version, then the bytes in turn), compared two words at a time: the
   // defaulted one called memcmp for every flow looked up in a capture.
   friend constexpr bool operator==(const ip_address& x, const ip_address& y) noexcept {
-    return x.version == y.version && x.word(0) == y.word(0) && x.word(1) == y.word(1);
+    return x.version == y.version && x.raw_word(0) == y.raw_word(0) &&
+           x.raw_word(1) == y.raw_word(1);
   }
   friend constexpr std::strong_ordering operator<=>(const ip_address& x,
                                                     const ip_address& y) noexcept {
@@ -53,7 +65,7 @@ struct address_hash {
   static constexpr std::uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full,
                                  k3 = 0x165667B19E3779F9ull;
   static constexpr std::uint64_t of(const ip_address& a) noexcept {
-    return a.word(0) * k1 + a.word(1) * k2 + a.version * k3;
+    return a.raw_word(0) * k1 + a.raw_word(1) * k2 + a.version * k3;
   }
   // Two words into one, in order: (x, y) and (y, x) differ.
   static constexpr std::uint64_t pair(std::uint64_t x, std::uint64_t y) noexcept {
