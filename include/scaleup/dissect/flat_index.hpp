@@ -5,6 +5,8 @@
 // by a prime. Opt-in state on the heap, like the tables that use it.
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstddef>
 #include <cstdint>
 #include <utility>
