@@ -278,7 +278,8 @@ TEST_CASE("dissect commands: without nodes, the same facts and the readers' prob
       for (const bool damaged : {false, true}) {
         byte_vector f = frame(e, payload);
         if (damaged) {  // the RH's PSN changed: its R-CRC no longer matches
-          const auto* rh = dissect(f)->find_layer("sue.rh");
+          const auto first = dissect(f);  // kept: the layer lives in its tree
+          const auto* rh = first->find_layer("sue.rh");
           REQUIRE(rh != nullptr);
           f[rh->offset + 3] ^= 0x10;
         }
