@@ -135,9 +135,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     const std::uint64_t cookie = store.size() - 1;
     // The packer copies the control: push it from a copy that is overwritten right after.
     std::array<std::uint8_t, pk::max_control_bytes> passing = c.control_bytes;
-    const wire::error e = p.push(pk::queued_command{c.destination, c.vc,
-                                                    wire::bytes(passing.data(), c.control_len),
-                                                    pk::borrow(c.data()), c.send_now, cookie});
+    const wire::error e =
+        p.push(pk::queued_command{c.destination, c.vc, wire::bytes(passing.data(), c.control_len),
+                                  pk::borrow(c.data()), c.send_now, cookie});
     passing.fill(sentinel);
     fuzz::check(e.code == want, "packer: push said other than the model");
     if (e) {

@@ -277,8 +277,10 @@ TEST_CASE("dissect commands: without nodes, the same facts and the readers' prob
     for (const auto e : {w::encap::udp4, w::encap::afh1, w::encap::afh2}) {
       for (const bool damaged : {false, true}) {
         byte_vector f = frame(e, payload);
-        if (damaged) {  // the RH's PSN changed: its R-CRC no longer matches
-          const auto first = dissect(f);  // kept: the layer lives in its tree
+        if (damaged) {
+          // The RH's PSN changed: its R-CRC no longer matches. The first tree is kept while
+          // its RH layer is read.
+          const auto first = dissect(f);
           const auto* rh = first->find_layer("sue.rh");
           REQUIRE(rh != nullptr);
           f[rh->offset + 3] ^= 0x10;

@@ -272,9 +272,7 @@ TEST_CASE("printers: a direct sink gets the same text, numbers as to_chars") {
   auto t = std::make_unique<d::large_tree>();
   d::dissect_frame(*t, w::bytes(f.data(), f.size()), d::link_ethernet);
   const auto meta = meta_of(3);
-  const auto plain = [&](auto&& print) {
-    return render([&](auto& out) { print(out); });
-  };
+  const auto plain = [&](auto&& print) { return render([&](auto& out) { print(out); }); };
   const auto direct = [&](auto&& print) {
     in_place s;
     print(s);
@@ -295,7 +293,8 @@ TEST_CASE("printers: a direct sink gets the same text, numbers as to_chars") {
   std::string want = "[";
   for (std::size_t i = 0; i < numbers.size(); ++i) {
     std::array<char, 24> b{};
-    want.append(i ? "," : "").append(b.data(), std::to_chars(b.data(), b.data() + 24, numbers[i]).ptr);
+    want.append(i ? "," : "")
+        .append(b.data(), std::to_chars(b.data(), b.data() + 24, numbers[i]).ptr);
   }
   want += "]";
   const auto numbers_json = [&](auto& out) {

@@ -173,8 +173,9 @@ TEST_CASE("a description's errors name the entry and the rule") {
         "a digit, '.', '_' or '-'");
   e = base;
   e.types[6].fields[2].filter = "sue.cmd tag";
-  CHECK(error_of(e).ends_with("a field's filter name has a character other than a letter, a "
-                              "digit, '.', '_' or '-'"));
+  CHECK(
+      error_of(e).ends_with("a field's filter name has a character other than a letter, a "
+                            "digit, '.', '_' or '-'"));
   e = base;
   e.types[6].fields[2].filter = e.types[6].fields[1].filter;
   CHECK(error_of(e) == "types[6] (code 14, WR_RSP): a filter name appears twice in a command type");

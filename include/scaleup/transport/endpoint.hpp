@@ -66,7 +66,8 @@ struct outgoing_pdu {
 
 // What one step did. Its views point into the endpoint, which copied what they show (the
 // payload sent, the payload delivered): valid until the endpoint's next step, whatever became of
-// the event's bytes (decisions.md practice 15: nothing is kept by reference unless the type says so).
+// the event's bytes (decisions.md practice 15: nothing is kept by reference unless the type says
+// so).
 struct endpoint_actions {
   std::span<const outgoing_pdu> transmit{};  // put these on the wire, in this order
   wire::bytes delivered{};  // arrived: the payload to hand up, in PSN order, exactly once

@@ -167,7 +167,8 @@ constexpr wire::error llr_check_control(const llr_control& c) noexcept {
 
 // ---- sequence numbers ----------------------------------------------------------------------
 
-// The project's one serial-number type (decisions.md practice 7): compared with wraparound, never with `<`.
+// The project's one serial-number type (decisions.md practice 7): compared with wraparound, never
+// with `<`.
 template <unsigned Bits>
 using llr_seq = psn<Bits>;
 

@@ -38,7 +38,8 @@ constexpr std::uint32_t distance(psn<Bits> from, psn<Bits> to) noexcept {
   return (std::uint32_t{to.value} - from.value) & psn<Bits>::mask;
 }
 
-// a comes before b: b is less than half the space ahead. No raw `<` on PSNs (decisions.md practice 7).
+// a comes before b: b is less than half the space ahead. No raw `<` on PSNs (decisions.md practice
+// 7).
 template <unsigned Bits>
 constexpr bool before(psn<Bits> a, psn<Bits> b) noexcept {
   const std::uint32_t d = distance(a, b);
