@@ -814,7 +814,8 @@ void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number,
     for (std::size_t k = 0; k < n_lists && !listed_before; ++k)
       listed_before = same(lists[k], list);
     if (!listed_before && n_lists == lists.size())  // more lists than kept: look back
-      for (std::size_t k = 0; k < li && !listed_before; ++k) listed_before = layers[k].list == list;
+      for (std::size_t k = 0; k < li && !listed_before; ++k)
+        listed_before = same(layers[k].list, list);
     if (listed_before) continue;
     if (n_lists < lists.size()) lists[n_lists++] = list;
     w.name(list, false);

@@ -4,10 +4,10 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -34,12 +34,11 @@ struct ip_address {
   }
 
   // The address as two 64-bit words in the host's order: for equality and hashing, which need
-  // no order (word() swaps each to big-endian, which only the order needs).
+  // no order (word() swaps each to big-endian, which only the order needs). The same words in a
+  // constant expression as at run time (a hash worked out at compile time finds the same slot),
+  // and one load each at run time.
   constexpr std::uint64_t raw_word(std::size_t i) const noexcept {
-    if (std::is_constant_evaluated()) return word(i);
-    std::uint64_t w;
-    std::memcpy(&w, bytes.data() + 8 * i, 8);
-    return w;
+    return std::bit_cast<std::array<std::uint64_t, 2>>(bytes)[i];
   }
 
   // The defaulted order (version, then the bytes in turn), compared two words at a time: the
