@@ -130,7 +130,7 @@ int run_dump(const CLI::App& app, dump_settings& s) {
   // In frame order: the output, and the Tofu frames the slices complete.
   const auto take = [&](const frame_in& f, const span_of_text& r, const text_buffer& text) {
     ++frames;
-    out(text.view().substr(r.begin, r.end - r.begin));
+    out.keep(text.view().substr(r.begin, r.end - r.begin));
     // Tofu slices: once every lane of a frame is in, the reassembled frame too.
     if (f.pkt.link == tofu::link_tofu) {
       const auto got = tofu_lanes.push(f.pkt.data);
@@ -151,7 +151,8 @@ int run_dump(const CLI::App& app, dump_settings& s) {
     // Read as it happens: each frame's output goes out at once.
     if (input.streaming()) out.flush();
   };
-  const bool read = dissect_in_order<span_of_text>(input, o, flows, s.threads, look, take);
+  const bool read = dissect_in_order<span_of_text>(input, o, flows, s.threads, look, take, nullptr,
+                                                   0, [&] { out.release(); });
   if (!read) {
     out.flush();
     fmt::print(stderr, "scaleup: {}\n", input.error());

@@ -213,10 +213,17 @@ struct alignas(64) batch {
 // still taken, in order, and so are the rest of a batch begun before it turned, which take
 // must leave out itself). Up to `hold` frames are held while their flows are not known, as
 // dissect_each holds them (0: none).
-template <class Result, class Look, class Take>
+// take may keep a view of the text it is given, rather than copy it, until `taken()`, which is
+// called in frame order before that text is written again or moves (after each batch, before a
+// frame of a batch is looked at again in order, after each frame dissected alone).
+struct nothing_kept {
+  void operator()() const noexcept {}
+};
+template <class Result, class Look, class Take, class Taken = nothing_kept>
 bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::flow_table& flows,
                       const thread_settings& ts, Look&& look, Take&& take,
-                      const std::atomic<bool>* learn_only = nullptr, std::size_t hold = 0) {
+                      const std::atomic<bool>* learn_only = nullptr, std::size_t hold = 0,
+                      Taken&& taken = {}) {
   frame_clock clock(input.names_interfaces());
   if (ts.threads <= 1 || input.streaming()) {
     Result r{};
@@ -228,6 +235,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
           text.clear();
           look(std::as_const(tree), f, r, text);
           take(f, r, std::as_const(text));
+          taken();
         },
         learn_only, hold ? &flows : nullptr, hold);
   }
@@ -383,6 +391,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
     held_text.clear();
     look(std::as_const(tree), in, held_result, held_text);
     take(in, held_result, std::as_const(held_text));
+    taken();
   };
   const auto release = [&] {
     {
@@ -421,7 +430,10 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
                                             : o,
                                  ip_fragments, pkt.number, in.ns, pkt.len);
         }
-        if (!f.learning) look(std::as_const(tree), in, f.result, b.text);
+        if (!f.learning) {
+          taken();  // the text may move as it grows: what was taken of it goes out first
+          look(std::as_const(tree), in, f.result, b.text);
+        }
       } else if (changes) {
         std::unique_lock l(table_lock);
         for (const auto& e : ev)
@@ -473,6 +485,7 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
       dissect_and_mark(*mine, own);
     }
     take_batch(b);
+    taken();
     head = (head + 1) % depth;
     --under_way;
   }
