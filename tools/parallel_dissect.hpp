@@ -21,7 +21,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -170,9 +169,7 @@ struct alignas(64) batch {
     bool learning = false;  // read for the flow table only (learn_only): no look, no take
     Result result{};
   };
-  // The frames' bytes, one after the other: grown, never shrunk, and not zeroed.
-  std::unique_ptr<std::uint8_t[]> bytes;
-  std::size_t bytes_used = 0, bytes_capacity = 0;
+  std::vector<std::uint8_t> bytes;   // the frames' bytes, one after the other
   std::vector<cap::packet> packets;  // the first `count` are this batch's; data: into `bytes`
   std::size_t count = 0;
   frame_clock clock{false};                         // as it was before the first frame
@@ -181,21 +178,6 @@ struct alignas(64) batch {
   std::vector<flow_event> events;
   std::uint64_t version = 0;  // of the flow table the frames were dissected against
   bool done = false;
-
-  // Appends a frame's bytes (the block may move until the batch is full: packets point into it
-  // once it is).
-  void append(std::span<const std::uint8_t> data) {
-    if (bytes_capacity - bytes_used < data.size()) {
-      std::size_t grown = std::max<std::size_t>(2 * bytes_capacity, 64 << 10);
-      while (grown - bytes_used < data.size()) grown *= 2;
-      auto larger = std::make_unique_for_overwrite<std::uint8_t[]>(grown);
-      if (bytes_used) std::memcpy(larger.get(), bytes.get(), bytes_used);
-      bytes = std::move(larger);
-      bytes_capacity = grown;
-    }
-    if (!data.empty()) std::memcpy(bytes.get() + bytes_used, data.data(), data.size());
-    bytes_used += data.size();
-  }
 };
 
 }  // namespace parallel
@@ -341,13 +323,13 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
   // Reading: up to ts.batch frames or 8 MiB of bytes a batch.
   bool ended = false, ok = true;
   const auto fill = [&](batch& b) {
-    b.bytes_used = 0;
+    b.bytes.clear();
     b.count = 0;
     b.done = false;
     b.clock = clock;
     cap::packet pkt{};
     std::size_t entries = b.packets.size();  // not asked each frame: a division by its size
-    while (b.count < ts.batch && b.bytes_used < (8u << 20)) {
+    while (b.count < ts.batch && b.bytes.size() < (8u << 20)) {
       const auto st = input.next(pkt);
       if (st != cap::reader::status::packet) {
         ended = true;
@@ -355,15 +337,15 @@ bool dissect_in_order(capture_input& input, const dissect::options& o, dissect::
         break;
       }
       if (entries == b.count) b.packets.emplace_back(), b.done_frames.emplace_back(), ++entries;
-      b.append(pkt.data);
+      b.bytes.insert(b.bytes.end(), pkt.data.begin(), pkt.data.end());
       b.packets[b.count++] = pkt;
       clock(pkt);
     }
-    // The copies stay where they are from now on.
+    // The copies stay where they are from now on (they moved while `bytes` grew).
     std::size_t at = 0;
     for (std::size_t i = 0; i < b.count; ++i) {
       auto& data = b.packets[i].data;
-      data = std::span<const std::uint8_t>(b.bytes.get() + at, data.size());
+      data = std::span(b.bytes).subspan(at, data.size());
       at += data.size();
     }
   };

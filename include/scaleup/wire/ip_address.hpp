@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <type_traits>
 
 #include "scaleup/wire/bits.hpp"
 #include "scaleup/wire/ip.hpp"
