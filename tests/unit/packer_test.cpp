@@ -1228,3 +1228,106 @@ TEST_CASE("packer: a control longer than a tx_control is refused, even from a br
   CHECK(e.available == 20);
   CHECK(p->queued() == 0);
 }
+
+namespace {
+
+// A type for each control length a tx_control allows, 2 to 18 bytes (1 to 9 units), the odd
+// ones with data: the packer copies controls of 8 to 16 bytes as two 8-byte moves at run time and
+// byte by byte in a constant expression, the others piece by piece; every length must come out
+// as it went in, either way.
+constexpr std::array<pk::command_type, 9> every_length_types{{
+    {0x51, "L2", 1, true},
+    {0x52, "L4", 2, false},
+    {0x53, "L6", 3, true},
+    {0x54, "L8", 4, false},
+    {0x55, "L10", 5, true},
+    {0x56, "L12", 6, false},
+    {0x57, "L14", 7, true},
+    {0x58, "L16", 8, false},
+    {0x59, "L18", 9, true},
+}};
+constexpr pk::profile every_length{"every length", every_length_types};
+
+// Control k (k = 0..8): type 0x51 + k, then bytes 0x10 * (k + 1) + i; data of k + 1 bytes for
+// the types with data. `got` holds the packed payload; the bytes expected are built by hand:
+// each control with byte 1 the data length - 1, then its data (0xA0 + i).
+constexpr std::array<std::uint8_t, 32> every_length_data = [] {
+  std::array<std::uint8_t, 32> d{};
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::uint8_t>(0xA0 + i);
+  return d;
+}();
+constexpr std::array<std::uint8_t, 18> every_length_control(std::size_t k) {
+  std::array<std::uint8_t, 18> c{};
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<std::uint8_t>(0x10 * (k + 1) + i);
+  c[0] = static_cast<std::uint8_t>(0x51 + k);
+  return c;
+}
+struct packed_every_length {
+  std::array<std::uint8_t, 512> payload{};
+  std::size_t bytes = 0, commands = 0;
+};
+constexpr packed_every_length pack_every_length(pk::packer<1, 1, 16>& p) {
+  std::array<std::array<std::uint8_t, 18>, 9> controls{};
+  for (std::size_t k = 0; k < 9; ++k) {
+    controls[k] = every_length_control(k);
+    const std::size_t n = 2 * (k + 1);
+    const bool data = k % 2 == 0;
+    if (p.push({.control = w::bytes(controls[k].data(), n),
+                .data = pk::borrow(w::bytes(every_length_data.data(), data ? k + 1 : 0))}))
+      return {};
+    controls[k].fill(0);  // the pool holds its own copy
+  }
+  std::array<std::uint8_t, 4096> out{};
+  const auto r = p.next(out);
+  packed_every_length x;
+  if (!r) return x;
+  for (std::size_t i = 0; i < r->bytes && i < x.payload.size(); ++i) x.payload[i] = out[i];
+  x.bytes = r->bytes;
+  x.commands = r->commands;
+  return x;
+}
+constexpr packed_every_length expected_every_length() {
+  packed_every_length x;
+  for (std::size_t k = 0; k < 9; ++k) {
+    const auto c = every_length_control(k);
+    const std::size_t n = 2 * (k + 1), d = k % 2 == 0 ? k + 1 : 0;
+    for (std::size_t i = 0; i < n; ++i) x.payload[x.bytes + i] = c[i];
+    if (d) x.payload[x.bytes + 1] = static_cast<std::uint8_t>(d - 1);
+    for (std::size_t i = 0; i < d; ++i) x.payload[x.bytes + n + i] = every_length_data[i];
+    x.bytes += n + d;
+    ++x.commands;
+  }
+  return x;
+}
+constexpr bool same_packing(const packed_every_length& a, const packed_every_length& b) {
+  return a.bytes == b.bytes && a.commands == b.commands && a.payload == b.payload;
+}
+
+}  // namespace
+
+static_assert(every_length.check().empty());
+static_assert(same_packing(
+    [] {
+      pk::packer<1, 1, 16> p(every_length);
+      return pack_every_length(p);
+    }(),
+    expected_every_length()));
+
+TEST_CASE("packer: controls of every length from 2 to 18 bytes come out as they went in") {
+  // At run time (the same at compile time above).
+  auto p = std::make_unique<pk::packer<1, 1, 16>>(every_length);
+  const packed_every_length got = pack_every_length(*p);
+  const packed_every_length want = expected_every_length();
+  CHECK(want.commands == 9);
+  CHECK(want.bytes == 2 + 4 + 6 + 8 + 10 + 12 + 14 + 16 + 18 + 1 + 3 + 5 + 7 + 9);
+  CHECK(got.commands == want.commands);
+  CHECK(got.bytes == want.bytes);
+  CHECK(got.payload == want.payload);
+  // And a typed control of 12 bytes, encoded into the pool.
+  auto typed = make_packer<1>();
+  const byte_vector d{1, 2, 3};
+  REQUIRE_FALSE(typed->push(pk::queued<pk::cmd_write>{
+      .control = {.tag = 0xBEEF, .addr = 0x0102030405060708}, .data = pk::borrow(d)}));
+  CHECK(take(*typed).payload ==
+        byte_vector{0x04, 0x02, 0xBE, 0xEF, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3});
+}

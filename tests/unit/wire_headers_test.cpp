@@ -842,6 +842,39 @@ TEST_CASE("bits: get_bits and put_bits, big-endian bit numbering") {
   CHECK(failures == 0);
 }
 
+// copy_short takes a different set of moves below 2, 4, 8 and 16 bytes and beyond (overlapping
+// pieces): every length to 300, from and to several alignments in a 16-byte line, copies exactly
+// the n bytes and writes nothing either side; the same in a constant expression.
+TEST_CASE("bits: copy_short copies exactly n bytes at every length and alignment") {
+  std::size_t failures = 0;
+  for (std::size_t n = 0; n <= 300; ++n)
+    for (std::size_t from = 0; from < 16; from += 5)
+      for (std::size_t to = 0; to < 16; to += 3) {
+        std::vector<std::uint8_t> src(n + 32), dst(n + 32, 0xEE);
+        for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 7 + 1);
+        w::copy_short(dst.data() + to, src.data() + from, n);
+        bool ok = true;
+        for (std::size_t i = 0; i < dst.size(); ++i) {
+          const bool inside = i >= to && i < to + n;
+          ok = ok && dst[i] == (inside ? src[from + i - to] : 0xEE);
+        }
+        if (!ok) {
+          ++failures;
+          CAPTURE(n);
+          CAPTURE(from);
+          CAPTURE(to);
+          CHECK(ok);
+        }
+      }
+  CHECK(failures == 0);
+  static_assert([] {
+    std::array<std::uint8_t, 70> a{}, b{};
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i + 1);
+    w::copy_short(b.data() + 1, a.data(), 52);
+    return b[0] == 0 && b[1] == 1 && b[52] == 52 && b[53] == 0;
+  }());
+}
+
 // ---- SUE Reliability Header --------------------------------------------------------------
 
 TEST_CASE("sue.rh: the field table is R2 Table 5") {
