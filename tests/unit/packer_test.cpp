@@ -1249,8 +1249,8 @@ constexpr std::array<pk::command_type, 9> every_length_types{{
 constexpr pk::profile every_length{"every length", every_length_types};
 
 // Control k (k = 0..8): type 0x51 + k, then bytes 0x10 * (k + 1) + i; data of k + 1 bytes for
-// the types with data. `got` holds the packed payload; the bytes expected are built by hand:
-// each control with byte 1 the data length - 1, then its data (0xA0 + i).
+// the types with data. The bytes expected are built by hand: each control with byte 1 the data
+// length - 1, then its data (0xA0 + i).
 constexpr std::array<std::uint8_t, 32> every_length_data = [] {
   std::array<std::uint8_t, 32> d{};
   for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::uint8_t>(0xA0 + i);
@@ -1265,6 +1265,8 @@ constexpr std::array<std::uint8_t, 18> every_length_control(std::size_t k) {
 struct packed_every_length {
   std::array<std::uint8_t, 512> payload{};
   std::size_t bytes = 0, commands = 0;
+  friend constexpr bool operator==(const packed_every_length&,
+                                   const packed_every_length&) = default;
 };
 constexpr packed_every_length pack_every_length(pk::packer<1, 1, 16>& p) {
   std::array<std::array<std::uint8_t, 18>, 9> controls{};
@@ -1299,19 +1301,13 @@ constexpr packed_every_length expected_every_length() {
   }
   return x;
 }
-constexpr bool same_packing(const packed_every_length& a, const packed_every_length& b) {
-  return a.bytes == b.bytes && a.commands == b.commands && a.payload == b.payload;
-}
-
 }  // namespace
 
 static_assert(every_length.check().empty());
-static_assert(same_packing(
-    [] {
-      pk::packer<1, 1, 16> p(every_length);
-      return pack_every_length(p);
-    }(),
-    expected_every_length()));
+static_assert([] {
+  pk::packer<1, 1, 16> p(every_length);
+  return pack_every_length(p);
+}() == expected_every_length());
 
 TEST_CASE("packer: controls of every length from 2 to 18 bytes come out as they went in") {
   // At run time (the same at compile time above).

@@ -850,8 +850,8 @@ TEST_CASE("bits: copy_short copies exactly n bytes at every length and alignment
   for (std::size_t n = 0; n <= 300; ++n)
     for (std::size_t from = 0; from < 16; from += 5)
       for (std::size_t to = 0; to < 16; to += 3) {
-        std::vector<std::uint8_t> src(n + 32), dst(n + 32, 0xEE);
-        for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 7 + 1);
+        const auto src = scaleup::test::ramp(n + 32, 1, 7);
+        std::vector<std::uint8_t> dst(n + 32, 0xEE);
         w::copy_short(dst.data() + to, src.data() + from, n);
         bool ok = true;
         for (std::size_t i = 0; i < dst.size(); ++i) {
