@@ -314,11 +314,15 @@ constexpr error check_command(const profile& prof, bytes control, bytes data) no
 
 // Writes a command that check_command passed to `out` (room for it checked): two block copies.
 // Such a command has data exactly when its type does, so data decides whether byte 1 is set.
+SCALEUP_ALWAYS_INLINE constexpr void write_checked_data(bytes data, std::uint8_t* out,
+                                                        std::size_t control_len) noexcept {
+  wire::copy_short(out + control_len, data.data(), data.size());
+  if (!data.empty()) out[1] = static_cast<std::uint8_t>(data.size() - 1);
+}
 SCALEUP_ALWAYS_INLINE constexpr std::size_t write_checked_command(bytes control, bytes data,
                                                                   std::uint8_t* out) noexcept {
   wire::copy_short(out, control.data(), control.size());
-  wire::copy_short(out + control.size(), data.data(), data.size());
-  if (!data.empty()) out[1] = static_cast<std::uint8_t>(data.size() - 1);
+  write_checked_data(data, out, control.size());
   return control.size() + data.size();
 }
 

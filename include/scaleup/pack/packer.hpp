@@ -10,16 +10,16 @@
 // What the packer keeps of a command, and for how long (decisions.md practice 15):
 //   - the control (at most 18 bytes, R2 Table 3's 144-bit tx_control) is copied into the pool
 //     at push: it may be a temporary (`.control = wire::to_bytes(cmd).value`), or a typed
-//     command (`push(queued<cmd_write>{...})`) encoded straight into the pool;
+//     command (`push(queued<cmd_write>{...})`), encoded then copied;
 //   - the data (up to 256 bytes) is not copied: it is a `borrowed` span, made with borrow()
 //     from an lvalue or a view, never from a temporary container. The bytes must stay where
 //     they are, unchanged, until next() has packed the command (its cookie comes back then).
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <ranges>
 #include <span>
 #include <type_traits>
@@ -133,32 +133,22 @@ class packer {
     if (!admissible(c.destination, c.vc, c.control, c.data.span()) || free_count_ == 0) [[unlikely]]
       return refusal(c.destination, c.vc, c.control, c.data.span());
     const std::uint16_t e = free_list_[--free_count_];
-    copy_control(pool_[e].control.data(), c.control.data(), c.control.size());
+    pool_[e].control = control_words::of(c.control.data(), c.control.size());
     prefetch(c.data.span());
     enqueue(e, c.destination, c.vc, c.control.size(), c.data.span(), c.send_now, c.cookie);
     return {};
   }
 
   // Queues a typed command (pack::queued<cmd_write>{...}; the qualification is only needed
-  // here, where the name is also the member queued()): its control is encoded straight into the
-  // pool (an encode error, such as a value too big for its field, is returned), then checked as
-  // above. Byte 1, the data length, is written from the data's size when the command is packed.
+  // here, where the name is also the member queued()): its control is encoded (an encode error,
+  // such as a value too big for its field, is returned), then pushed as bytes. Byte 1, the data
+  // length, is written from the data's size when the command is packed.
   template <typed_control Control>
   constexpr error push(const pack::queued<Control>& c) noexcept {
-    constexpr std::size_t n = wire::layout<Control>::size;
-    if (free_count_ == 0) [[unlikely]]
-      return refuse_when_full(c);
-    // Encoded into the entry on top of the free stack, which is taken only if all is well.
-    const std::uint16_t e = free_list_[free_count_ - 1];
-    std::uint8_t* const control = pool_[e].control.data();
-    if (const auto r = wire::encode(c.control, mutable_bytes(control, n)); !r) [[unlikely]]
+    std::array<std::uint8_t, wire::layout<Control>::size> control{};
+    if (const auto r = wire::encode(c.control, control); !r) [[unlikely]]
       return r.err;
-    if (!admissible(c.destination, c.vc, bytes(control, n), c.data.span())) [[unlikely]]
-      return refusal(c.destination, c.vc, bytes(control, n), c.data.span());
-    --free_count_;
-    prefetch(c.data.span());
-    enqueue(e, c.destination, c.vc, n, c.data.span(), c.send_now, c.cookie);
-    return {};
+    return push(queued_command{c.destination, c.vc, control, c.data, c.send_now, c.cookie});
   }
 
   // Every pool entry not free holds a queued command.
@@ -214,27 +204,73 @@ class packer {
  private:
   static constexpr std::uint16_t nil = 0xFFFF;
 
-  // A queued command: its control (copied at push, 2..18 bytes), where its data is (borrowed,
+  // A control as the pool keeps it: 64-bit words, not bytes. Bytes would be stored through
+  // char-typed moves, which the compiler must assume can change any member, so every push read
+  // the free count, the limit and the profile again from memory; words cannot alias them.
+  // `head` holds bytes [0, 8) (a shorter control: its bytes, then zeros), `tail` bytes [n - 8, n)
+  // and `mid` bytes [8, 16) of a control longer than 16: two loads and two stores for the usual
+  // 8 to 16 bytes (the default profile's 12), overlapping where the control is shorter than 16.
+  struct control_words {
+    std::uint64_t head = 0, mid = 0, tail = 0;
+
+    SCALEUP_ALWAYS_INLINE static constexpr control_words of(const std::uint8_t* in,
+                                                            std::size_t n) noexcept {
+      control_words w;
+      if (n >= 8) {
+        w.head = load(in);
+        w.tail = load(in + n - 8);
+        if (n > 16) w.mid = load(in + 8);
+      } else {
+        std::array<std::uint8_t, 8> b{};
+        wire::copy_short(b.data(), in, n);
+        w.head = std::bit_cast<std::uint64_t>(b);
+      }
+      return w;
+    }
+    SCALEUP_ALWAYS_INLINE constexpr void write(std::uint8_t* out, std::size_t n) const noexcept {
+      if (n >= 8) {
+        store(out, head);
+        if (n > 16) store(out + 8, mid);
+        store(out + n - 8, tail);
+      } else {
+        const auto b = std::bit_cast<std::array<std::uint8_t, 8>>(head);
+        wire::copy_short(out, b.data(), n);
+      }
+    }
+
+   private:
+    // Eight bytes as a word in the host's order and back: the order does not matter, only that
+    // store undoes load (the same in a constant expression as at run time).
+    SCALEUP_ALWAYS_INLINE static constexpr std::uint64_t load(const std::uint8_t* p) noexcept {
+      std::array<std::uint8_t, 8> b{};
+      wire::copy_short(b.data(), p, 8);
+      return std::bit_cast<std::uint64_t>(b);
+    }
+    SCALEUP_ALWAYS_INLINE static constexpr void store(std::uint8_t* p, std::uint64_t w) noexcept {
+      const auto b = std::bit_cast<std::array<std::uint8_t, 8>>(w);
+      wire::copy_short(p, b.data(), 8);
+    }
+  };
+
+  // A queued command: its control (copied at push, 1..18 bytes), where its data is (borrowed,
   // up to 256 bytes), its cookie, and its place in its queue. Destination and VC are the
-  // queue's. 48 bytes (cheaper to index than 56), 16-byte aligned with the control first, so
-  // that its copies in and out never split a cache line.
-  struct alignas(16) entry {
-    std::array<std::uint8_t, max_control_bytes> control{};
-    std::uint16_t data_len = 0;
-    // 8 bits: a memcpy of an 8-bit length was once inlined by GCC 12 as `rep movsq`, several
-    // times slower for a few bytes; the copies are copy_short now, whatever the width.
-    std::uint8_t control_len = 0;
-    bool send_now = false;
-    std::uint16_t next = nil;  // in its queue; stale in the queue's last (see enqueue)
+  // queue's. No field is a byte (a char-typed store, see control_words). 64 bytes, aligned: one
+  // cache line each.
+  struct alignas(64) entry {
+    control_words control{};
     const std::uint8_t* data = nullptr;
     std::uint64_t cookie = 0;
     std::uint64_t seq = 0;  // arrival number, to order queues (none with one destination)
+    std::uint16_t data_len = 0;
+    std::uint16_t control_len = 0;
+    std::uint16_t next = nil;  // in its queue; stale in the queue's last (see enqueue)
+    bool send_now = false;
   };
-  static_assert(sizeof(entry) == 48 || sizeof(void*) != 8, "a pool entry is 48 bytes");
+  static_assert(sizeof(entry) == 64, "a pool entry is a cache line");
   struct queue {
     std::uint16_t head = nil;
     std::uint16_t tail = nil;
-    std::uint32_t count = 0;
+    std::uint16_t count = 0;  // not 32 bits: the free count and the limit are (see free_count_)
   };
 
   static constexpr std::size_t index(std::uint16_t d, std::uint8_t vc) noexcept {
@@ -254,7 +290,7 @@ class packer {
     if (control.size() != (framing & profile::control_mask)) return false;
     if ((framing & profile::carries_data) != 0 ? data.size() - 1 >= max_data_bytes : !data.empty())
       return false;
-    return control.size() + data.size() <= cfg_.limit;
+    return control.size() + data.size() <= limit_;
   }
 
   // Why push refused: check()'s error, else the pool is full.
@@ -299,19 +335,6 @@ class packer {
     return {};
   }
 
-  // A control into the pool: 1 to 18 bytes (admissible), most often 8 to 16 (the default
-  // profile's 12), which take one test and two 8-byte moves.
-  SCALEUP_ALWAYS_INLINE static constexpr void copy_control(std::uint8_t* out,
-                                                           const std::uint8_t* in,
-                                                           std::size_t n) noexcept {
-    if (!std::is_constant_evaluated() && n - 8 <= 8) {
-      std::memcpy(out, in, 8);
-      std::memcpy(out + n - 8, in + n - 8, 8);
-    } else {
-      wire::copy_short(out, in, n);
-    }
-  }
-
   // The data is read when the command is packed, a PDU's worth of pushes later: asking for its
   // cache lines now hides the wait for them then (a hint, nothing is read). With 256-byte
   // commands from a buffer beyond the caches, the copy at packing time waited for three lines
@@ -331,16 +354,6 @@ class packer {
     return error{errc::no_space, "pack", 0, 0, 0, "command pool full"};
   }
 
-  // A typed push with no free entry to encode into: encoded aside, so that the error is the
-  // one the command would get with room (a bad value or framing first, then the full pool).
-  template <class Control>
-  SCALEUP_COLD constexpr error refuse_when_full(const pack::queued<Control>& c) const noexcept {
-    std::array<std::uint8_t, wire::layout<Control>::size> aside{};
-    if (const auto r = wire::encode(c.control, aside); !r) return r.err;
-    if (const error e = check(c.destination, c.vc, aside, c.data.span())) return e;
-    return pool_full();
-  }
-
   // Fills entry e, just taken from the free stack with its control written, and appends it to
   // its queue. (Free entries are a stack of indices, not a list threaded through the entries:
   // taking one does not wait for a load from the entry taken before.)
@@ -357,7 +370,7 @@ class packer {
     en.cookie = cookie;
     if constexpr (Destinations > 1) en.seq = seq_++;
     en.data_len = static_cast<std::uint16_t>(data.size());
-    en.control_len = static_cast<std::uint8_t>(control_len);
+    en.control_len = static_cast<std::uint16_t>(control_len);
     en.send_now = send_now;
     queue& q = queues_[index(destination, vc)];
     if (q.count == 0)
@@ -407,7 +420,7 @@ class packer {
                       : copy_run<true>(q.head, cookies.size() < q.count ? cookies.size() : q.count,
                                        out.data(), cookies.data());
     if (r.commands > 0) {
-      q.count -= static_cast<std::uint32_t>(r.commands);
+      q.count = static_cast<std::uint16_t>(q.count - r.commands);
       q.head = q.count == 0 ? nil : r.at;  // past the last command, `next` is stale
       if (q.count == 0) q.tail = nil;
       if constexpr (Destinations > 1) vc_count_[vc] -= r.commands;
@@ -431,7 +444,7 @@ class packer {
     const std::size_t limit = cfg_.limit;
     std::size_t used = 0;
     std::size_t commands = 0;
-    std::size_t freed = free_count_;
+    std::uint32_t freed = free_count_;
     while (commands < max_commands) {
       const entry& e = pool_[at];
       const std::size_t control_len = e.control_len;
@@ -440,8 +453,8 @@ class packer {
       if (used + n > limit) break;  // it starts the next PDU
       if constexpr (Cookies) cookie_out[commands] = e.cookie;
       // Framing was checked at push and the room just above: copy, with byte 1 made to agree.
-      write_checked_command(bytes(e.control.data(), control_len), bytes(e.data, data_len),
-                            dst + used);
+      e.control.write(dst + used, control_len);
+      write_checked_data(bytes(e.data, data_len), dst + used, control_len);
       used += n;
       ++commands;
       free_list_[freed++] = at;
@@ -461,7 +474,12 @@ class packer {
   std::array<std::size_t, VCs> vc_count_{};
   std::array<std::uint16_t, VCs> rr_next_{};
   std::array<std::uint16_t, Capacity> free_list_{};
-  std::size_t free_count_ = Capacity;
+  // 32 bits and not size_t, the cookie's type: a cookie stored does not make the next push
+  // read the count again. For the same reason the limit is kept as 32 bits beside the config
+  // (a command is at most 274 bytes, so a larger limit admits the same commands).
+  std::uint32_t free_count_ = Capacity;
+  std::uint32_t limit_ =
+      cfg_.limit < 0xFFFFFFFFu ? static_cast<std::uint32_t>(cfg_.limit) : 0xFFFFFFFFu;
   std::uint64_t seq_ = 0;
 };
 
