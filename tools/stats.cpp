@@ -390,7 +390,8 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   };
   const auto look = [](const dissect::large_tree& tree, const frame_in& f, frame_result& r,
                        text_buffer&) {
-    r.facts = dissect::facts_of(tree, f.pkt.number, f.ns);
+    // In place (set_facts says why).
+    if (!dissect::set_facts(tree, f.pkt.number, f.ns, r.facts.emplace())) r.facts.reset();
     r.left_out = !r.facts && tree.pdu.rh;
   };
   // In frame order: the analysis.

@@ -271,6 +271,62 @@ TEST_CASE("analysis: facts come from a dissected frame, and never from a damaged
   }
 }
 
+// An ACK's connection is looked up from the frame's own key, its ends swapped in the lookup
+// rather than in a key built for it (reversed_key): it must find what the built key finds, and
+// number a connection it has not seen under the swapped key.
+TEST_CASE("analysis: a connection looked up from its other end is the one its key names") {
+  d::flat_index<d::connection_key, d::connection_key_hash> index;
+  const auto v4 = [](std::uint32_t a) { return d::endpoint::of_ip(w::ip_address::v4(a)); };
+  const d::connection_key ab{v4(0x0A000001), v4(0x0A000002), 4793, 1};
+  const d::connection_key ba{ab.dst, ab.src, ab.port, ab.vc};
+  const d::connection_key other_vc{ab.dst, ab.src, ab.port, 2};
+  CHECK(index.insert(ab) == std::pair<std::uint32_t, bool>{0, true});
+  CHECK(index.insert(ba) == std::pair<std::uint32_t, bool>{1, true});
+  // Seen from each end, each is the other.
+  CHECK(index.insert(d::reversed_key{ba}) == std::pair<std::uint32_t, bool>{0, false});
+  CHECK(index.insert(d::reversed_key{ab}) == std::pair<std::uint32_t, bool>{1, false});
+  CHECK(ba == d::reversed_key{ab});
+  CHECK_FALSE(ab == d::reversed_key{ab});
+  CHECK_FALSE(ab == d::reversed_key{other_vc});
+  // A new one is kept under the key it stands for.
+  CHECK(index.insert(d::reversed_key{other_vc}) == std::pair<std::uint32_t, bool>{2, true});
+  CHECK(index.keys()[2] == d::connection_key{ab.src, ab.dst, ab.port, 2});
+  CHECK(index.find(d::connection_key{ab.src, ab.dst, ab.port, 2}) == 2);
+  // The same over XPU ends, and through the analysis: an ACK from 2 to 1 finds 1 -> 2.
+  capture c;
+  c.pdu(10);
+  CHECK(value(c.ack(10), result_value::acked_connection) == 0);
+  CHECK(c.a.connections().size() == 1);
+}
+
+// set_facts writes what facts_of returns, and says false (for facts_of: nothing) for a frame
+// without an RH.
+TEST_CASE("analysis: set_facts fills what facts_of returns") {
+  const std::vector<std::uint8_t> payload{0x02, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0xAA};
+  const std::vector<std::uint8_t> frame = frame_5_to_9(w::encap::udp4, payload);
+  auto t = std::make_unique<d::tree>();
+  d::options o;
+  o.add_udp_port(w::emit_udp_port);
+  d::dissect_frame(*t, frame, d::link_ethernet, o);
+  d::frame_facts f;
+  REQUIRE(d::set_facts(*t, 7, 99, f, 4793));
+  const auto v = d::facts_of(*t, 7, 99, 4793);
+  REQUIRE(v);
+  CHECK(f.key == v->key);
+  CHECK(f.key.port == 4793);
+  CHECK(f.frame == 7);
+  CHECK(f.time_ns == 99);
+  CHECK(f.npsn == v->npsn);
+  CHECK(f.length == v->length);
+  CHECK(d::endpoints_of(*t) == std::pair{f.key.src, f.key.dst});
+  // A frame cut before its RH: no facts, and the ends are not asked for.
+  d::dissect_frame(*t, std::span(frame).first(w::header_size(w::encap::udp4)), d::link_ethernet, o);
+  d::frame_facts g;
+  CHECK_FALSE(d::set_facts(*t, 7, 99, g));
+  CHECK_FALSE(d::facts_of(*t, 7, 99));
+  CHECK_FALSE(d::endpoints_of(*t));
+}
+
 TEST_CASE("analysis: which problems leave a PDU out") {
   const auto counts = [](std::string_view layer, w::errc code, w::severity level) {
     return d::counts_against_pdu(w::error{.code = code, .layer = layer, .level = level});

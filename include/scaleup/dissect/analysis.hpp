@@ -100,6 +100,19 @@ struct connection_key {
   friend constexpr auto operator<=>(const connection_key&, const connection_key&) = default;
 };
 
+// The key of the connection an ACK acknowledges: the frame's own, its ends swapped. Looked up
+// as it is (flat_index::insert), not built: a key assembled field by field on the stack and read
+// back at once with wide loads stalled every ACK (store forwarding fails).
+struct reversed_key {
+  const connection_key& of;
+  explicit constexpr operator connection_key() const noexcept {
+    return {of.dst, of.src, of.port, of.vc};
+  }
+  friend constexpr bool operator==(const connection_key& k, const reversed_key& r) noexcept {
+    return k.src == r.of.dst && k.dst == r.of.src && k.port == r.of.port && k.vc == r.of.vc;
+  }
+};
+
 // Every frame looks its connection up (twice with an ACK): hashed, not a search through a tree
 // of keys that compares 16-byte addresses at every step.
 struct connection_key_hash {
@@ -107,10 +120,17 @@ struct connection_key_hash {
     using wire::address_hash;
     return e.type == endpoint::kind::ip ? address_hash::of(e.ip) : e.xpu * address_hash::k2 + 1;
   }
-  constexpr std::size_t operator()(const connection_key& k) const noexcept {
+  static constexpr std::size_t of(const endpoint& src, const endpoint& dst, std::uint16_t port,
+                                  std::uint8_t vc) noexcept {
     using wire::address_hash;
-    const std::uint64_t place = (std::uint64_t{k.port} << 8 | k.vc) * address_hash::k1;
-    return static_cast<std::size_t>(address_hash::pair(of(k.src), of(k.dst)) ^ place);
+    const std::uint64_t place = (std::uint64_t{port} << 8 | vc) * address_hash::k1;
+    return static_cast<std::size_t>(address_hash::pair(of(src), of(dst)) ^ place);
+  }
+  constexpr std::size_t operator()(const connection_key& k) const noexcept {
+    return of(k.src, k.dst, k.port, k.vc);
+  }
+  constexpr std::size_t operator()(const reversed_key& r) const noexcept {
+    return of(r.of.dst, r.of.src, r.of.port, r.of.vc);
   }
 };
 
@@ -239,42 +259,68 @@ struct carrier_hint {
   std::optional<std::uint32_t> dst_xpu;
 };
 
-// The ends of a frame's connection (source, destination): XPU ids when the destination XPU is
-// known, the source being the RH xpuid; else the IP addresses; else nothing.
+// The ends of a frame's connection (source, destination) into `key`: XPU ids when the
+// destination XPU is known, the source being the RH xpuid; else the IP addresses; else false,
+// and `key` is left as it was. Written in place, not returned: a key (60 bytes) built field by
+// field and then copied is read back with wide loads before its narrow stores have reached the
+// cache, a stall per frame (store forwarding fails) that was 5 % of `scaleup stats`.
+template <class Tree>
+constexpr bool set_endpoints(const Tree& t, const carrier_hint& hint,
+                             connection_key& key) noexcept {
+  const pdu_summary& p = t.pdu;
+  if (!p.rh) return false;
+  if (const auto& to = p.dst_xpu ? p.dst_xpu : hint.dst_xpu) {
+    key.src = endpoint::of_xpu(p.rh->xpuid);
+    key.dst = endpoint::of_xpu(*to);
+    return true;
+  }
+  const bool own = p.src_ip && p.dst_ip;
+  const std::optional<wire::ip_address>& from = own ? p.src_ip : hint.src;
+  const std::optional<wire::ip_address>& at = own ? p.dst_ip : hint.dst;
+  if (!from || !at) return false;
+  key.src = endpoint::of_ip(*from);
+  key.dst = endpoint::of_ip(*at);
+  return true;
+}
+
+// The ends of a frame's connection (source, destination), as set_endpoints finds them.
 template <class Tree>
 constexpr std::optional<std::pair<endpoint, endpoint>> endpoints_of(
     const Tree& t, const carrier_hint& hint = {}) noexcept {
-  const pdu_summary& p = t.pdu;
-  if (!p.rh) return std::nullopt;
-  if (const auto to = p.dst_xpu ? p.dst_xpu : hint.dst_xpu)
-    return std::pair{endpoint::of_xpu(p.rh->xpuid), endpoint::of_xpu(*to)};
-  auto from = p.src_ip, at = p.dst_ip;
-  if (!from || !at) from = hint.src, at = hint.dst;
-  if (!from || !at) return std::nullopt;
-  return std::pair{endpoint::of_ip(*from), endpoint::of_ip(*at)};
+  connection_key k;
+  if (!set_endpoints(t, hint, k)) return std::nullopt;
+  return std::pair{k.src, k.dst};
 }
 
-// What the analysis needs from a dissected frame, or nothing when the frame holds no RH or a
-// receiver would drop it (pdu_summary::dropped). `hint` stands in for the network header when
-// the tree has none (a PDU dissected on its own, its addresses known to the caller).
+// What the analysis needs from a dissected frame into `f`, or false when the frame holds no RH
+// or a receiver would drop it (pdu_summary::dropped); `f` is then not all written. `hint`
+// stands in for the network header when the tree has none (a PDU dissected on its own, its
+// addresses known to the caller). In place, for the reason set_endpoints gives.
 template <class Tree>
-constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame,
-                                              std::int64_t time_ns, std::uint16_t port = 0,
-                                              const carrier_hint& hint = {}) noexcept {
+constexpr bool set_facts(const Tree& t, std::uint64_t frame, std::int64_t time_ns, frame_facts& f,
+                         std::uint16_t port = 0, const carrier_hint& hint = {}) noexcept {
   const pdu_summary& p = t.pdu;
-  if (!p.rh || p.dropped) return std::nullopt;
-  const auto ends = endpoints_of(t, hint);
-  if (!ends) return std::nullopt;
-  frame_facts f;
+  if (!p.rh || p.dropped || !set_endpoints(t, hint, f.key)) return false;
   f.frame = frame;
   f.time_ns = time_ns;
-  f.key = {ends->first, ends->second, port, p.rh->vc};
+  f.key.port = port;
+  f.key.vc = p.rh->vc;
   f.xpuid = p.rh->xpuid;
   f.op = p.rh->op;
   f.npsn = p.rh->npsn;
   f.apsn = p.rh->apsn;
   f.data = p.payload_length > 0;
   f.length = t.length_on_wire();
+  return true;
+}
+
+// The same as a value, or nothing.
+template <class Tree>
+constexpr std::optional<frame_facts> facts_of(const Tree& t, std::uint64_t frame,
+                                              std::int64_t time_ns, std::uint16_t port = 0,
+                                              const carrier_hint& hint = {}) noexcept {
+  std::optional<frame_facts> f(std::in_place);
+  if (!set_facts(t, frame, time_ns, *f, port, hint)) f.reset();
   return f;
 }
 
@@ -412,11 +458,12 @@ class analysis {
   }
 
  private:
-  std::size_t index_of(const connection_key& k) {
+  template <class K>
+  std::size_t index_of(const K& k) {
     const auto [i, fresh] = index_.insert(k);
     if (fresh) {
       conns_.emplace_back();
-      conns_.back().key = k;
+      conns_.back().key = index_.keys()[i];
     }
     return i;
   }
@@ -469,11 +516,11 @@ class analysis {
   }
 
   void on_ack(const frame_facts& f, frame_result& r) {
-    const connection_key k{f.key.dst, f.key.src, f.key.port, f.key.vc};
+    const reversed_key k{f.key};
     const std::size_t i = index_of(k);
     connection& c = conns_[i];
     r.set(result_value::acked_connection, i);
-    if (!(f.data && k == f.key)) c.touch(f);  // a frame is counted once per connection
+    if (!(f.data && f.key == k)) c.touch(f);  // a frame is counted once per connection
     const std::int64_t u = c.unwrap(f.apsn);
     const bool nack = f.op == static_cast<std::uint8_t>(wire::rh_op::nack);
     // A NACK asks for apsn again: everything before it has arrived.

@@ -31,8 +31,11 @@ class flat_index {
   }
   bool contains(const Key& k) const noexcept { return find(k) != npos; }
 
-  // k's number, and whether k is new (then numbered size() - 1).
-  std::pair<std::uint32_t, bool> insert(const Key& k) {
+  // k's number, and whether k is new (then numbered size() - 1). `k` may also stand for a key
+  // without being one (a connection named from its other end, analysis.hpp): Hash takes it, a
+  // key compares equal to it, and the key is made from it (Key(k)) only when it is new.
+  template <class K = Key>
+  std::pair<std::uint32_t, bool> insert(const K& k) {
     if (2 * (count_ + 1) > slots_.size()) grow();
     const std::uint64_t h = mixed(k);
     std::size_t i = h & mask_;
@@ -42,7 +45,7 @@ class flat_index {
       if ((s >> 32) == (h >> 32) && keys_[number_of(s)] == k) return {number_of(s), false};
     }
     const auto n = static_cast<std::uint32_t>(count_++);
-    keys_.push_back(k);
+    keys_.push_back(Key(k));
     slots_[i] = slot(h, n);
     return {n, true};
   }
@@ -58,7 +61,8 @@ class flat_index {
 
  private:
   // The caller's hash, its bits spread so that the low ones pick the slot (fmix64 of MurmurHash3).
-  static std::uint64_t mixed(const Key& k) noexcept {
+  template <class K>
+  static std::uint64_t mixed(const K& k) noexcept {
     std::uint64_t h = static_cast<std::uint64_t>(Hash{}(k));
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
