@@ -303,15 +303,19 @@ class frame_reader {
   // every rule of its table (problems reported), recorded as a layer unless cut off. A header
   // the wire holds whole but the capture does not is not read, and that is no error of the frame
   // (its note says how much was not captured): it comes back truncated, unreported.
+  // One object returned on every path, so that it is built where the caller wants it: with two
+  // returns it was built aside and copied, and the copy's wide loads of the error just written
+  // field by field stalled every header of every frame (store forwarding fails).
   template <class T>
   constexpr result<T> read(layer_kind k, std::size_t at, std::size_t end) noexcept {
-    if (at + layout<T>::size > b_.size() && at + layout<T>::size <= end)
-      return truncated(layout<T>::name, at, layout<T>::size, b_.size() > at ? b_.size() - at : 0,
-                       "cut by the capture's snapshot length");
+    const bool cut = at + layout<T>::size > b_.size() && at + layout<T>::size <= end;
     const std::size_t before = f_.errors.size();
-    const auto r =
-        decode_reported<T>(b_.first(present(end)), at, [this](const error& e) { report(e); });
-    if (r.err.code != errc::truncated) push(k, at, layout<T>::size, before);
+    result<T> r =
+        cut ? result<T>(truncated(layout<T>::name, at, layout<T>::size,
+                                  b_.size() > at ? b_.size() - at : 0,
+                                  "cut by the capture's snapshot length"))
+            : decode_reported<T>(b_.first(present(end)), at, [this](const error& e) { report(e); });
+    if (!cut && r.err.code != errc::truncated) push(k, at, layout<T>::size, before);
     return r;
   }
   template <class T>
