@@ -413,9 +413,14 @@ class frame_reader {
     const bytes pdu = b_.subspan(at, present(end) - at);
     // The frame's length as it was on Ethernet (on the wire), where the minimum-size rule
     // applies: a cooked header stands for 14 bytes whatever its own size.
-    f_.bounds = cut     ? pdu_bounds_not_captured(end - at)
-                : exact ? pdu_bounds_exact(pdu)
-                        : pdu_bounds_l2(pdu, w_ - cooked_extra_, o_.commands);
+    // Assigned on each branch, not through one conditional: that built the bounds aside and
+    // copied them with wide loads of what narrow stores had just written (a stall per PDU).
+    if (cut)
+      f_.bounds = pdu_bounds_not_captured(end - at);
+    else if (exact)
+      f_.bounds = pdu_bounds_exact(pdu);
+    else
+      f_.bounds = pdu_bounds_l2(pdu, w_ - cooked_extra_, o_.commands);
     const std::size_t payload = f_.bounds.payload_end - rh_size;
     const std::size_t kept = payload < pdu.size() - rh_size ? payload : pdu.size() - rh_size;
     f_.payload = pdu.subspan(rh_size, kept);
