@@ -842,6 +842,36 @@ TEST_CASE("bits: get_bits and put_bits, big-endian bit numbering") {
   CHECK(failures == 0);
 }
 
+// get_bits over a span loads its word from the field's first byte, from the buffer's last eight,
+// or, for a field running past the end (or a buffer under eight bytes), from a copy with zeros
+// past the end. Every buffer size to 20, every offset and every width up to 64: the same value
+// as the byte-at-a-time reader over the buffer followed by zeros.
+TEST_CASE("bits: get_bits over a span reads every field the byte-at-a-time reader does") {
+  std::array<std::uint8_t, 20 + 8> padded{};  // the buffer, then zeros for the reference
+  std::size_t failures = 0;
+  for (std::size_t size = 1; size <= 20; ++size) {
+    padded.fill(0);
+    for (std::size_t i = 0; i < size; ++i)
+      padded[i] = static_cast<std::uint8_t>(0x9D * (i + 1) + size);
+    // A copy exactly `size` long: a read past it is an over-read ASan reports.
+    const std::vector<std::uint8_t> buf(padded.begin(),
+                                        padded.begin() + static_cast<std::ptrdiff_t>(size));
+    for (std::size_t bit = 0; bit < size * 8; ++bit)
+      for (unsigned width = 1; width <= 64 && (bit % 8) + width <= 64; ++width) {
+        const std::uint64_t want = w::get_bits(padded.data(), bit, width);
+        if (w::get_bits(std::span<const std::uint8_t>(buf), bit, width) != want) {
+          if (++failures <= 5) {
+            CAPTURE(size);
+            CAPTURE(bit);
+            CAPTURE(width);
+            CHECK(w::get_bits(std::span<const std::uint8_t>(buf), bit, width) == want);
+          }
+        }
+      }
+  }
+  CHECK(failures == 0);
+}
+
 // copy_short takes a different set of moves below 2, 4, 8 and 16 bytes and beyond (overlapping
 // pieces): every length to 300, from and to several alignments in a 16-byte line, copies exactly
 // the n bytes and writes nothing either side; the same in a constant expression.

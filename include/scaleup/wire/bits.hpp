@@ -157,13 +157,23 @@ requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
 
 // get_bits from a buffer whose length is known, so that at run time the bytes the field spans
 // (at most eight) are loaded as one word rather than a byte at a time: a command's fields are
-// read this way, a control of several 64-bit addresses a frame.
+// read this way, a control of several 64-bit addresses a frame. The word is loaded from the
+// buffer itself: where eight bytes from the field's first are not there, the last eight of the
+// buffer, shifted further. (Copying fewer bytes into a zeroed word and loading that stalled
+// every field: a load of eight bytes that two narrower stores have just written cannot take
+// them from the stores, and waits for the cache.) Only a field that runs past the buffer's end,
+// or a buffer under eight bytes, is read from a copy, the bytes past the end as zeros.
 constexpr std::uint64_t get_bits(std::span<const std::uint8_t> b, std::size_t offset,
                                  unsigned width) noexcept {
   const std::size_t first = offset / 8, skip = offset % 8;
   if (std::is_constant_evaluated() || skip + width > 64 || first >= b.size())
     return get_bits(b.data(), offset, width);
   const std::size_t n = (skip + width + 7) / 8;  // bytes spanned, 1..8
+  if (first + 8 <= b.size()) return (load_be64(b.data() + first) << skip) >> (64 - width);
+  if (b.size() >= 8 && first + n <= b.size()) {
+    const std::size_t back = first + 8 - b.size();  // where the field starts in the last eight
+    return (load_be64(b.data() + b.size() - 8) << (8 * back + skip)) >> (64 - width);
+  }
   std::uint8_t word[8] = {};
   copy_short(word, b.data() + first, n < b.size() - first ? n : b.size() - first);
   return (load_be64(word) << skip) >> (64 - width);
