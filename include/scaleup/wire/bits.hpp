@@ -161,8 +161,9 @@ requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
 // buffer itself: where eight bytes from the field's first are not there, the last eight of the
 // buffer, shifted further. (Copying fewer bytes into a zeroed word and loading that stalled
 // every field: a load of eight bytes that two narrower stores have just written cannot take
-// them from the stores, and waits for the cache.) Only a field that runs past the buffer's end,
-// or a buffer under eight bytes, is read from a copy, the bytes past the end as zeros.
+// them from the stores, and waits for the cache.) A field that runs past the buffer's end, or
+// one in a buffer under eight bytes, is put together in a register from narrower loads, the
+// bytes past the end as zeros.
 constexpr std::uint64_t get_bits(std::span<const std::uint8_t> b, std::size_t offset,
                                  unsigned width) noexcept {
   const std::size_t first = offset / 8, skip = offset % 8;
@@ -174,9 +175,21 @@ constexpr std::uint64_t get_bits(std::span<const std::uint8_t> b, std::size_t of
     const std::size_t back = first + 8 - b.size();  // where the field starts in the last eight
     return (load_be64(b.data() + b.size() - 8) << (8 * back + skip)) >> (64 - width);
   }
-  std::uint8_t word[8] = {};
-  copy_short(word, b.data() + first, n < b.size() - first ? n : b.size() - first);
-  return (load_be64(word) << skip) >> (64 - width);
+  // 1 to 7 bytes, by loads of 4, 2 and 1 put together in a register (no word in memory).
+  const std::size_t r = n < b.size() - first ? n : b.size() - first;
+  const std::uint8_t* const p = b.data() + first;
+  std::uint64_t v = 0;
+  std::size_t at = 0;
+  if (r & 4) {
+    v = std::uint64_t{load_be32(p)} << 32;
+    at = 4;
+  }
+  if (r & 2) {
+    v |= std::uint64_t{load_be16(p + at)} << (48 - 8 * at);
+    at += 2;
+  }
+  if (r & 1) v |= std::uint64_t{p[at]} << (56 - 8 * at);
+  return (v << skip) >> (64 - width);
 }
 
 }  // namespace scaleup::wire
