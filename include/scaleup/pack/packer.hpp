@@ -206,7 +206,7 @@ class packer {
 
   // A control as the pool keeps it: 64-bit words, not bytes. Bytes would be stored through
   // char-typed moves, which the compiler must assume can change any member, so every push read
-  // the free count, the limit and the profile again from memory; words cannot alias them.
+  // the profile pointer again from memory; words cannot alias it.
   // `head` holds bytes [0, 8) (a shorter control: its bytes, then zeros), `tail` bytes [n - 8, n)
   // and `mid` bytes [8, 16) of a control longer than 16: two loads and two stores for the usual
   // 8 to 16 bytes (the default profile's 12), overlapping where the control is shorter than 16.
@@ -270,7 +270,7 @@ class packer {
   struct queue {
     std::uint16_t head = nil;
     std::uint16_t tail = nil;
-    std::uint16_t count = 0;  // not 32 bits: the free count and the limit are (see free_count_)
+    std::uint32_t count = 0;
   };
 
   static constexpr std::size_t index(std::uint16_t d, std::uint8_t vc) noexcept {
@@ -290,7 +290,7 @@ class packer {
     if (control.size() != (framing & profile::control_mask)) return false;
     if ((framing & profile::carries_data) != 0 ? data.size() - 1 >= max_data_bytes : !data.empty())
       return false;
-    return control.size() + data.size() <= limit_;
+    return control.size() + data.size() <= cfg_.limit;
   }
 
   // Why push refused: check()'s error, else the pool is full.
@@ -420,7 +420,7 @@ class packer {
                       : copy_run<true>(q.head, cookies.size() < q.count ? cookies.size() : q.count,
                                        out.data(), cookies.data());
     if (r.commands > 0) {
-      q.count = static_cast<std::uint16_t>(q.count - r.commands);
+      q.count -= static_cast<std::uint32_t>(r.commands);
       q.head = q.count == 0 ? nil : r.at;  // past the last command, `next` is stale
       if (q.count == 0) q.tail = nil;
       if constexpr (Destinations > 1) vc_count_[vc] -= r.commands;
@@ -444,7 +444,7 @@ class packer {
     const std::size_t limit = cfg_.limit;
     std::size_t used = 0;
     std::size_t commands = 0;
-    std::uint32_t freed = free_count_;
+    std::size_t freed = free_count_;
     while (commands < max_commands) {
       const entry& e = pool_[at];
       const std::size_t control_len = e.control_len;
@@ -474,12 +474,7 @@ class packer {
   std::array<std::size_t, VCs> vc_count_{};
   std::array<std::uint16_t, VCs> rr_next_{};
   std::array<std::uint16_t, Capacity> free_list_{};
-  // 32 bits and not size_t, the cookie's type: a cookie stored does not make the next push
-  // read the count again. For the same reason the limit is kept as 32 bits beside the config
-  // (a command is at most 274 bytes, so a larger limit admits the same commands).
-  std::uint32_t free_count_ = Capacity;
-  std::uint32_t limit_ =
-      cfg_.limit < 0xFFFFFFFFu ? static_cast<std::uint32_t>(cfg_.limit) : 0xFFFFFFFFu;
+  std::size_t free_count_ = Capacity;
   std::uint64_t seq_ = 0;
 };
 
