@@ -253,9 +253,9 @@ class packer {
   };
 
   // A queued command: its control (copied at push, 1..18 bytes), where its data is (borrowed,
-  // up to 256 bytes), its cookie, and its place in its queue. Destination and VC are the
-  // queue's. No field is a byte (a char-typed store, see control_words). 64 bytes, aligned: one
-  // cache line each.
+  // up to 256 bytes) and its cookie. Destination and VC are the queue's; its place in the queue
+  // is in next_. No field is a byte (a char-typed store, see control_words). 64 bytes,
+  // aligned: one cache line each.
   struct alignas(64) entry {
     control_words control{};
     const std::uint8_t* data = nullptr;
@@ -263,7 +263,6 @@ class packer {
     std::uint64_t seq = 0;  // arrival number, to order queues (none with one destination)
     std::uint16_t data_len = 0;
     std::uint16_t control_len = 0;
-    std::uint16_t next = nil;  // in its queue; stale in the queue's last (see enqueue)
     bool send_now = false;
   };
   static_assert(sizeof(entry) == 64, "a pool entry is a cache line");
@@ -363,7 +362,7 @@ class packer {
     entry& en = pool_[e];
     // Field by field: the caller has usually just built its command, and a block copy of it
     // would read its narrow fields back with wide loads (a store-forwarding stall per command).
-    // Only what packing reads: `next` is left as it is (the queue's count says where the queue
+    // Only what packing reads: next_[e] is left as it is (the queue's count says where the queue
     // ends), and with one destination, where each VC has one queue, neither the arrival number
     // (nothing to order) nor the VC's count (the queue's) is kept.
     en.data = data.data();
@@ -376,7 +375,7 @@ class packer {
     if (q.count == 0)
       q.head = e;
     else
-      pool_[q.tail].next = e;
+      next_[q.tail] = e;
     q.tail = e;
     ++q.count;
     if constexpr (Destinations > 1) ++vc_count_[vc];
@@ -421,7 +420,7 @@ class packer {
                                        out.data(), cookies.data());
     if (r.commands > 0) {
       q.count -= static_cast<std::uint32_t>(r.commands);
-      q.head = q.count == 0 ? nil : r.at;  // past the last command, `next` is stale
+      q.head = q.count == 0 ? nil : r.at;  // past the last command, next_ is stale
       if (q.count == 0) q.tail = nil;
       if constexpr (Destinations > 1) vc_count_[vc] -= r.commands;
     }
@@ -459,7 +458,7 @@ class packer {
       ++commands;
       free_list_[freed++] = at;
       const bool last = e.send_now;
-      at = e.next;
+      at = next_[at];
       if (last) break;
     }
     free_count_ = freed;
@@ -474,6 +473,12 @@ class packer {
   std::array<std::size_t, VCs> vc_count_{};
   std::array<std::uint16_t, VCs> rr_next_{};
   std::array<std::uint16_t, Capacity> free_list_{};
+  // The queues' links: next_[e] follows entry e in its queue. An array of their own rather than
+  // a field of the entry: the walk in copy_run is a chain of these loads, one per command, and
+  // an index loaded from here is an address at once (next_[at], a scaled load), where a field
+  // at pool_[at] took a shift and an add more each step (16-byte commands, cache-resident:
+  // 5.2 -> 4.3 ns a command; from memory 6.2 -> 5.0 ns).
+  std::array<std::uint16_t, Capacity> next_{};
   std::size_t free_count_ = Capacity;
   std::uint64_t seq_ = 0;
 };
