@@ -673,7 +673,13 @@ void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
   // Whether a name repeats, by the names' keys: a bit each of 1024 first, so that most fields
   // are compared with no other; a name that does (nearly never: two VLAN tags) takes the way
   // that gathers its fields.
-  std::array<std::uint64_t, 16> seen{};
+  // Cleared two words at a time: `seen{}` became a `rep stos`, whose start-up alone was 6 % of
+  // this function on a frame of 40 fields.
+  std::array<std::uint64_t, 16> seen;
+  for (std::size_t i = 0; i < seen.size(); i += 2) {
+    seen[i] = 0;
+    seen[i + 1] = 0;
+  }
   const std::size_t n = picked.size();
   for (std::size_t k = 0; k < n; ++k) {
     const field_info* const info = all[picked[k]].info;
