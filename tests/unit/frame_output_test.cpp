@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "capture_files.hpp"
 #include "support.hpp"
@@ -305,4 +306,43 @@ TEST_CASE("printers: a direct sink gets the same text, numbers as to_chars") {
   };
   CHECK(plain(numbers_json) == want);
   CHECK(direct(numbers_json) == want);
+}
+
+TEST_CASE("printers: JSON members across the writer's 4 KB window come out whole, in any sink") {
+  // 250 members (fewer than the 256 the printer indexes) with long, distinct names, about 16 KB
+  // of JSON: numbers of every length, with labels and reserved fields between them, so that the
+  // printer's window ends inside members of each kind, in a direct sink and through the
+  // printer's own buffer.
+  static constexpr w::value_name states[] = {{0, "zero"}, {1, "one"}};
+  std::vector<std::string> names;
+  names.reserve(250);
+  std::vector<w::field_info> infos;
+  infos.reserve(250);
+  auto t = std::make_unique<d::large_tree>();
+  const auto l = t->add_layer("t", "Test", 0, 0);
+  std::string want = "{\"frame\":1,\"encap\":\"\",\"len\":0";
+  for (std::size_t i = 0; i < 250; ++i) {
+    names.push_back("t.member_with_a_rather_long_name_that_fills_the_window_" + std::to_string(i));
+    w::field_info info{.name = "m", .filter = names.back(), .width = 64};
+    if (i % 5 == 3) {
+      info.type = w::kind::label;
+      info.names = states;
+    }
+    if (i % 11 == 4) info.check = w::rule::reserved;
+    infos.push_back(info);
+    const std::uint64_t v = info.type == w::kind::label ? i % 2 : ~std::uint64_t{0} >> (i % 64);
+    t->add_field({&infos.back(), l, 0, false, v, nullptr});
+    if (info.check == w::rule::reserved) continue;  // not shown
+    want +=
+        ",\"" + names.back() + "\":" +
+        (info.type == w::kind::label ? std::string(v ? "\"one\"" : "\"zero\"") : std::to_string(v));
+  }
+  want += ",\"errors\":[]}";
+  REQUIRE(want.size() > 3 * 4096);
+  const auto print = [&](auto& out) { d::put_json(out, *t, 1); };
+  CHECK(render(print) == want);
+  in_place direct;
+  print(direct);
+  CHECK(direct.reserves > 3);
+  CHECK(direct.text == want);
 }

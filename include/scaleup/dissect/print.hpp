@@ -381,8 +381,17 @@ class chunked {
 
   SCALEUP_ALWAYS_INLINE void number(std::uint64_t v) {
     if (v < 10) return put(static_cast<char>('0' + v));  // flags and small counts: most fields
-    char* p = room(20);
-    if (v < 100'000'000) return commit(short_digits(p, static_cast<std::uint32_t>(v)));
+    commit(digits(room(max_digits), v));
+  }
+
+  // v in decimal at p (room for max_digits); returns the end.
+  static constexpr std::size_t max_digits = 20;
+  SCALEUP_ALWAYS_INLINE static char* digits(char* p, std::uint64_t v) noexcept {
+    if (v < 10) {
+      *p = static_cast<char>('0' + v);
+      return p + 1;
+    }
+    if (v < 100'000'000) return short_digits(p, static_cast<std::uint32_t>(v));
     // Longer (a command's 64-bit address, a checksum): eight digits at a time from the right.
     constexpr std::uint64_t e8 = 100'000'000;
     const auto low = static_cast<std::uint32_t>(v % e8);
@@ -393,7 +402,7 @@ class chunked {
       p = short_digits(p, static_cast<std::uint32_t>(v / e8));
       p = eight_digits(p, static_cast<std::uint32_t>(v % e8));
     }
-    commit(eight_digits(p, low));
+    return eight_digits(p, low);
   }
 
   // An IPv4 address and a MAC address as text, written in place (not piece by piece through
@@ -426,7 +435,10 @@ class chunked {
   // nothing to escape: the name of a field's member, copied as it is.
   SCALEUP_ALWAYS_INLINE void name(std::string_view s, bool first) {
     if (s.size() + 4 > capacity) return key(s, first);  // no name is that long: a profile's could
-    char* p = room(s.size() + 4);
+    commit(name_at(room(s.size() + 4), s, first));
+  }
+  // The same at p (room for s.size() + 4); returns the end.
+  SCALEUP_ALWAYS_INLINE static char* name_at(char* p, std::string_view s, bool first) noexcept {
     *p = ',';
     p += first ? 0 : 1;
     *p++ = '"';
@@ -434,8 +446,15 @@ class chunked {
     p += s.size();
     p[0] = '"';
     p[1] = ':';
-    commit(p + 2);
+    return p + 2;
   }
+
+  // The write position and the end of the room, for a loop that writes many short pieces
+  // through a pointer of its own (put_json_picked): kept in a register, where p_ is stored and
+  // loaded again around every piece (the bytes are char stores, which may change any member),
+  // a chain through memory of a few cycles a piece. room(k) and commit() as before; end() is
+  // where the room given by the last room() ends.
+  char* end() const noexcept { return end_; }
 
   // `s` in quotes; a string that needs escapes goes the general way.
   void quoted(std::string_view s) {
@@ -502,7 +521,9 @@ class chunked {
   }
 
   // n bytes from q to p, without a call for the short pieces a frame is made of.
-  static void copy(char* p, const char* q, std::size_t n) noexcept { wire::copy_short(p, q, n); }
+  SCALEUP_ALWAYS_INLINE static void copy(char* p, const char* q, std::size_t n) noexcept {
+    wire::copy_short(p, q, n);
+  }
 
   // Copies `s` to `p`, or returns false when it needs an escape (a control character, '"' or
   // '\\'). Eight bytes at a time: the names are mostly longer than that, and checking them a
@@ -693,13 +714,35 @@ void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
       }
     seen[h >> 6] |= bit;
   }
+  // Members whose value is a number, the most, are written through a pointer held here (see
+  // chunked::end()); any other member through the writer, which the pointer is handed back to.
+  using writer = chunked<Out>;
+  char* p = w.room(0);
+  char* end = w.end();
   for (std::size_t k = 0; k < n; ++k) {
     const auto& f = all[picked[k]];
     if (!shown_in_json(f)) continue;
-    w.name(f.info->filter, first);
+    const std::string_view name = f.info->filter;
+    const wire::kind type = f.info->type;
+    const std::size_t most = name.size() + 4 + writer::max_digits;
+    if ((type == wire::kind::uint || type == wire::kind::flag || type == wire::kind::hex) &&
+        most <= writer::capacity) {
+      if (static_cast<std::size_t>(end - p) < most) {
+        w.commit(p);
+        p = w.room(most);
+        end = w.end();
+      }
+      p = writer::digits(writer::name_at(p, name, first), f.value);
+    } else {
+      w.commit(p);
+      w.name(name, first);
+      put_json_value(w, f);
+      p = w.room(0);
+      end = w.end();
+    }
     first = false;
-    put_json_value(w, f);
   }
+  w.commit(p);
 }
 
 // Where each layer's fields lie (a command's are neighbours), found in one pass: a walk over
