@@ -1790,8 +1790,9 @@ TEST_CASE("dissect: JSON members are the same below and above the indexed 256 fi
   static constexpr w::field_info one{.name = "one", .filter = "t.one", .width = 8};
   static constexpr w::field_info rsv{
       .name = "rsv", .filter = "t.rsv", .width = 8, .check = w::rule::reserved};
-  // 1 + 3 x 85 = 256 fields: the last count indexed; 86 pairs take the general walk.
-  for (const std::size_t pairs : {1u, 50u, 85u, 86u, 400u}) {
+  // 1 + 3 x 85 = 256 fields: the last count indexed; 86 pairs take the general walk. Up to 16
+  // fields (5 pairs) the repeats are found with one word of bits, beyond with 16.
+  for (const std::size_t pairs : {1u, 2u, 5u, 6u, 50u, 85u, 86u, 400u}) {
     CAPTURE(pairs);
     auto t = std::make_unique<d::large_tree>();
     const auto l = t->add_layer("t", "Test", 0, 0);

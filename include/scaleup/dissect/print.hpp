@@ -688,32 +688,44 @@ void put_json_repeated(chunked<Out>& w, std::span<const field_node> all,
 // The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
 // seen more than once among them holds an array (two VLAN tags). A name's first field decides
 // whether it is shown; every field of the name gives a value.
-template <class Out>
-void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
-                     std::span<const std::uint32_t> picked, bool& first) {
-  // Whether a name repeats, by the names' keys: a bit each of 1024 first, so that most fields
-  // are compared with no other; a name that does (nearly never: two VLAN tags) takes the way
-  // that gathers its fields.
-  // Cleared two words at a time: `seen{}` became a `rep stos`, whose start-up alone was 6 % of
-  // this function on a frame of 40 fields.
-  std::array<std::uint64_t, 16> seen;
-  for (std::size_t i = 0; i < seen.size(); i += 2) {
+// Whether a name repeats among the fields at `picked`, by the names' keys: a bit each of
+// 64 x Words first, so that most fields are compared with no other. One word for a command's
+// few fields (a register: nothing to clear), 16 for a frame's own members (a bit each of 1024;
+// cleared two words at a time, as `seen{}` became a `rep stos` whose start-up alone was 6 % of
+// put_json_picked).
+template <std::size_t Words>
+bool names_repeat(std::span<const field_node> all, std::span<const std::uint32_t> picked) {
+  constexpr unsigned shift = 64 - std::bit_width(Words * 64 - 1);
+  std::array<std::uint64_t, Words> seen;
+  for (std::size_t i = 0; i < Words; i += 2) {
     seen[i] = 0;
-    seen[i + 1] = 0;
+    if (i + 1 < Words) seen[i + 1] = 0;
   }
-  const std::size_t n = picked.size();
-  for (std::size_t k = 0; k < n; ++k) {
+  for (std::size_t k = 0; k < picked.size(); ++k) {
     const field_info* const info = all[picked[k]].info;
-    const auto h = static_cast<unsigned>(info->key >> 54);
+    const auto h = static_cast<unsigned>(info->key >> shift);
     const std::uint64_t bit = std::uint64_t{1} << (h & 63);
     if (seen[h >> 6] & bit)
       for (std::size_t m = 0; m < k; ++m) {
         const field_info* const other = all[picked[m]].info;
         if (other->key == info->key && (other == info || other->filter == info->filter))
-          return put_json_repeated(w, all, picked, first);
+          return true;
       }
     seen[h >> 6] |= bit;
   }
+  return false;
+}
+
+// The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
+// seen more than once among them holds an array (two VLAN tags). A name's first field decides
+// whether it is shown; every field of the name gives a value.
+template <class Out>
+void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
+                     std::span<const std::uint32_t> picked, bool& first) {
+  // A name that repeats (nearly never: two VLAN tags) takes the way that gathers its fields.
+  const std::size_t n = picked.size();
+  if (n <= 16 ? names_repeat<1>(all, picked) : names_repeat<16>(all, picked))
+    return put_json_repeated(w, all, picked, first);
   // Members whose value is a number, the most, are written through a pointer held here (see
   // chunked::end()); any other member through the writer, which the pointer is handed back to.
   using writer = chunked<Out>;
