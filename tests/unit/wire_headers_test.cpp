@@ -843,9 +843,9 @@ TEST_CASE("bits: get_bits and put_bits, big-endian bit numbering") {
 }
 
 // get_bits over a span loads its word from the field's first byte, from the buffer's last eight,
-// or, for a field running past the end (or a buffer under eight bytes), from a copy with zeros
-// past the end. Every buffer size to 20, every offset and every width up to 64: the same value
-// as the byte-at-a-time reader over the buffer followed by zeros.
+// or, for a field running past the end (or a buffer under eight bytes), puts it together from
+// narrower loads, with zeros past the end. Every buffer size to 20, every offset and every
+// width up to 64: the same value as the byte-at-a-time reader over the buffer followed by zeros.
 TEST_CASE("bits: get_bits over a span reads every field the byte-at-a-time reader does") {
   std::array<std::uint8_t, 20 + 8> padded{};  // the buffer, then zeros for the reference
   std::size_t failures = 0;

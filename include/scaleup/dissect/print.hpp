@@ -211,20 +211,15 @@ void put_value(Out& out, const field_node& f) {
 }
 
 // JSON: numbers for every integer kind (hex included), strings for addresses and labels.
+constexpr bool json_number(wire::kind k) noexcept {
+  return k == wire::kind::uint || k == wire::kind::flag || k == wire::kind::hex;
+}
 template <class Out>
 void put_json_value(Out& out, const field_node& f) {
-  using wire::kind;
-  switch (f.info->type) {
-    case kind::uint:
-    case kind::flag:
-    case kind::hex:
-      detail::put_uint(out, f.value);
-      break;
-    default:
-      out("\"");
-      put_value(out, f);
-      out("\"");
-  }
+  if (json_number(f.info->type)) return detail::put_uint(out, f.value);
+  out("\"");
+  put_value(out, f);
+  out("\"");
 }
 
 inline bool shown_in_json(const field_node& f) {
@@ -600,12 +595,8 @@ class chunked {
 template <class Out>
 SCALEUP_ALWAYS_INLINE void put_json_value(chunked<Out>& w, const field_node& f) {
   using wire::kind;
+  if (json_number(f.info->type)) return w.number(f.value);
   switch (f.info->type) {
-    case kind::uint:
-    case kind::flag:
-    case kind::hex:
-      w.number(f.value);
-      break;
     case kind::label:  // a profile file's value names are anybody's text
       w.quoted(f.value_name());
       break;
@@ -735,10 +726,8 @@ void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
     const auto& f = all[picked[k]];
     if (!shown_in_json(f)) continue;
     const std::string_view name = f.info->filter;
-    const wire::kind type = f.info->type;
     const std::size_t most = name.size() + 4 + writer::max_digits;
-    if ((type == wire::kind::uint || type == wire::kind::flag || type == wire::kind::hex) &&
-        most <= writer::capacity) {
+    if (json_number(f.info->type) && most <= writer::capacity) {
       if (static_cast<std::size_t>(end - p) < most) {
         w.commit(p);
         p = w.room(most);
