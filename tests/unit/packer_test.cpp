@@ -367,6 +367,52 @@ TEST_CASE("packer: a command larger than the limit is refused at push") {
   CHECK(x.cookies == cookies_of({2}));
 }
 
+// push checks the framing and the limit with one table built from both (packer::admission):
+// every type of the default profile, at every limit from 1 byte to past the largest command,
+// with data lengths on both sides of each edge, is taken exactly when check_command passes and
+// the command fits the limit; a refusal says which of the two it was.
+TEST_CASE("packer: push takes exactly the commands that keep the framing and fit the limit") {
+  command_store s;
+  std::uint64_t cookie = 0;
+  for (std::size_t limit = 1; limit <= 12 + 256 + 8; ++limit) {
+    CAPTURE(limit);
+    pk::packer_config<4> cfg;
+    cfg.limit = limit;
+    auto p = make_packer<1>(cfg);
+    for (const pk::command_type& t : pk::default_profile.types()) {
+      CAPTURE(t.name);
+      const std::size_t ctrl = t.control_bytes();
+      const std::size_t room = limit > ctrl ? limit - ctrl : 0;
+      for (const std::size_t data :
+           {std::size_t{0}, std::size_t{1}, std::size_t{2}, room - 1, room, room + 1,
+            std::size_t{255}, std::size_t{256}, std::size_t{257}}) {
+        if (data > 300) continue;  // room - 1 with no room
+        CAPTURE(data);
+        const owned& c = s.add(t.code, data, 0, 0, ++cookie);
+        const bool framed =
+            !pk::check_command(pk::default_profile, w::bytes(c.control), w::bytes(c.data));
+        const bool fits = ctrl + data <= limit;
+        const w::error e = p->push(c.queued());
+        CHECK(!e == (framed && fits));
+        if (!framed) {
+          CHECK(e.layer == "sue.cmd");
+        } else if (!fits) {
+          CHECK(e.code == errc::value_too_big);
+          CHECK(e.layer == "pack");
+          CHECK(e.needed == limit);
+          CHECK(e.available == ctrl + data);
+        }
+        if (!e) {
+          const pdu x = take(*p);
+          CHECK(x.payload == c.wire());
+          CHECK(x.cookies == cookies_of({cookie}));
+        }
+        CHECK(p->queued() == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("packer: an output buffer smaller than the limit") {
   command_store s;
   auto p = make_packer<1>();

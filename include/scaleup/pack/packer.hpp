@@ -113,7 +113,8 @@ struct always_eligible {
 template <std::size_t Destinations, std::size_t VCs = 4, std::size_t Capacity = 1024>
 class packer {
   static_assert(VCs >= 1 && VCs <= 4, "SUE has up to 4 VCs (R2 Table 1)");
-  static_assert(Capacity < 0xFFFF, "pool indices are 16 bits");
+  static_assert(Capacity + Destinations * VCs < 0xFFFF,
+                "pool indices and the queues' head links are 16 bits");
 
  public:
   using config = packer_config<VCs>;
@@ -122,7 +123,12 @@ class packer {
       : prof_(&prof), cfg_(c) {
     for (std::size_t i = 0; i < Capacity; ++i)
       free_list_[i] = static_cast<std::uint16_t>(Capacity - 1 - i);
-    for (auto& q : queues_) q = queue{};
+    for (std::size_t i = 0; i < queues_.size(); ++i) {
+      queues_[i] = queue{head_link(i), 0};
+      next_[head_link(i)] = nil;
+    }
+    for (std::size_t code = 0; code < 256; ++code)
+      admit_[code] = admission(prof.framing(static_cast<std::uint8_t>(code)), cfg_.limit);
   }
 
   constexpr const config& settings() const noexcept { return cfg_; }
@@ -266,11 +272,16 @@ class packer {
     bool send_now = false;
   };
   static_assert(sizeof(entry) == 64, "a pool entry is a cache line");
+  // A queue's first command is next_[head_link(its index)], after the pool's own links; its
+  // last is `tail`, or the head link itself while the queue is empty: push appends with one
+  // store, `next_[tail] = e`, with no test for an empty queue.
   struct queue {
-    std::uint16_t head = nil;
-    std::uint16_t tail = nil;
+    std::uint16_t tail = nil;  // the constructor points it at the head link
     std::uint32_t count = 0;
   };
+  static constexpr std::uint16_t head_link(std::size_t qi) noexcept {
+    return static_cast<std::uint16_t>(Capacity + qi);
+  }
 
   static constexpr std::size_t index(std::uint16_t d, std::uint8_t vc) noexcept {
     return std::size_t{d} * VCs + vc;
@@ -283,13 +294,27 @@ class packer {
     // 1 to 18 control bytes (one test): a byte to read the type from, and room in the pool.
     if (destination >= Destinations || vc >= VCs || control.size() - 1 >= max_control_bytes)
       return false;
-    // One load says whether the type is known (0: no), its control length and whether it
-    // carries data.
-    const std::uint16_t framing = prof_->framing(control[0]);
-    if (control.size() != (framing & profile::control_mask)) return false;
-    if ((framing & profile::carries_data) != 0 ? data.size() - 1 >= max_data_bytes : !data.empty())
-      return false;
-    return control.size() + data.size() <= cfg_.limit;
+    // One load says it all (see admission): a type that is not known has control length 0.
+    const std::uint16_t a = admit_[control[0]];
+    return control.size() == (a & 0x1F) && data.size() - ((a >> 5) & 1) <= (a >> 8);
+  }
+
+  // What push admits of a type, from the profile's framing (R2 4.2 step 2a) and the limit, in
+  // 16 bits: its control length (bits 0-4; 0 when the type is unknown or no command of it fits
+  // the limit), the least data it has (bit 5: 1 for a type with data, 0 without) and how much
+  // more it may have (bits 8-15: up to 255 more, fewer where the limit says so; 0 without
+  // data). Data of n bytes passes when n - least <= more: one subtraction and one compare check
+  // the framing and the limit, where the profile's framing and the limit took two loads and
+  // four tests. (16-byte commands, cache-resident, with the queues' head links: push 2.5 ->
+  // 2.4 ns, packing unchanged; a small gain, but it is also fewer branches.)
+  static_assert(max_control_bytes < 32 && max_data_bytes <= 256, "the fields of admission()");
+  static constexpr std::uint16_t admission(std::uint16_t framing, std::size_t limit) noexcept {
+    const std::size_t control = framing & profile::control_mask;
+    if (framing == 0 || control > max_control_bytes || control > limit) return 0;
+    if ((framing & profile::carries_data) == 0) return static_cast<std::uint16_t>(control);
+    const std::size_t room = limit - control < max_data_bytes ? limit - control : max_data_bytes;
+    if (room == 0) return 0;
+    return static_cast<std::uint16_t>(control | 1u << 5 | (room - 1) << 8);
   }
 
   // Why push refused: check()'s error, else the pool is full.
@@ -372,10 +397,7 @@ class packer {
     en.control_len = static_cast<std::uint16_t>(control_len);
     en.send_now = send_now;
     queue& q = queues_[index(destination, vc)];
-    if (q.count == 0)
-      q.head = e;
-    else
-      next_[q.tail] = e;
+    next_[q.tail] = e;
     q.tail = e;
     ++q.count;
     if constexpr (Destinations > 1) ++vc_count_[vc];
@@ -402,8 +424,10 @@ class packer {
       // One queue per VC, or round robin: the first eligible queue is the one.
       if (Destinations == 1 || cfg_.order == within_vc::round_robin)
         return static_cast<std::uint16_t>(d);
-      if (pool_[q.head].seq < best_seq) {
-        best_seq = pool_[q.head].seq;
+      const std::uint64_t seq =
+          pool_[next_[head_link(index(static_cast<std::uint16_t>(d), vc))]].seq;
+      if (seq < best_seq) {
+        best_seq = seq;
         best = static_cast<std::uint16_t>(d);
       }
     }
@@ -412,16 +436,18 @@ class packer {
 
   constexpr packed_pdu pack_queue(std::uint16_t d, std::uint8_t vc, mutable_bytes out,
                                   std::span<std::uint64_t> cookies) noexcept {
-    queue& q = queues_[index(d, vc)];
+    const std::size_t qi = index(d, vc);
+    queue& q = queues_[qi];
+    std::uint16_t& head = next_[head_link(qi)];
     // q.count bounds the walk: the list holds exactly that many.
     const run r = cookies.empty()
-                      ? copy_run<false>(q.head, q.count, out.data(), nullptr)
-                      : copy_run<true>(q.head, cookies.size() < q.count ? cookies.size() : q.count,
+                      ? copy_run<false>(head, q.count, out.data(), nullptr)
+                      : copy_run<true>(head, cookies.size() < q.count ? cookies.size() : q.count,
                                        out.data(), cookies.data());
     if (r.commands > 0) {
       q.count -= static_cast<std::uint32_t>(r.commands);
-      q.head = q.count == 0 ? nil : r.at;  // past the last command, next_ is stale
-      if (q.count == 0) q.tail = nil;
+      head = r.at;  // past the last command, next_ is stale: the count says where the queue ends
+      if (q.count == 0) q.tail = head_link(qi);
       if constexpr (Destinations > 1) vc_count_[vc] -= r.commands;
     }
     rr_next_[vc] = static_cast<std::uint16_t>((d + 1) % Destinations);
@@ -478,7 +504,9 @@ class packer {
   // an index loaded from here is an address at once (next_[at], a scaled load), where a field
   // at pool_[at] took a shift and an add more each step (16-byte commands, cache-resident:
   // 5.2 -> 4.3 ns a command; from memory 6.2 -> 5.0 ns).
-  std::array<std::uint16_t, Capacity> next_{};
+  // After the pool's links, one head link per queue (see queue).
+  std::array<std::uint16_t, Capacity + Destinations * VCs> next_{};
+  std::array<std::uint16_t, 256> admit_{};  // by type code: see admission()
   std::size_t free_count_ = Capacity;
   std::uint64_t seq_ = 0;
 };
