@@ -10,6 +10,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -176,6 +179,54 @@ TEST_CASE("json_writer: nesting, commas, escapes, signed numbers") {
         "{\"file\":\"a\\u0001b\\\"c\\\\\\u000a\",\"n\":18446744073709551615,"
         "\"neg\":-9223372036854775808,\"us\":1.500,\"ok\":true,\"list\":[1,{\"k\":\"v\"},[]],\n"
         "  \"last\":0}\n");
+}
+
+// JSON strings are tested eight bytes at a time (detail::any_json_special), then escaped byte
+// by byte where a word holds something to escape. Against the rule written out per byte: every
+// byte value at every place of a word, among neighbours on either side of each edge the test
+// draws (0x1F/0x20, '!'/'"'/'#', '['/'\\'/']', 0x7F/0x80, 0xFF), and strings of 0 to 40 bytes with
+// one such byte at every place, so across and at the ends of the 8-byte words.
+TEST_CASE("json strings: escapes found at every place in and across 8-byte words") {
+  const auto special = [](unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; };
+  const std::array<unsigned char, 10> fill{0x1F, 0x20, '!', '"', '#', '[', '\\', ']', 0x7F, 0xFF};
+  for (unsigned v = 0; v < 256; ++v)
+    for (std::size_t at = 0; at < 8; ++at)
+      for (const unsigned char f : fill) {
+        std::array<unsigned char, 8> b;
+        b.fill(f);
+        b[at] = static_cast<unsigned char>(v);
+        const auto word = std::bit_cast<std::uint64_t>(b);
+        CHECK(d::detail::any_json_special(word) ==
+              (special(f) || special(static_cast<unsigned char>(v))));
+      }
+  const auto by_hand = [&](const std::string& in) {
+    std::string o = "\"";
+    for (const char ch : in) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c == '"' || c == '\\') {
+        o += '\\';
+        o += ch;
+      } else if (c < 0x20) {
+        static constexpr char hexd[] = "0123456789abcdef";
+        o += "\\u00";
+        o += hexd[c >> 4];
+        o += hexd[c & 0xF];
+      } else {
+        o += ch;
+      }
+    }
+    return o + "\"";
+  };
+  for (std::size_t len = 0; len <= 40; ++len)
+    for (std::size_t at = 0; at < len; ++at)
+      for (const unsigned char c : {0x00, 0x0A, 0x1F, 0x20, 0x22, 0x5C, 0x7F, 0x80, 0xE9}) {
+        std::string in(len, 'x');
+        in[at] = static_cast<char>(c);
+        CAPTURE(len);
+        CAPTURE(at);
+        CAPTURE(static_cast<unsigned>(c));
+        CHECK(render([&](auto& out) { d::detail::put_json_string(out, in); }) == by_hand(in));
+      }
 }
 
 namespace {

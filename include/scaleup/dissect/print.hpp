@@ -157,11 +157,32 @@ void put_ipv6(Out& out, const std::uint8_t* a) {
   out(std::string_view(b.data(), n));
 }
 
+// Whether any of the eight bytes of `w` needs escaping in a JSON string: a control character
+// (below 0x20), '"' or '\\'. Only whether there is one, so the order of the bytes in the word
+// does not matter. The "has less" test: taking n from every byte, the lowest byte below n wraps
+// and sets its top bit, which ~w keeps, as that byte is below 0x80; with no byte below n nothing
+// borrows and no top bit is left.
+constexpr bool any_json_special(std::uint64_t w) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101;
+  constexpr std::uint64_t tops = 0x8080808080808080;
+  const auto below = [](std::uint64_t x, std::uint64_t n) { return (x - ones * n) & ~x & tops; };
+  return (below(w, 0x20) | below(w ^ (ones * '"'), 1) | below(w ^ (ones * '\\'), 1)) != 0;
+}
+
+// A string as JSON, escaped. Eight bytes are tested at a time: the expert messages and names
+// that make up most strings have nothing to escape (a frame cut by the snapshot length carries
+// two messages of some 200 bytes, and testing them byte by byte was 9 % of `dump --json` on a
+// cooked capture).
 template <class Out>
 void put_json_string(Out& out, std::string_view s) {
   out("\"");
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
+    for (std::uint64_t w; i + 8 <= s.size(); i += 8) {
+      std::memcpy(&w, s.data() + i, 8);
+      if (any_json_special(w)) break;
+    }
+    if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out(s.substr(start, i - start));
