@@ -158,10 +158,10 @@ void put_ipv6(Out& out, const std::uint8_t* a) {
 }
 
 // Whether any of the eight bytes of `w` needs escaping in a JSON string: a control character
-// (below 0x20), '"' or '\\'. Only whether there is one, so the order of the bytes in the word
-// does not matter. The "has less" test: taking n from every byte, the lowest byte below n wraps
-// and sets its top bit, which ~w keeps, as that byte is below 0x80; with no byte below n nothing
-// borrows and no top bit is left.
+// (below 0x20), '"' or '\\' (put_json_string, and chunked::copy_plain for names). Only whether
+// there is one, so the order of the bytes in the word does not matter. The "has less" test: taking
+// n from every byte, the lowest byte below n wraps and sets its top bit, which ~w keeps, as that
+// byte is below 0x80; with no byte below n nothing borrows and no top bit is left.
 constexpr bool any_json_special(std::uint64_t w) noexcept {
   constexpr std::uint64_t ones = 0x0101010101010101;
   constexpr std::uint64_t tops = 0x8080808080808080;
@@ -558,22 +558,13 @@ class chunked {
     std::uint64_t w = 0;
     for (std::size_t i = 0; i + 8 < n; i += 8) {
       std::memcpy(&w, q + i, 8);
-      if (needs_escape(w)) return false;
+      if (any_json_special(w)) return false;
       std::memcpy(p + i, &w, 8);
     }
     std::memcpy(&w, q + n - 8, 8);  // the last eight, overlapping the words before
-    if (needs_escape(w)) return false;
+    if (any_json_special(w)) return false;
     std::memcpy(p + n - 8, &w, 8);
     return true;
-  }
-
-  // Whether any of the eight bytes is below 0x20, '"' or '\\' (exact, in any byte order).
-  static constexpr bool needs_escape(std::uint64_t x) noexcept {
-    constexpr std::uint64_t ones = 0x0101010101010101u, highs = ones * 0x80;
-    const auto below = [&](std::uint64_t v, std::uint64_t c) {
-      return (v - ones * c) & ~v & highs;
-    };
-    return (below(x, 0x20) | below(x ^ (ones * '"'), 1) | below(x ^ (ones * '\\'), 1)) != 0;
   }
 
   // x (below 10^8) in as many digits as it takes; returns their end. The length by compares,
@@ -697,9 +688,6 @@ void put_json_repeated(chunked<Out>& w, std::span<const field_node> all,
   }
 }
 
-// The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
-// seen more than once among them holds an array (two VLAN tags). A name's first field decides
-// whether it is shown; every field of the name gives a value.
 // Whether a name repeats among the fields at `picked`, by the names' keys: a bit each of
 // 64 x Words first, so that most fields are compared with no other. One word for a command's
 // few fields (a register: nothing to clear), 16 for a frame's own members (a bit each of 1024;
