@@ -5,12 +5,12 @@
 // frame order and does the rest (`take`: write the output, feed the analysis). The result is
 // exactly the serial one; two things make dissection depend on the frames before:
 //  - the UDP flows found SUE (dissect/flow_table.hpp): a thread asks its copy of the shared table
-//    (taken at the batch's start) through a proxy that records every question with its answer,
-//    and every bind and unconfirmed datagram. In frame order, if the table changed since the
-//    copy, the questions are asked again of the table as it now is; a frame with any other
-//    answer is dissected again there, else its binds are applied. The table only grows, so a
-//    thread's answer can only be stale from false to true: such frames are few (the first frames
-//    of a flow while its first datagram is being bound).
+//    (taken at the batch's start) through a proxy that records every question answered no, and
+//    every bind and unconfirmed datagram. In frame order, if the table changed since the copy,
+//    those questions are asked again of the table as it now is; a frame with any other answer
+//    is dissected again there, else its binds are applied. The table only grows, so a thread's
+//    answer can only be stale from no to yes (a yes needs no second asking): such frames are
+//    few (the first frames of a flow while its first datagram is being bound).
 //  - IP fragments (dissect/ip_reassembly.hpp): a thread does not reassemble; a frame holding a
 //    fragment is dissected again in frame order with the one reassembler.
 // Input that flows (a pipe, an interface) stays frame by frame: its output must go out as frames
@@ -89,8 +89,8 @@ inline bool answer(const dissect::flow_table& t, std::span<const flow_event> bef
 
 // The flow table as a thread that dissects sees it: a copy of the shared one, taken at a batch's
 // start (and copied again only when the table changed since), so that a question costs a hash
-// lookup and no lock; every question is recorded with its answer, and every bind and
-// unconfirmed datagram, for the frame-order check. The reading thread, which alone changes the
+// lookup and no lock; every question answered no is recorded, and every bind and unconfirmed
+// datagram, for the frame-order check. The reading thread, which alone changes the
 // shared table, reads it directly.
 class recording_flows final : public wire::flow_binding {
  public:
@@ -124,9 +124,12 @@ class recording_flows final : public wire::flow_binding {
   }
 
  private:
+  // Only a no is recorded: the table only grows, so a yes is the answer in frame order too, with
+  // nothing to check. Most questions are answered yes once a capture's flows are known (`stats`
+  // on the cooked capture of `./run bench`: 3 % less CPU time).
   bool ask(flow_event q) const noexcept {
     q.answer = answer(owner_ ? shared_ : *copy_, std::span(*out_).subspan(begin_), q);
-    out_->push_back(q);
+    if (!q.answer) out_->push_back(q);
     return q.answer;
   }
 
