@@ -7,11 +7,14 @@
 # reader against the libpcap loop (issue 17) and the plugin's own cost (tshark with the plugin
 # against tshark reading the same frames as plain UDP data). Then the peak memory (resident set)
 # of `dump --json` and `stats --json` on a session capture of 1x, 3x and 10x the frames
-# (issue 21 item 3: flat). Medians of RUNS runs, wall time.
+# (issue 21 item 3: flat), and of `stats --json` on a capture of CONNECTIONS connections
+# (bench/connections.py: each two PDUs and an ACK, its own UDP flow), whose peak per connection
+# is what docs/robustness.md ("Limits") states. Medians of RUNS runs, wall time.
 #
-#   bench/tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS]
+#   bench/tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS] [CONNECTIONS]
 #     FRAMES: frames of each capture (about); RSS_COMMANDS: commands of the 1x session capture
-#     of the memory rows (300000: 254 000 frames, the capture issue 21 measured).
+#     of the memory rows (300000: 254 000 frames, the capture issue 21 measured); CONNECTIONS:
+#     1000000 by default.
 #   Prints a table, writes BUILD_DIR/bench-tools.json.
 set -euo pipefail
 
@@ -19,6 +22,7 @@ BUILD=${1:?usage: tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS]}
 FRAMES=${2:-1000000}
 RUNS=${3:-3}
 RSS_COMMANDS=${4:-300000}
+CONNECTIONS=${5:-1000000}
 TOOL="$BUILD/tools/scaleup"
 READ="$BUILD/bench/scaleup_bench_pcap_read"
 PLUGINS="$BUILD/wireshark/plugins"
@@ -221,6 +225,19 @@ for cmd in "dump --json" "stats --json"; do
     fi
   done
 done
+
+# Bounded state: the peak with many connections open at once, each with PSNs in flight and an
+# RTT, each its own UDP flow (so the flow table is counted too), against the 256 bytes a
+# connection aimed at.
+echo
+echo "peak memory (resident set): $CONNECTIONS connections, 3 frames each (bench/connections.py)"
+header
+quiet python3 "$HERE/connections.py" "$CONNECTIONS" "$scratch/connections.pcap"
+mb=$(peak_mb "$TOOL" stats --json "$scratch/connections.pcap")
+row "conns" "stats --json peak RSS ($CONNECTIONS conns)" "$mb" 1024 "1 GiB" "" "-" "" MB
+row "conns" "stats --json peak RSS a connection" "$(calc "$mb * 1048576 / $CONNECTIONS")" 256 \
+  "256 bytes" 1 "<= 256 bytes" lower bytes
+rm -f "$scratch/connections.pcap"
 
 out="$BUILD/bench-tools.json"
 {

@@ -29,6 +29,7 @@
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/flow_table.hpp"
 #include "scaleup/dissect/ip_reassembly.hpp"
+#include "scaleup/dissect/limits.hpp"
 #include "scaleup/pcap/capture.hpp"
 
 namespace scaleup::cli {
@@ -78,6 +79,7 @@ struct engine_settings {
   bool no_heuristics = false;
   std::string xpu_map;
   bool check_checksums = false;
+  std::size_t max_connections = dissect::default_max_connections;
 };
 
 inline void add_engine_options(CLI::App* app, engine_settings& e) {
@@ -92,6 +94,21 @@ inline void add_engine_options(CLI::App* app, engine_settings& e) {
                 "find SUE over UDP on the --udp-port ports only");
   app->add_option("--xpu-map", e.xpu_map, "file of lines ADDRESS XPU");
   app->add_flag("--check-checksums", e.check_checksums, "check IP and UDP checksums");
+  app->add_option("--max-connections", e.max_connections,
+                  "connections (and UDP flows) kept at most; beyond, a new one is not analysed "
+                  "and the report says how many frames that left out (docs/robustness.md)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+// What the UDP flow table's limit left out, as the reports say it.
+inline std::string flows_not_remembered_text(const dissect::flow_table& flows) {
+  return std::to_string(flows.not_remembered()) +
+         " SUE datagrams on UDP flows beyond the flow "
+         "limit " +
+         std::to_string(flows.max_flows()) +
+         " (not remembered: dissected by their own "
+         "R-CRC or port)";
 }
 
 // Applies what parsing could not check (files to read); the usage error otherwise.
@@ -254,6 +271,20 @@ class progress_line {
 
 // ---- the input ------------------------------------------------------------------------------
 
+// What libpcap says of a live capture (pcap_stats): packets the filter passed, those the kernel
+// dropped for want of buffer space (ps_drop: the reader did not keep up) and those the
+// interface or its driver dropped (ps_ifdrop).
+struct capture_drops {
+  std::uint64_t received = 0, kernel = 0, interface = 0;
+};
+
+inline std::string drops_text(const capture_drops& d) {
+  return fmt::format(
+      "{} packets received by the capture filter, {} dropped by the kernel, {} "
+      "dropped by the interface",
+      d.received, d.kernel, d.interface);
+}
+
 // Frames from a file, a pipe or an interface, numbered from 1, with -c, -a and the stop
 // signals applied, and saved to -w's file as they are read.
 class capture_input {
@@ -309,6 +340,12 @@ class capture_input {
     return live_ || (reader_ && reader_->file_format() == cap::reader::format::pcapng);
   }
   const std::string& name() const noexcept { return name_; }
+  // A live capture's counts so far (capture_drops); nothing for a file or a pipe.
+  std::optional<capture_drops> drops() const {
+    pcap_stat st{};
+    if (!live_ || pcap_stats(live_, &st) != 0) return std::nullopt;
+    return capture_drops{st.ps_recv, st.ps_drop, st.ps_ifdrop};
+  }
 
   // Called while a live capture waits for frames (every tenth of a second at most): what is due
   // whether or not frames come (stats --interval's table).
@@ -536,6 +573,7 @@ class frame_clock {
 // otherwise.
 inline std::optional<std::string> set_up(const input_settings& in, const engine_settings& e,
                                          dissect::options& o, dissect::flow_table& flows) {
+  flows = dissect::flow_table(e.max_connections);
   o.flows = &flows;
   if (auto bad = apply(e, o)) return bad;
   if (in.file.empty() && in.read.empty() && in.interface.empty())
@@ -791,9 +829,10 @@ class first_pass_cutoff {
   std::atomic<bool> learning_{false};
 };
 
+// `drops`: where a live capture's counts are left at its end (capture_drops).
 template <class Start, class ReadPass>
 read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start&& start,
-                     ReadPass&& read_pass) {
+                     ReadPass&& read_pass, std::optional<capture_drops>* drops = nullptr) {
   input_settings settings = in;
   for (int pass = 1;; ++pass) {
     capture_input input;
@@ -807,6 +846,7 @@ read_end read_passes(const input_settings& in, dissect::flow_table& flows, Start
       end = read_end::cut_short;
     }
     if (!input.finish()) end = read_end::cut_short;
+    if (drops) *drops = input.drops();
     if (!read_again(pass, input, flows)) return end;
     settings.write.clear();
   }
@@ -819,10 +859,14 @@ template <class Start, class OnFrame>
 read_end read_capture(const input_settings& in, const dissect::options& o,
                       dissect::flow_table& flows, Start&& start, OnFrame&& on_frame,
                       const std::atomic<bool>* learn_only = nullptr,
-                      std::size_t hold_most = held_frames::max_frames) {
-  return read_passes(in, flows, start, [&](capture_input& input) {
-    return dissect_each(input, o, on_frame, learn_only, &flows, hold_most);
-  });
+                      std::size_t hold_most = held_frames::max_frames,
+                      std::optional<capture_drops>* drops = nullptr) {
+  return read_passes(
+      in, flows, start,
+      [&](capture_input& input) {
+        return dissect_each(input, o, on_frame, learn_only, &flows, hold_most);
+      },
+      drops);
 }
 
 }  // namespace scaleup::cli

@@ -73,13 +73,31 @@ constexpr std::string_view ports_note =
     "or 4 ports), their PSN spaces mix and break the per-connection rules by themselves; check "
     "it with --ports 2 or 4 (docs/conformance.md, \"Connections\")";
 
+// Why frames were not judged, where some were: the connection limit (conformance.hpp).
+std::string not_analysed_reason(const dissect::conformance& c) {
+  if (c.not_analysed_frames() == 0) return {};
+  return "connection limit " + std::to_string(c.config().max_connections) + " reached";
+}
+
+// What the report says beyond the rules: see stats.cpp.
+struct report_notes {
+  const dissect::flow_table& flows;
+  std::optional<capture_drops> drops;
+};
+
 void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
-                const dissect::conformance& c) {
+                const dissect::conformance& c, const report_notes& notes) {
   const auto verdict = c.conformant() ? std::string("conformant")
                                       : std::to_string(c.violations()) + " violation" +
                                             (c.violations() == 1 ? "" : "s");
   out(file + ": " + std::to_string(frames) + " frames, " + std::to_string(c.pdus()) +
       " SUE PDUs, " + std::to_string(c.lite_frames()) + " SUE Lite frames: " + verdict + "\n");
+  if (c.not_analysed_frames())
+    out("  " + std::to_string(c.not_analysed_frames()) +
+        " frames not judged by the per-connection rules: " + not_analysed_reason(c) +
+        " (new connections beyond it are left out)\n");
+  if (notes.flows.not_remembered()) out("  " + flows_not_remembered_text(notes.flows) + "\n");
+  if (notes.drops) out("  capture: " + drops_text(*notes.drops) + "\n");
   out(fmt::format("  {:<18} {:>10} {:>10} {:>10}  {}\n", "rule", "examined", "not exam.",
                   "violations", "seed"));
   for (const auto& r : dissect::rules) {
@@ -102,7 +120,7 @@ void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
 }
 
 void print_json(stdout_sink& out, const std::string& file, std::uint64_t frames,
-                const dissect::conformance& c) {
+                const dissect::conformance& c, const report_notes& notes) {
   dissect::json_writer<stdout_sink> j(out);
   j.object()
       .member("file", file)
@@ -112,7 +130,19 @@ void print_json(stdout_sink& out, const std::string& file, std::uint64_t frames,
       .member_bool("conformant", c.conformant())
       .member("violations", c.violations())
       .member_bool("ports_may_mix", c.ports_may_mix())
-      .array("rules");
+      .object("not_analysed")
+      .member("frames", c.not_analysed_frames())
+      .member("reason", not_analysed_reason(c))
+      .member("max_connections", c.config().max_connections)
+      .member("udp_datagrams_not_remembered", notes.flows.not_remembered())
+      .end();
+  if (notes.drops)
+    j.object("capture_drops")
+        .member("received", notes.drops->received)
+        .member("kernel", notes.drops->kernel)
+        .member("interface", notes.drops->interface)
+        .end();
+  j.array("rules");
   for (const auto& r : dissect::rules) {
     if (!c.selected(r.which)) continue;
     const auto& t = c.tally(r.which);
@@ -176,6 +206,8 @@ int run_check(const CLI::App& app, const check_settings& s) {
     cfg.partitions = &partitions;
   }
   cfg.profile = o.profile != nullptr;
+  cfg.max_connections = s.engine.max_connections;
+  std::optional<capture_drops> drops;
 
   std::optional<dissect::conformance> c;
   std::uint64_t frames = 0;
@@ -196,15 +228,16 @@ int run_check(const CLI::App& app, const check_settings& s) {
         ++frames;
         c->add(tree, pkt.data, pkt.number, ns);
       },
-      cutoff.learn_only(), s.hold);
+      cutoff.learn_only(), s.hold, &drops);
   // A report on part of a capture could call it conformant: none.
   if (end != read_end::whole) return 1;
   c->finish();
   stdout_sink out;
+  const report_notes notes{flows, drops};
   if (s.json)
-    print_json(out, name, frames, *c);
+    print_json(out, name, frames, *c, notes);
   else
-    print_text(out, name, frames, *c);
+    print_text(out, name, frames, *c, notes);
   return c->conformant() ? 0 : exit_violated;
 }
 

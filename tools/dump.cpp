@@ -160,9 +160,13 @@ int run_dump(const CLI::App& app, dump_settings& s) {
   }
   out.flush();
   if (!input.finish()) status = 1;
-  if (input.live())
+  if (input.live()) {
     fmt::print(stderr, "{} frame{} captured\n", static_cast<unsigned long long>(frames),
                frames == 1 ? "" : "s");
+    if (const auto d = input.drops()) fmt::print(stderr, "capture: {}\n", drops_text(*d));
+  }
+  // Frames are all dissected; what the flow limit changed is said, as the other reports do.
+  if (flows.not_remembered()) fmt::print(stderr, "scaleup: {}\n", flows_not_remembered_text(flows));
   return status;
 }
 

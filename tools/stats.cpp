@@ -34,11 +34,16 @@ struct totals {
   std::uint64_t pdus = 0, retransmissions = 0, duplicates = 0, out_of_order = 0, gaps = 0,
                 missing = 0, nacks = 0, acks = 0, window_full = 0;
   const dissect::rtt_histogram* rtt = nullptr;
+  const dissect::rtt_record* one = nullptr;  // one connection's, instead
+
+  dissect::rtt_summary summary(std::int64_t quantum) const {
+    return one ? dissect::summarize(*one, quantum) : dissect::summarize(*rtt, quantum);
+  }
 
   static totals of(const dissect::connection& c) {
     totals t;
     t.count(c);
-    t.rtt = &c.ack_rtt();
+    t.one = &c.ack_rtt();
     return t;
   }
   static totals of(const std::vector<dissect::connection>& conns, dissect::rtt_histogram& merged) {
@@ -87,7 +92,7 @@ struct time_format {
 using json = dissect::json_writer<stdout_sink>;
 
 void json_counts(json& j, const totals& t, const time_format& tf) {
-  const auto s = dissect::summarize(*t.rtt, tf.quantum());
+  const auto s = t.summary(tf.quantum());
   j.member("pdus", t.pdus)
       .member("retransmissions", t.retransmissions)
       .member("duplicates", t.duplicates)
@@ -143,7 +148,8 @@ std::vector<mark> marks_of(const dissect::psn_trace& t) {
 // staircase at the highest PSN acknowledged. Beyond psn_trace::default_points events a
 // connection is drawn by columns (psn_trace.hpp): a mark per column and kind, stretched over its
 // PSNs, with data-n the events it stands for; so the file's size is bounded per connection.
-std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, std::int64_t t1) {
+std::string svg(const dissect::analysis& an, std::int64_t t0, std::int64_t t1) {
+  const auto& conns = an.connections();
   constexpr double width = 960, panel = 240, left = 70, right = 20, top = 34, bottom = 40;
   constexpr double plot_w = width - left - right, plot_h = panel - top - bottom;
   const double span = std::max<double>(1.0, static_cast<double>(t1 - t0));
@@ -171,10 +177,11 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
   if (conns.empty()) s += "<text x=\"70\" y=\"80\">no SUE connection in this capture</text>\n";
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
+    const auto& key = an.key(i);
     const double y0 = 40 + panel * static_cast<double>(i);
     // What is drawn: each event as it was, or, for a long trace, each column's events of a
     // kind as one mark spanning their PSNs (psn_trace.hpp).
-    std::vector<mark> marks = marks_of(c.events);
+    std::vector<mark> marks = marks_of(an.events(i));
     std::int64_t lo = 0, hi = 0;
     for (std::size_t k = 0; k < marks.size(); ++k) {
       lo = k ? std::min(lo, marks[k].lowest) : marks[k].lowest;
@@ -187,13 +194,13 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
     const auto y = [&](std::int64_t p) {
       return y0 + top + plot_h * (1.0 - static_cast<double>(p - lo) / static_cast<double>(hi - lo));
     };
-    const std::string from = dissect::to_string(c.key.src), to = dissect::to_string(c.key.dst);
+    const std::string from = dissect::to_string(key.src), to = dissect::to_string(key.dst);
     put("<g class=\"connection\" data-src=\"{}\" data-dst=\"{}\" data-port=\"{}\" "
         "data-vc=\"{}\">\n",
-        from, to, unsigned{c.key.port}, unsigned{c.key.vc});
+        from, to, unsigned{key.port}, unsigned{key.vc});
     put("<text x=\"{:.0f}\" y=\"{:.0f}\" font-weight=\"bold\">connection {}: {} to {}, port "
         "{}, VC {}: {} PDUs, {} retransmissions, {} NACKs</text>\n",
-        left, y0 + 20, i, from, to, unsigned{c.key.port}, unsigned{c.key.vc},
+        left, y0 + 20, i, from, to, unsigned{key.port}, unsigned{key.vc},
         static_cast<unsigned long long>(c.pdus), static_cast<unsigned long long>(c.retransmissions),
         static_cast<unsigned long long>(c.nacks));
     put("<rect class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>\n",
@@ -264,7 +271,7 @@ std::string svg(const std::vector<dissect::connection>& conns, std::int64_t t0, 
 // ("XPU 7", "192.168.1.10"), then what the frames gave: "src_xpu" and "dst_xpu" where the ends
 // are XPU ids, "src_ip" and "dst_ip" where they are IP addresses, with "src_xpu" then the RH's
 // xpuid. No destination XPU is made up from an address.
-void json_ends(json& j, const dissect::connection& c) {
+void json_ends(json& j, const dissect::connection& c, const dissect::connection_key& key) {
   const auto end = [&](std::string_view side, const dissect::endpoint& e) {
     const std::string text = dissect::to_string(e);
     j.member(side, text);
@@ -273,9 +280,9 @@ void json_ends(json& j, const dissect::connection& c) {
     else
       j.member(std::string(side) + "_ip", text);
   };
-  end("src", c.key.src);
-  end("dst", c.key.dst);
-  if (!c.key.src.is_xpu() && c.src_xpu) j.member("src_xpu", *c.src_xpu);
+  end("src", key.src);
+  end("dst", key.dst);
+  if (!key.src.is_xpu() && c.src_xpu) j.member("src_xpu", *c.src_xpu);
 }
 
 // The text table's name of an end; an IP source with the RH's xpuid after it.
@@ -284,28 +291,47 @@ std::string text_end(const dissect::endpoint& e, std::optional<std::uint16_t> xp
   return dissect::to_string(e) + (xpuid ? " (XPU " + std::to_string(*xpuid) + ")" : "");
 }
 
+// Why frames were not analysed, where some were: the connection limit (analysis.hpp).
+std::string not_analysed_reason(const dissect::analysis& an) {
+  if (an.not_analysed_frames() == 0) return {};
+  return fmt::format("connection limit {} reached", an.config().max_connections);
+}
+
+// What the report says beyond its table: frames the connection limit left out, datagrams of flows
+// the flow limit did not remember, and a live capture's drops.
+struct report_notes {
+  const dissect::flow_table& flows;
+  std::optional<capture_drops> drops;
+};
+
 // The table: a heading, a row per connection, the totals.
 void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
-               std::uint64_t analysed, std::uint64_t left_out, std::uint32_t window,
-               const std::vector<dissect::connection>& conns, const time_format& tf) {
+               std::uint64_t analysed, std::uint64_t left_out, const dissect::analysis& an,
+               const report_notes& notes, const time_format& tf) {
+  const auto& conns = an.connections();
   dissect::rtt_histogram merged;
   const totals all = totals::of(conns, merged);
   out(
       fmt::format("{}: {} frames, {} SUE PDUs analysed ({} left out: errors), {} connections, "
                   "window {}\n",
-                  name, frames, analysed, left_out, conns.size(), window));
+                  name, frames, analysed, left_out, conns.size(), an.config().window));
+  if (an.not_analysed_frames())
+    out(fmt::format("  {} frames not analysed: {} (new connections beyond it are left out)\n",
+                    an.not_analysed_frames(), not_analysed_reason(an)));
+  if (notes.flows.not_remembered()) out("  " + flows_not_remembered_text(notes.flows) + "\n");
+  if (notes.drops) out("  capture: " + drops_text(*notes.drops) + "\n");
   // Ends are XPU ids, or IP addresses: the columns are as wide as the widest.
   std::size_t src_w = 6, dst_w = 6;
-  for (const auto& c : conns) {
-    src_w = std::max(src_w, text_end(c.key.src, c.src_xpu).size());
-    dst_w = std::max(dst_w, text_end(c.key.dst).size());
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    src_w = std::max(src_w, text_end(an.key(i).src, conns[i].src_xpu).size());
+    dst_w = std::max(dst_w, text_end(an.key(i).dst).size());
   }
   out(
       fmt::format("  conn {:>{}} {:>{}} port vc    PDUs  retrans    dup  ooo gaps missing  NACKs   "
                   "ACKs wfull   RTT p50/p90/p99 (us)\n",
                   "src", src_w, "dst", dst_w));
   const auto row = [&](const std::string& head, const totals& t) {
-    const auto s = dissect::summarize(*t.rtt, tf.quantum());
+    const auto s = t.summary(tf.quantum());
     out(fmt::format("{} {:7} {:8} {:6} {:4} {:4} {:7} {:6} {:6} {:5}   ", head, t.pdus,
                     t.retransmissions, t.duplicates, t.out_of_order, t.gaps, t.missing, t.nacks,
                     t.acks, t.window_full));
@@ -314,8 +340,9 @@ void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
   };
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
-    row(fmt::format("{:>6} {:>{}} {:>{}} {:4} {:2}", i, text_end(c.key.src, c.src_xpu), src_w,
-                    text_end(c.key.dst), dst_w, unsigned{c.key.port}, unsigned{c.key.vc}),
+    const auto& key = an.key(i);
+    row(fmt::format("{:>6} {:>{}} {:>{}} {:4} {:2}", i, text_end(key.src, c.src_xpu), src_w,
+                    text_end(key.dst), dst_w, unsigned{key.port}, unsigned{key.vc}),
         totals::of(c));
   }
   row("   all" + std::string(src_w + dst_w + 10, ' '), all);
@@ -341,6 +368,9 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   cfg.window = s.window;
   cfg.record_events = !s.svg_out.empty();
   cfg.keep_results = false;  // one pass in frame order: no frame is asked about again
+  cfg.max_connections = s.engine.max_connections;
+  std::optional<capture_drops> drops;
+  const capture_input* reading = nullptr;  // the pass's input, while it is read
 
   std::optional<dissect::analysis> an;
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
@@ -355,7 +385,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
       std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s.interval));
   const auto table = [&] {
     if (redraw) out("\x1b[H\x1b[2J");
-    put_table(out, name, frames, analysed, left_out, cfg.window, an->connections(),
+    put_table(out, name, frames, analysed, left_out, *an, {flows, reading->drops()},
               time_format(frames ? digits : cap::micro_digits));
   };
   auto next_table = clock::now() + interval;
@@ -372,6 +402,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
   const auto start = [&](capture_input& input) {
     cutoff.start(input);
+    reading = &input;
     name = input.name() == "-" ? "(standard input)" : input.name();
     an.emplace(cfg);
     frames = analysed = left_out = 0;
@@ -412,17 +443,20 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   // --interval's tables come as frames are read: one frame at a time.
   thread_settings ts = s.threads;
   if (s.interval > 0) ts.threads = 1;
-  const auto end = read_passes(s.in, flows, start, [&](capture_input& input) {
-    return dissect_in_order<frame_result>(input, o, flows, ts, look, take, cutoff.learn_only(),
-                                          s.hold);
-  });
+  const auto end = read_passes(
+      s.in, flows, start,
+      [&](capture_input& input) {
+        return dissect_in_order<frame_result>(input, o, flows, ts, look, take, cutoff.learn_only(),
+                                              s.hold);
+      },
+      &drops);
   if (end == read_end::unreadable) return 1;
   const int status = end == read_end::whole ? 0 : 1;
 
   const auto& conns = an->connections();
   if (!s.svg_out.empty()) {
     std::ofstream svg_file(s.svg_out, std::ios::binary);
-    svg_file << svg(conns, t0, t1);
+    svg_file << svg(*an, t0, t1);
     if (!svg_file.flush()) {
       fmt::print(stderr, "scaleup: {}: cannot write\n", s.svg_out.c_str());
       return 1;
@@ -431,7 +465,7 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   const time_format tf(frames ? digits : cap::micro_digits);
   if (!s.json) {
     if (s.interval > 0) out("totals\n");
-    put_table(out, name, frames, analysed, left_out, cfg.window, conns, tf);
+    put_table(out, name, frames, analysed, left_out, *an, {flows, drops}, tf);
     return status;
   }
   dissect::rtt_histogram merged;
@@ -444,15 +478,27 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
       .member("left_out", left_out)
       .member("window", cfg.window)
       .member("time_precision", tf.digits)
-      .member("connection_count", conns.size());
+      .member("connection_count", conns.size())
+      .object("not_analysed")
+      .member("frames", an->not_analysed_frames())
+      .member("reason", not_analysed_reason(*an))
+      .member("max_connections", cfg.max_connections)
+      .member("udp_datagrams_not_remembered", flows.not_remembered())
+      .end();
+  if (drops)
+    j.object("capture_drops")
+        .member("received", drops->received)
+        .member("kernel", drops->kernel)
+        .member("interface", drops->interface)
+        .end();
   json_counts(j, all, tf);
   j.array("connections");
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
     j.object().member("connection", i);
-    json_ends(j, c);
-    j.member("port", c.key.port)
-        .member("vc", c.key.vc)
+    json_ends(j, c, an->key(i));
+    j.member("port", an->key(i).port)
+        .member("vc", an->key(i).vc)
         .member("frames", c.frames)
         .member("bytes", c.bytes)
         .number_text("first_us", tf.us(c.first_ns - t0))

@@ -72,6 +72,8 @@ guint pref_shim_ethertype = wire::ethertype::afh1_shim;
 guint pref_shim_next = wire::shim_next_sue;
 gboolean pref_analyze = TRUE;
 guint pref_window = transport::gbn_config{}.window;
+// dissect/limits.hpp: what fits in about 1 GB. A uint preference; 0 takes the default.
+guint pref_max_connections = static_cast<guint>(dissect::default_max_connections);
 gboolean pref_port_by_interface = FALSE;
 const char* pref_xpu_map = "";
 // A command profile file (`scaleup dump --profile FILE`'s form); when set, it is the profile.
@@ -151,12 +153,15 @@ void init_capture() {
   dissect::analysis_config c;
   c.window =
       pref_window == 0 || pref_window >= 32768 ? transport::gbn_config{}.window : pref_window;
+  c.max_connections =
+      pref_max_connections == 0 ? dissect::default_max_connections : pref_max_connections;
   analysis = std::make_unique<dissect::analysis>(c);
   dissect::check_config k;
   k.port_known = pref_port_by_interface != FALSE;
   k.profile = current_options().profile != nullptr;
   k.keep = 0;
   k.per_frame = true;
+  k.max_connections = c.max_connections;
   conformance = std::make_unique<dissect::conformance>(std::move(k));
   tofu_state = std::make_unique<tofu_reassembly>();
   heuristic_ports.clear();
@@ -805,6 +810,12 @@ void register_protocols() {
   prefs_register_uint_preference(m, "window", "Go-back-N window",
                                  "PDUs in flight that make a connection's window full", 10,
                                  &pref_window);
+  prefs_register_uint_preference(
+      m, "max_connections", "Connections analysed at most",
+      "Connections the sequence analysis and the conformance rules keep at most (about 400 bytes "
+      "each); a frame of a new connection beyond is marked sue.analysis.not_analysed and left "
+      "out of them, as `scaleup stats --max-connections` does. 0: the default",
+      10, &pref_max_connections);
   prefs_register_filename_preference(
       m, "xpu_map", "XPU map file",
       "Which XPU each IP address is, one line ADDRESS XPU ('#' comments), as `scaleup dump "

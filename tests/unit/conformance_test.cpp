@@ -598,3 +598,69 @@ TEST_CASE("conformance: per-frame violations for the plugin, and a second pass c
   CHECK(cap.c.seen(2));
   CHECK(!cap.c.seen(4));
 }
+
+TEST_CASE("conformance: a connection's state stays bounded, and skips cost a visit each") {
+  capture cap(
+      d::check_config{.selected = d::rule_set{}.set(static_cast<std::size_t>(rule::psn_next))});
+  // PSN 0, then every other PSN: M skips, more than half the PSN space can hold.
+  constexpr int M = 20'000;
+  cap.pdu(0);
+  for (int k = 1; k <= M; ++k) cap.pdu(static_cast<std::uint16_t>(2 * k));
+  auto h = cap.c.holding();
+  CHECK(h.connections == 1);
+  CHECK(h.skips == 16384);  // the older ones were judged as they fell out of reach
+  CHECK(cap.c.tally(rule::psn_next).violations == M - 16384);
+  CHECK(h.psns <= 32768);
+  // Copies of the newest 1000 skipped PSNs: each looks at its own skip only.
+  for (int k = M; k > M - 1000; --k) cap.pdu(static_cast<std::uint16_t>(2 * k - 1));
+  h = cap.c.holding();
+  CHECK(h.skips == 16384 - 1000);
+  CHECK(h.skip_visits == 1000);
+  // An ACK of everything takes the rest, each looked at once.
+  cap.ack(static_cast<std::uint16_t>(2 * M));
+  h = cap.c.holding();
+  CHECK(h.skips == 0);
+  CHECK(h.skip_visits == 16384);
+  cap.c.finish();
+  CHECK(cap.c.tally(rule::psn_next).violations == M - 16384);
+  // The first frames are reported, though found in no order: frame 2 skipped PSN 1.
+  REQUIRE(!cap.c.tally(rule::psn_next).first.empty());
+  CHECK(cap.c.tally(rule::psn_next).first.front().frame == 2);
+}
+
+TEST_CASE("conformance: denied PSNs kept at most half the PSN space") {
+  d::partition_policy table;
+  table.listed.set(1);  // XPU 1 may use no partition at all
+  capture cap(d::check_config{.partitions = &table});
+  for (int k = 0; k < 40'000; ++k)
+    cap.add(capture::build(capture::params(1, 2),
+                           {.op = op_none, .xpuid = 1, .npsn = static_cast<std::uint16_t>(k)},
+                           capture::command()));
+  CHECK(cap.c.holding().denied == 32768);
+  cap.ack(static_cast<std::uint16_t>(39'999));
+  CHECK(cap.c.holding().denied == 0);
+  CHECK(cap.c.tally(rule::partition_allowed).violations == 1);
+}
+
+TEST_CASE("conformance: at most max_connections connections and PFC stations") {
+  capture cap(d::check_config{.max_connections = 1});
+  const auto from3 = [&](std::uint16_t psn) {
+    cap.add(capture::build(capture::params(3, 2), {.op = op_none, .xpuid = 3, .npsn = psn},
+                           capture::command()));
+  };
+  cap.pdu(1);
+  cap.pdu(2);
+  from3(1);  // a second connection: not judged
+  from3(2);
+  cap.add(capture::build(capture::params(2, 3), {.op = op_ack, .xpuid = 2, .npsn = 7, .apsn = 2},
+                         {}));  // its ACK
+  cap.ack(2);                   // the first's ACK: judged
+  CHECK(cap.c.holding().connections == 1);
+  CHECK(cap.c.not_analysed_frames() == 3);
+  CHECK(cap.c.tally(rule::ack_monotonic).examined == 1);
+  CHECK(cap.c.tally(rule::psn_next).examined == 1);
+  cap.pfc(0x020000000001, {3}, 100);
+  cap.pfc(0x020000000002, {3}, 100);  // a second station: its pause is not known
+  CHECK(cap.c.not_analysed_frames() == 4);
+  none(cap);
+}

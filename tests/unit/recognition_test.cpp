@@ -483,10 +483,38 @@ TEST_CASE("analysis: connections between IP addresses, ACKs on the reverse direc
   // The ACK carries a payload byte here, so it is also a PDU of the reverse connection.
   REQUIRE(an.connections().size() == 2);
   const auto& c = an.connections()[0];
-  CHECK(c.key.src == d::endpoint::of_ip(w::ip_address::v4(0xC0A8010A)));
-  CHECK(c.key.dst == d::endpoint::of_ip(w::ip_address::v4(0xC0A80114)));
+  CHECK(an.key(0).src == d::endpoint::of_ip(w::ip_address::v4(0xC0A8010A)));
+  CHECK(an.key(0).dst == d::endpoint::of_ip(w::ip_address::v4(0xC0A80114)));
   CHECK(c.src_xpu == 7);
   CHECK(c.pdus == 2);
   CHECK(c.acks == 1);
   CHECK(an.connections()[1].src_xpu == 9);
+}
+
+TEST_CASE("flow_table: at most max_flows flows remembered; their ports still are") {
+  const auto flow = [](std::uint16_t a, std::uint16_t b) {
+    return w::udp_flow::make(w::ip_address::v4(0x7F000001), a, w::ip_address::v4(0x7F000001), b);
+  };
+  d::flow_table t(2);
+  t.bind(flow(1000, 4793));
+  t.bind(flow(1001, 4793));
+  const auto v = t.version();
+  t.bind(flow(1002, 4793));  // a third: not remembered, its ports are
+  CHECK(t.size() == 2);
+  CHECK(t.not_remembered() == 1);
+  CHECK(!t.bound(flow(1002, 4793)));
+  CHECK(t.port_bound(1002));
+  CHECK(t.version() == v + 1);
+  t.bind(flow(1002, 4793));  // again: nothing the table answers changes
+  CHECK(t.version() == v + 1);
+  CHECK(t.not_remembered() == 2);
+  t.bind(flow(1000, 4793));  // a remembered one: nothing
+  CHECK(t.not_remembered() == 2);
+  // A cut datagram's flow left unconfirmed: worth reading again once a port of it is bound.
+  t.unconfirmed(flow(2000, 3000));
+  CHECK(!t.worth_rereading());
+  t.bind(flow(3000, 5000));
+  CHECK(t.worth_rereading());
+  t.reset_unconfirmed();
+  CHECK(!t.worth_rereading());
 }

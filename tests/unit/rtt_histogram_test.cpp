@@ -182,3 +182,51 @@ TEST_CASE("rtt histogram: usable in constant expressions") {
   static_assert(median == 72);
   CHECK(median == 72);
 }
+
+TEST_CASE("rtt_record: the sparse histogram answers as the dense one, in a few words") {
+  lcg r;
+  d::rtt_record sparse;
+  auto dense = std::make_unique<hist>();
+  CHECK(sparse.heap_bytes() == 0);  // nothing until the first sample
+  CHECK(sparse.count() == 0);
+  CHECK(d::summarize(sparse).p50 == 0);
+  sparse.add(2000);
+  dense->add(2000);
+  CHECK(sparse.heap_bytes() == 40);  // 4 words of header, 1 bucket
+  const auto same = [&] {
+    CHECK(sparse.count() == dense->count());
+    CHECK(sparse.min() == dense->min());
+    CHECK(sparse.max() == dense->max());
+    for (unsigned p = 0; p <= 100; ++p) {
+      CAPTURE(p);
+      CHECK(sparse.percentile(p) == dense->percentile(p));
+    }
+    // Merged into a dense one: the same as the dense one merged.
+    auto a = std::make_unique<hist>(), b = std::make_unique<hist>();
+    a->add(5);
+    b->add(5);
+    a->merge(sparse);
+    b->merge(*dense);
+    for (unsigned p = 0; p <= 100; p += 5) CHECK(a->percentile(p) == b->percentile(p));
+    CHECK(a->count() == b->count());
+  };
+  same();
+  // Spread over a few hundred buckets (1 us to 1 ms), in no order: still sparse, still the same.
+  for (int i = 0; i < 2000; ++i) {
+    X sparse.add(v);
+    dense->add(v);
+  }
+  CHECK(!sparse.is_dense());
+  CHECK(sparse.heap_bytes() <= (4 + d::rtt_record::sparse_most) * 8);
+  same();
+  // Beyond sparse_most buckets it turns dense, and answers the same.
+  for (std::int64_t v = 1; v < 1'000'000'000; v = v * 21 / 20 + 1) {
+    sparse.add(v);
+    dense->add(v);
+  }
+  CHECK(sparse.is_dense());
+  same();
+  sparse.add(-5);  // a negative duration counts as 0, min keeps it
+  dense->add(-5);
+  same();
+}

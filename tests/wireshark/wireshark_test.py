@@ -733,6 +733,40 @@ def case_window_full():
           f"{stats['window_full']} in stats")
 
 
+def case_max_connections():
+    # Five connections 10.0.0.i -> 10.0.0.100 on SUE's port, two PDUs each, then an ACK back to
+    # each: with the limit at 3 the frames of the 4th and 5th (6) are marked and left out, in
+    # both passes, as `scaleup stats --max-connections 3` counts them; the rest read as without.
+    frames = []
+    for psn in (0, 1):
+        for i in range(1, 6):
+            frames.append(udp4_frame(f"10.0.0.{i}", "10.0.0.100", 5000 + i, 4793, sue_pdu(i, psn)))
+    for i in range(1, 6):
+        frames.append(udp4_frame("10.0.0.100", f"10.0.0.{i}", 4793, 5000 + i,
+                                 sue_pdu(100, 0x7777, op=0, apsn=1, data=b"")))
+    pcap = write_pcap("five.pcap", frames)
+    limit = ("-o", "sue.profile:none", "-o", "sue.max_connections:3")
+    for passes in ((), ("-2",)):
+        marked = tshark(*limit, *passes, "-r", pcap, "-Y", "sue.analysis.not_analysed", "-T",
+                        "fields", "-e", "frame.number").stdout.split()
+        check(marked == ["4", "5", "9", "10", "14", "15"], f"marked {passes}: {marked}")
+    stats = json.loads(scaleup("stats", "--json", "--profile", "none", "--max-connections", "3",
+                               pcap).stdout)
+    check(stats["not_analysed"]["frames"] == 6, stats["not_analysed"])
+    # The kept connections' frames are analysed as without a limit.
+    fields = ("-T", "fields", "-e", "frame.number", "-e", "sue.analysis.connection", "-e",
+              "sue.analysis.acked_connection", "-e", "sue.analysis.ack_rtt")
+    with_limit = tshark(*limit, "-r", pcap, *fields).stdout.splitlines()
+    without = tshark("-o", "sue.profile:none", "-r", pcap, *fields).stdout.splitlines()
+    kept = [n - 1 for n in (1, 2, 3, 6, 7, 8, 11, 12, 13)]
+    check([with_limit[i] for i in kept] == [without[i] for i in kept],
+          f"{with_limit}\n{without}")
+    # The preference at 0 is the default: nothing left out.
+    none = tshark("-o", "sue.profile:none", "-o", "sue.max_connections:0", "-r", pcap, "-Y",
+                  "sue.analysis.not_analysed").stdout
+    check(none.strip() == "", none)
+
+
 def case_corrupted():
     clean, _ = lossy_session()
     pcap = os.path.join(TMP, "corrupted.pcap")

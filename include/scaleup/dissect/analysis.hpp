@@ -28,8 +28,12 @@
 // - Results are cached per frame number: a frame analysed again (Wireshark's second pass, or a
 //   frame clicked in any order) gets what the first pass computed (analysis_config::
 //   keep_results; off, what is kept grows with the connections, not the frames: a connection's
-//   RTTs in a fixed-size histogram, its PSNs not yet acknowledged, and with record_events a
-//   trace of bounded size).
+//   RTTs in a histogram of bounded size, its PSNs not yet acknowledged (at most half the PSN
+//   space: psn_ordered.hpp), and with record_events a trace of bounded size).
+// - At most analysis_config::max_connections connections are kept (limits.hpp): a frame that
+//   names a new one beyond it is not analysed for it (flag not_analysed, counted by
+//   not_analysed_frames()); what it says of a connection already kept still counts, and nothing
+//   counted before changes.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +52,7 @@
 
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/flat_index.hpp"
+#include "scaleup/dissect/limits.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/psn_trace.hpp"
@@ -143,6 +148,7 @@ enum class flag : std::uint16_t {
   duplicate = 1u << 3,
   nack = 1u << 4,
   window_full = 1u << 5,
+  not_analysed = 1u << 6,
 };
 
 enum class concern : std::uint8_t { note, warning };
@@ -158,7 +164,7 @@ inline constexpr std::string_view analysis_filter = "sue.analysis";
 
 // Severities follow Wireshark's TCP analysis: what the protocol does by design (retransmit,
 // NACK, fill its window) is a note; what the capture cannot explain is a warning.
-inline constexpr std::array<flag_info, 6> analysis_flags{{
+inline constexpr std::array<flag_info, 7> analysis_flags{{
     {flag::retransmission, "sue.analysis.retransmission",
      "Retransmission: this PSN was sent before on this connection", concern::note},
     {flag::out_of_order, "sue.analysis.out_of_order",
@@ -171,6 +177,9 @@ inline constexpr std::array<flag_info, 6> analysis_flags{{
      "NACK: the receiver asks for every PDU from apsn on again (go back N)", concern::note},
     {flag::window_full, "sue.analysis.window_full",
      "Window full: PDUs in flight reached the go-back-N window", concern::note},
+    {flag::not_analysed, "sue.analysis.not_analysed",
+     "Not analysed: a new connection beyond the connection limit (its PDU or ACK left out)",
+     concern::warning},
 }};
 
 enum class unit : std::uint8_t { index, count, frame, nanoseconds };
@@ -334,6 +343,8 @@ struct analysis_config {
   // that reads a capture once (`scaleup stats`) turns it off, and its memory then grows with
   // the connections only (issue 21 item 3).
   bool keep_results = true;
+  // Connections kept at most (limits.hpp); a frame naming a new one beyond is not analysed.
+  std::size_t max_connections = default_max_connections;
 };
 
 // A 16-bit PSN as a 64-bit count: the value nearest `ref` (an unwrapped PSN known before) in
@@ -344,8 +355,17 @@ constexpr std::int64_t unwrap_psn(std::int64_t ref, std::uint16_t raw) noexcept 
   return before(p, r) ? ref - distance(p, r) : ref + distance(r, p);
 }
 
+// What the analysis keeps of a connection; its key is the analysis' (analysis::key), its trace
+// too (analysis::events, with record_events). About 180 bytes (a test keeps it at most 192), plus
+// its PSNs in flight and its RTTs where it has any (docs/robustness.md, "Limits").
 struct connection {
-  connection_key key{};
+ private:
+  friend class analysis;
+  // First: in the same word as src_xpu.
+  bool sent_any_ = false;
+  bool acked_any_ = false;
+
+ public:
   // The RH xpuid of its first PDU: the source XPU, also where the key's ends are IP addresses.
   std::optional<std::uint16_t> src_xpu;
   std::uint64_t pdus = 0;  // data PDUs, retransmissions included
@@ -361,10 +381,11 @@ struct connection {
   std::uint64_t bytes = 0;
   std::int64_t first_ns = 0;
   std::int64_t last_ns = 0;
-  psn_trace events;  // with analysis_config::record_events
 
   // ACK RTTs in ns, from each PSN's first transmission to the ACK that covers it.
-  const rtt_histogram& ack_rtt() const noexcept { return rtt_ ? *rtt_ : no_rtt_; }
+  const rtt_record& ack_rtt() const noexcept { return rtt_; }
+  // PSNs sent and not yet acknowledged that it remembers: at most psn_horizon.
+  std::size_t psns_kept() const noexcept { return outstanding_.size(); }
 
   // PSNs unwrapped into a 64-bit count (serial arithmetic against the newest known PSN), so
   // that order and distances hold across wraparound; the first PSN seen keeps its value.
@@ -374,59 +395,24 @@ struct connection {
   }
 
  private:
-  friend class analysis;
   struct sent {
     std::uint64_t frame;
     std::int64_t time_ns;
   };
-  bool sent_any_ = false;
-  std::int64_t highest_ = 0;  // highest PSN sent
-  bool acked_any_ = false;
+  std::int64_t highest_ = 0;       // highest PSN sent
   std::int64_t acked_ = 0;         // highest PSN acknowledged (cumulative)
   std::int64_t una_ = 0;           // oldest PSN not acknowledged
   psn_ordered<sent> outstanding_;  // first transmissions not yet acknowledged
-  // Only once there is an RTT: a histogram is 58 KiB, and most connections of a large fabric
-  // see few ACKs or none. The analysis owns it (rtt_slabs); the vector of connections moves
-  // the pointer as it grows.
-  rtt_histogram* rtt_ = nullptr;
-  static inline const rtt_histogram no_rtt_{};
+  // Sparse: nothing until the first RTT, then a few words (rtt_histogram.hpp). A dense
+  // histogram a connection (58 KiB, two pages touched by one sample) was 8 KiB of resident
+  // memory for each connection that saw an ACK.
+  rtt_record rtt_;
 
   void touch(const frame_facts& f) {
     if (frames++ == 0) first_ns = f.time_ns;
     last_ns = f.time_ns;
     bytes += f.length;
   }
-  void note(const analysis_config& cfg, const frame_facts& f, std::int64_t psn, psn_event::kind k) {
-    if (cfg.record_events) events.add({f.time_ns, f.frame, psn, k});
-  }
-};
-
-// The connections' RTT histograms, 64 to a slab from calloc. An empty histogram is all zero
-// bytes (it is an implicit-lifetime type, so zeroed storage is one), and an allocation that size
-// comes to calloc as fresh pages it does not write: only the pages of the buckets a connection
-// uses are ever touched. (One make_unique per connection wrote all 58 KiB of each, a page fault
-// every 4 KiB: 5 % of `scaleup stats`.)
-class rtt_slabs {
- public:
-  rtt_histogram* take() {
-    static_assert(std::is_trivially_copyable_v<rtt_histogram> &&
-                  std::is_trivially_destructible_v<rtt_histogram>);
-    if (slabs_.empty() || used_ == per_slab) {
-      auto* p = static_cast<rtt_histogram*>(std::calloc(per_slab, sizeof(rtt_histogram)));
-      if (!p) throw std::bad_alloc();
-      slabs_.emplace_back(p);
-      used_ = 0;
-    }
-    return &slabs_.back()[used_++];
-  }
-
- private:
-  static constexpr std::size_t per_slab = 64;
-  struct release {
-    void operator()(rtt_histogram* h) const noexcept { std::free(h); }
-  };
-  std::vector<std::unique_ptr<rtt_histogram[], release>> slabs_;
-  std::size_t used_ = 0;
 };
 
 class analysis {
@@ -435,6 +421,17 @@ class analysis {
 
   const analysis_config& config() const noexcept { return cfg_; }
   const std::vector<connection>& connections() const noexcept { return conns_; }
+  // Connection i's key {source, destination, port, VC}.
+  const connection_key& key(std::size_t i) const noexcept { return index_.keys()[i]; }
+  // Connection i's transmissions, ACKs and NACKs over time (analysis_config::record_events;
+  // otherwise empty).
+  const psn_trace& events(std::size_t i) const noexcept {
+    static const psn_trace none;
+    return i < traces_.size() ? traces_[i] : none;
+  }
+  // Frames not analysed, or not wholly, because they named a new connection beyond
+  // analysis_config::max_connections (flag::not_analysed).
+  std::uint64_t not_analysed_frames() const noexcept { return not_analysed_; }
 
   // The result of a frame analysed before, or nullptr.
   const frame_result* result(std::uint64_t frame) const noexcept {
@@ -451,6 +448,7 @@ class analysis {
     if (f.op == static_cast<std::uint8_t>(wire::rh_op::ack) ||
         f.op == static_cast<std::uint8_t>(wire::rh_op::nack))
       on_ack(f, r);
+    not_analysed_ += r.has(flag::not_analysed);
     // Not a frame number, or not asked to: nothing to cache under.
     if (f.frame == 0 || !cfg_.keep_results) return scratch_ = r;
     if (f.frame > results_.size()) results_.resize(f.frame);
@@ -458,18 +456,27 @@ class analysis {
   }
 
  private:
+  static constexpr std::size_t refused = flat_index<connection_key, connection_key_hash>::npos;
+
+  // The connection's number, made if new; `refused` for a new one beyond max_connections.
   template <class K>
   std::size_t index_of(const K& k) {
+    if (conns_.size() >= cfg_.max_connections) return index_.find(connection_key(k));
     const auto [i, fresh] = index_.insert(k);
     if (fresh) {
       conns_.emplace_back();
-      conns_.back().key = index_.keys()[i];
+      if (cfg_.record_events) traces_.emplace_back();
     }
     return i;
   }
 
+  void note(const frame_facts& f, std::size_t i, std::int64_t psn, psn_event::kind k) {
+    if (cfg_.record_events) traces_[i].add({f.time_ns, f.frame, psn, k});
+  }
+
   void on_pdu(const frame_facts& f, frame_result& r) {
     const std::size_t i = index_of(f.key);
+    if (i == refused) return r.set(flag::not_analysed);
     connection& c = conns_[i];
     r.set(result_value::connection, i);
     c.touch(f);
@@ -489,6 +496,7 @@ class analysis {
         c.missing += static_cast<std::uint64_t>(u - c.highest_ - 1);
       }
       c.highest_ = u;
+      c.outstanding_.keep_within(u);
     } else if (c.acked_any_ && u <= c.acked_) {
       r.set(flag::retransmission);
       r.set(flag::duplicate);
@@ -512,12 +520,13 @@ class analysis {
         ++c.window_full;
       }
     }
-    c.note(cfg_, f, u, fresh ? psn_event::kind::first : psn_event::kind::retransmission);
+    note(f, i, u, fresh ? psn_event::kind::first : psn_event::kind::retransmission);
   }
 
   void on_ack(const frame_facts& f, frame_result& r) {
     const reversed_key k{f.key};
     const std::size_t i = index_of(k);
+    if (i == refused) return r.set(flag::not_analysed);
     connection& c = conns_[i];
     r.set(result_value::acked_connection, i);
     if (!(f.data && f.key == k)) c.touch(f);  // a frame is counted once per connection
@@ -531,15 +540,14 @@ class analysis {
     } else {
       ++c.acks;
     }
-    c.note(cfg_, f, u, nack ? psn_event::kind::nack : psn_event::kind::ack);
+    note(f, i, u, nack ? psn_event::kind::nack : psn_event::kind::ack);
     if (c.acked_any_ && covered <= c.acked_) return;  // nothing new
     if (!nack) {
       if (const connection::sent* first = c.outstanding_.find(covered)) {
         const std::int64_t rtt = f.time_ns - first->time_ns;
         r.set(result_value::acks_frame, first->frame);
         r.set(result_value::ack_rtt, static_cast<std::uint64_t>(std::max<std::int64_t>(0, rtt)));
-        if (!c.rtt_) c.rtt_ = rtts_.take();
-        c.rtt_->add(rtt);
+        c.rtt_.add(rtt);
       }
     }
     c.acked_any_ = true;
@@ -551,8 +559,9 @@ class analysis {
   analysis_config cfg_;
   std::vector<connection> conns_;
   flat_index<connection_key, connection_key_hash> index_;  // numbered as conns_
-  rtt_slabs rtts_;
+  std::vector<psn_trace> traces_;                          // numbered as conns_, with record_events
   std::vector<frame_result> results_;
+  std::uint64_t not_analysed_ = 0;
   frame_result scratch_;
 };
 

@@ -16,7 +16,13 @@
 //   the connection; its faults are the PDU rules'.
 // - A capture taken behind a lossy link (at a receiver) misses PDUs that were sent: a PSN a new
 //   PDU skipped is the sender's fault only if the capture never shows it afterwards, neither a
-//   copy nor an ACK of it. psn.next is therefore judged when the capture ends (finish()).
+//   copy nor an ACK of it. psn.next is therefore judged when the capture ends (finish()), or
+//   once the skip is half the PSN space behind the highest PSN sent (a connection keeps at most
+//   psn_horizon / 2 skips: so many could not all lie within the PSNs it can still tell apart).
+// - State is bounded: at most check_config::max_connections connections (limits.hpp; a frame
+//   naming a new one beyond is not judged by the per-connection rules and is counted by
+//   not_analysed_frames()), the same number of stations that sent PFC frames, and per
+//   connection at most psn_horizon PSNs of each kind it remembers (psn_ordered.hpp).
 #pragma once
 
 #include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
@@ -256,6 +262,8 @@ struct check_config {
   bool profile = true;
   std::size_t keep = 10;   // violations kept per rule (the first ones)
   bool per_frame = false;  // keep every violation by frame (the Wireshark plugin)
+  // Connections (and PFC stations) kept at most; limits.hpp.
+  std::size_t max_connections = default_max_connections;
 };
 
 // ---- what the checker reports ----------------------------------------------------------------
@@ -403,6 +411,25 @@ class conformance {
   }
   std::uint64_t pdus() const noexcept { return pdus_; }
   std::uint64_t lite_frames() const noexcept { return lite_; }
+  // Frames the per-connection rules (or pfc.paused) did not judge, or not wholly, because they
+  // named a new connection (or PFC station) beyond check_config::max_connections.
+  std::uint64_t not_analysed_frames() const noexcept { return not_analysed_; }
+
+  // What the per-connection state holds, in all, and the skips that copies and ACKs have looked
+  // at (each at most once more than it is taken away: the tests count them).
+  struct held {
+    std::size_t connections = 0, psns = 0, skips = 0, denied = 0;
+    std::uint64_t skip_visits = 0;
+  };
+  held holding() const {
+    held h{conns_.size(), 0, 0, 0, skip_visits_};
+    for (const auto& [key, c] : conns_) {
+      h.psns += c.sent_ns.size();
+      h.skips += c.gaps ? c.gaps->size() : 0;
+      h.denied += c.denied ? c.denied->size() : 0;
+    }
+    return h;
+  }
 
   // The violations found in a frame (check_config::per_frame), for a frame seen before.
   std::span<const violation> of_frame(std::uint64_t frame) const noexcept {
@@ -419,15 +446,13 @@ class conformance {
     if (finished_) return;
     finished_ = true;
     // In frame order, whatever order the connections are kept in: the first ones are reported.
-    std::vector<conn_state::gap> gaps;
-    for (const auto& [key, c] : conns_) gaps.insert(gaps.end(), c.gaps.begin(), c.gaps.end());
+    std::vector<gap> gaps;
+    for (const auto& [key, c] : conns_)
+      if (c.gaps)
+        for (const auto& [from, g] : *c.gaps) gaps.push_back({from, g.to, g.frame});
     std::stable_sort(gaps.begin(), gaps.end(),
                      [](const auto& a, const auto& b) { return a.frame < b.frame; });
-    for (const auto& g : gaps)
-      record(rule::psn_next, g.frame, "npsn " + detail::psn_text(g.from) + " sent",
-             g.from == g.to ? "npsn " + detail::psn_text(g.from) + " never sent"
-                            : "npsn " + detail::psn_text(g.from) + " to " + detail::psn_text(g.to) +
-                                  " never sent");
+    for (const auto& g : gaps) never_sent(g);
     for (auto& t : tallies_)
       std::stable_sort(t.first.begin(), t.first.end(),
                        [](const violation& a, const violation& b) { return a.frame < b.frame; });
@@ -486,7 +511,24 @@ class conformance {
     ++t.violations;
     violation v{r, frame, std::move(expected), std::move(seen)};
     if (cfg_.per_frame) by_frame_[frame].push_back(v);
-    if (t.first.size() < cfg_.keep) t.first.push_back(std::move(v));
+    if (t.first.size() < cfg_.keep) return t.first.push_back(std::move(v));
+    // The first frames are kept, whatever order they are found in (psn.next's come late).
+    const auto last =
+        std::max_element(t.first.begin(), t.first.end(),
+                         [](const auto& a, const auto& b) { return a.frame < b.frame; });
+    if (last != t.first.end() && frame < last->frame) *last = std::move(v);
+  }
+
+  // ---- psn.next's skips ----
+  struct gap {
+    std::int64_t from, to;
+    std::uint64_t frame;
+  };
+  void never_sent(const gap& g) {
+    using detail::psn_text;
+    record(rule::psn_next, g.frame, "npsn " + psn_text(g.from) + " sent",
+           g.from == g.to ? "npsn " + psn_text(g.from) + " never sent"
+                          : "npsn " + psn_text(g.from) + " to " + psn_text(g.to) + " never sent");
   }
 
   // ---- PFC (R2 3.5.6; IEEE 802.1Qbb) ----
@@ -527,7 +569,15 @@ class conformance {
     if (!pdu || !sender) return;  // a malformed PFC frame pauses nothing
     transport::pfc_config link;
     link.link_mbps = cfg_.link_mbps;
-    pause_state& s = pausers_[*sender];
+    auto at = pausers_.find(*sender);
+    if (at == pausers_.end()) {
+      if (pausers_.size() >= cfg_.max_connections) {
+        ++not_analysed_;  // a new station beyond the limit: its pause is not known
+        return;
+      }
+      at = pausers_.emplace(*sender, pause_state{}).first;
+    }
+    pause_state& s = at->second;
     const std::int64_t effect = time_ns + static_cast<std::int64_t>(cfg_.pfc_reaction_ns);
     for (std::size_t p = 0; p < transport::pfc_priorities; ++p) {
       if (!pdu->enabled(p)) continue;
@@ -716,40 +766,54 @@ class conformance {
   }
 
   // ---- the transport ----
+  // Its flags side by side (one word with tc): 112 bytes, with the gaps and
+  // denied PSNs out of line until there are any (232 when they were inline).
   struct conn_state {
     bool sent_any = false;
-    std::int64_t hi = 0;  // highest PSN sent
     bool acked_any = false;
-    std::int64_t covered = 0;  // highest PSN an ACK or NACK said was delivered in order
     bool resending = false;
-    std::int64_t resend_next = 0;  // the PSN a go-back-N resend sends next
-    bool nack_open = false;        // a NACK of nacked, and nacked not sent since
+    bool nack_open = false;  // a NACK of nacked, and nacked not sent since
     bool nacked_any = false;
+    bool listed = false;              // its source is in the partition table
+    std::optional<std::uint16_t> tc;  // the class its data PDUs ride (pdu.one_vc)
+    std::int64_t hi = 0;              // highest PSN sent
+    std::int64_t covered = 0;         // highest PSN an ACK or NACK said was delivered in order
+    std::int64_t resend_next = 0;     // the PSN a go-back-N resend sends next
     std::int64_t nacked = 0;
     std::int64_t nack_ns = 0;           // when the capture saw that NACK
     psn_ordered<std::int64_t> sent_ns;  // PSN above `covered` -> when it was last sent
-    // PSNs a new PDU skipped, not yet seen since: psn.next's violations if they never are.
-    struct gap {
-      std::int64_t from, to;
+    // PSNs a new PDU skipped, not yet seen since: psn.next's violations if they never are. By
+    // first PSN, disjoint; made at the first skip. A copy or an ACK takes away only the skips it
+    // meets (a crafted capture of many skips costs a logarithm a frame, not their number).
+    struct gap_end {
+      std::int64_t to;
       std::uint64_t frame;
     };
-    std::vector<gap> gaps;
+    std::unique_ptr<std::map<std::int64_t, gap_end>> gaps;
     // PSNs from..to shown sent (a copy, or an ACK that covers them): no gap of the sender's.
-    void sent_again(std::int64_t from, std::int64_t to) {
-      std::vector<gap> left;
-      for (const gap& g : gaps) {
-        if (g.to < from || g.from > to) {
-          left.push_back(g);
-          continue;
+    // Returns how many skips it looked at.
+    std::size_t sent_again(std::int64_t from, std::int64_t to) {
+      if (!gaps || gaps->empty()) return 0;
+      auto it = gaps->upper_bound(from);
+      if (it != gaps->begin() && std::prev(it)->second.to >= from) --it;
+      std::size_t visits = 0;
+      while (it != gaps->end() && it->first <= to) {
+        ++visits;
+        const std::int64_t start = it->first;
+        const gap_end g = it->second;
+        it = gaps->erase(it);
+        if (start < from) gaps->emplace_hint(it, start, gap_end{from - 1, g.frame});
+        if (g.to > to) {
+          gaps->emplace_hint(it, to + 1, gap_end{g.to, g.frame});
+          break;
         }
-        if (g.from < from) left.push_back({g.from, from - 1, g.frame});
-        if (g.to > to) left.push_back({to + 1, g.to, g.frame});
       }
-      gaps = std::move(left);
+      return visits;
     }
-    std::optional<std::uint16_t> tc;               // the class its data PDUs ride (pdu.one_vc)
-    bool listed = false;                           // its source is in the partition table
-    std::map<std::int64_t, std::uint64_t> denied;  // PSN -> frame: partition not allowed
+    // PSN -> frame: partition not allowed; made at the first. Holds at most psn_horizon PSNs:
+    // one further below the highest sent cannot be acknowledged by name any more (a conformant
+    // sender's window is below half the PSN space, so it was acknowledged or not long before).
+    std::unique_ptr<std::map<std::int64_t, std::uint64_t>> denied;
 
     std::int64_t unwrap(std::uint16_t raw) const noexcept {
       if (!sent_any && !acked_any) return raw;
@@ -757,7 +821,17 @@ class conformance {
     }
   };
 
-  conn_state& state_of(const connection_key& k) { return conns_[k]; }
+  // The connection's state, made if new; nullptr for a new one beyond max_connections (the
+  // frame then counts as not analysed).
+  conn_state* state_of(const connection_key& k) {
+    if (conns_.size() >= cfg_.max_connections) {
+      const auto it = conns_.find(k);
+      if (it != conns_.end()) return &it->second;
+      refused_ = true;
+      return nullptr;
+    }
+    return &conns_[k];
+  }
 
   static std::optional<std::uint16_t> traffic_class(const detail::check_nodes& n) {
     using namespace detail;
@@ -773,15 +847,19 @@ class conformance {
         if (on(r)) not_examinable(r);
       return;
     }
+    refused_ = false;
     if (f.data) on_pdu(f, n);
     if (f.op == static_cast<std::uint8_t>(wire::rh_op::ack) ||
         f.op == static_cast<std::uint8_t>(wire::rh_op::nack))
       on_ack(f);
+    not_analysed_ += refused_;
   }
 
   void on_pdu(const frame_facts& f, const detail::check_nodes& n) {
     using namespace detail;
-    conn_state& c = state_of(f.key);
+    conn_state* state = state_of(f.key);
+    if (!state) return;
+    conn_state& c = *state;
     if (const auto tc = traffic_class(n)) {
       if (!c.tc) c.tc = tc;
       judge(
@@ -792,12 +870,21 @@ class conformance {
       not_examinable(rule::pdu_one_vc);
     }
     const std::int64_t u = c.unwrap(f.npsn);
-    if (u > c.hi || !c.sent_any) c.sent_ns.insert_or_assign(u, f.time_ns);
+    if (u > c.hi || !c.sent_any) {
+      c.sent_ns.insert_or_assign(u, f.time_ns);
+      c.sent_ns.keep_within(u);
+    }
     if (cfg_.partitions && n[c_partition] && f.xpuid < cfg_.partitions->listed.size() &&
         cfg_.partitions->listed.test(f.xpuid)) {
       c.listed = true;
       const auto p = static_cast<std::uint16_t>(n[c_partition]->value);
-      if (!cfg_.partitions->allowed->allowed(f.xpuid, p)) c.denied.try_emplace(u, f.frame);
+      if (!cfg_.partitions->allowed->allowed(f.xpuid, p)) {
+        if (!c.denied) c.denied = std::make_unique<std::map<std::int64_t, std::uint64_t>>();
+        c.denied->try_emplace(u, f.frame);
+        if (c.denied->size() > static_cast<std::size_t>(psn_horizon))
+          c.denied->erase(c.denied->begin(),
+                          c.denied->upper_bound(std::max(u, c.hi) - psn_horizon));
+      }
     }
     if (!c.sent_any) {
       c.sent_any = true;
@@ -821,12 +908,23 @@ class conformance {
       // receiver, behind a lossy link), which a later copy or an ACK of them will show.
       if (on(rule::psn_next)) {
         examined(rule::psn_next);
-        if (u != c.hi + 1) c.gaps.push_back({c.hi + 1, u - 1, f.frame});
+        if (u != c.hi + 1) {
+          if (!c.gaps) c.gaps = std::make_unique<std::map<std::int64_t, conn_state::gap_end>>();
+          c.gaps->emplace_hint(c.gaps->end(), c.hi + 1, conn_state::gap_end{u - 1, f.frame});
+          // Half the PSN space holds at most this many skips (each followed by a PSN sent): an
+          // older one can only be shown sent by an ACK of a PSN the connection cannot name any
+          // more. It is judged now.
+          if (c.gaps->size() > static_cast<std::size_t>(psn_horizon / 2)) {
+            const auto oldest = c.gaps->begin();
+            never_sent({oldest->first, oldest->second.to, oldest->second.frame});
+            c.gaps->erase(oldest);
+          }
+        }
       }
       c.hi = u;
       return;
     }
-    c.sent_again(u, u);
+    skip_visits_ += c.sent_again(u, u);
     // A PSN sent before: the next of a resend, or the start of one.
     c.sent_ns.insert_or_assign(u, f.time_ns);
     if (c.nack_open && u == c.nacked) c.nack_open = false;
@@ -848,7 +946,9 @@ class conformance {
   void on_ack(const frame_facts& f) {
     using namespace detail;
     const connection_key k{f.key.dst, f.key.src, f.key.port, f.key.vc};
-    conn_state& c = state_of(k);
+    conn_state* state = state_of(k);
+    if (!state) return;
+    conn_state& c = *state;
     const bool nack = f.op == static_cast<std::uint8_t>(wire::rh_op::nack);
     const std::int64_t u = c.unwrap(f.apsn);
     const std::int64_t covered = nack ? u - 1 : u;
@@ -891,23 +991,23 @@ class conformance {
       if (u >= c.nacked) c.nack_open = false;
     }
     if (c.listed && on(rule::partition_allowed)) {
-      const auto end = c.denied.upper_bound(covered);
+      const bool any = c.denied && !c.denied->empty() && c.denied->begin()->first <= covered;
       judge(
-          rule::partition_allowed, c.denied.begin() != end,
+          rule::partition_allowed, any,
           [&] {
-            return "PSN " + psn_text(c.denied.begin()->first) + " (frame " +
-                   num(static_cast<std::int64_t>(c.denied.begin()->second)) +
+            return "PSN " + psn_text(c.denied->begin()->first) + " (frame " +
+                   num(static_cast<std::int64_t>(c.denied->begin()->second)) +
                    ", partition not allowed for its source) never acknowledged";
           },
           [&] { return what + psn_text(u); });
-      c.denied.erase(c.denied.begin(), end);
+      if (any) c.denied->erase(c.denied->begin(), c.denied->upper_bound(covered));
     }
     // An ACK of a PSN never sent is no progress (a sender ignores it): it is reported once,
     // and what the connection knows as acknowledged stays.
     if (c.sent_any && covered > c.hi) return;
     if (!c.acked_any || covered > c.covered) c.covered = covered;
     c.acked_any = true;
-    if (!c.gaps.empty()) c.sent_again(std::numeric_limits<std::int64_t>::lowest(), c.covered);
+    skip_visits_ += c.sent_again(std::numeric_limits<std::int64_t>::lowest(), c.covered);
     c.sent_ns.erase_through(c.covered);
   }
 
@@ -920,6 +1020,9 @@ class conformance {
   bool finished_ = false;
   std::uint64_t number_ = 0;
   std::uint64_t pdus_ = 0, lite_ = 0;
+  std::uint64_t not_analysed_ = 0;
+  std::uint64_t skip_visits_ = 0;
+  bool refused_ = false;  // the current frame named a connection beyond max_connections
 };
 
 }  // namespace scaleup::dissect

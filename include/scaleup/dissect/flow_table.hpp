@@ -6,6 +6,10 @@
 // by its snapshot length holds no R-CRC in its long datagrams: they are SUE on a flow or port
 // recognised before (by a whole datagram), so a tool that reads a file may read it a second
 // time with the table the first pass filled (worth_rereading), as tshark's two passes do.
+// At most max_flows flows are remembered (limits.hpp): a flow recognised beyond that is not, but
+// its ports are (a bit each), so its datagrams are still SUE by their own R-CRC, and cut ones by
+// the port; only a damaged datagram of such a flow on a port nobody named stays UDP. Counted
+// (not_remembered).
 #pragma once
 
 #include <bitset>
@@ -13,15 +17,24 @@
 #include <cstdint>
 
 #include "scaleup/dissect/flat_index.hpp"
+#include "scaleup/dissect/limits.hpp"
 #include "scaleup/wire/udp_flow.hpp"
 
 namespace scaleup::dissect {
 
 class flow_table final : public wire::flow_binding {
  public:
+  explicit flow_table(std::size_t max_flows = default_max_connections) noexcept : max_(max_flows) {}
+
   bool bound(const wire::udp_flow& f) const noexcept override { return flows_.contains(f); }
   void bind(const wire::udp_flow& f) noexcept override {
-    if (!flows_.insert(f).second) return;
+    if (flows_.size() >= max_) {
+      if (flows_.contains(f)) return;
+      ++not_remembered_;
+      if (ports_.test(f.port_a) && ports_.test(f.port_b)) return;
+    } else if (!flows_.insert(f).second) {
+      return;
+    }
     ports_.set(f.port_a);
     ports_.set(f.port_b);
     ++version_;
@@ -29,10 +42,14 @@ class flow_table final : public wire::flow_binding {
   bool port_bound(std::uint16_t port) const noexcept override { return ports_.test(port); }
   void unconfirmed(const wire::udp_flow& f) noexcept override {
     ++unconfirmed_;
-    left_.insert(f);
+    left_.set(f.port_a);
+    left_.set(f.port_b);
   }
 
   std::size_t size() const noexcept { return flows_.size(); }
+  std::size_t max_flows() const noexcept { return max_; }
+  // Recognitions of a flow beyond max_flows, which was then not remembered (its ports were).
+  std::uint64_t not_remembered() const noexcept { return not_remembered_; }
   // Counts the changes to what bound() and port_bound() answer: two reads of the table at the
   // same version get the same answers (parallel readers check their copies by it).
   std::uint64_t version() const noexcept { return version_; }
@@ -41,15 +58,12 @@ class flow_table final : public wire::flow_binding {
   // Whether reading the capture again with what this table now knows would take more of them
   // for SUE: the flow or a port of one of them was recognised since (by a whole datagram after
   // it). Cut datagrams of a flow never shown SUE (another protocol's, on its own port) are no
-  // reason to read a whole file again.
-  bool worth_rereading() const noexcept {
-    for (const auto& f : left_.keys())
-      if (bound(f) || port_bound(f.port_a) || port_bound(f.port_b)) return true;
-    return false;
-  }
+  // reason to read a whole file again. A bound flow has its ports bound, so the ports of those
+  // datagrams' flows tell it exactly.
+  bool worth_rereading() const noexcept { return (left_ & ports_).any(); }
   void reset_unconfirmed() noexcept {
     unconfirmed_ = 0;
-    left_.clear();
+    left_.reset();
   }
 
  private:
@@ -58,8 +72,10 @@ class flow_table final : public wire::flow_binding {
   std::bitset<65536> ports_;
   std::uint64_t version_ = 0;
   std::size_t unconfirmed_ = 0;
-  // The flows of those datagrams: one entry per flow.
-  flat_index<wire::udp_flow, wire::udp_flow_hash> left_;
+  // The ports of those datagrams' flows, a bit each: a fixed size, whatever the flows.
+  std::bitset<65536> left_;
+  std::size_t max_;
+  std::uint64_t not_remembered_ = 0;
 };
 
 }  // namespace scaleup::dissect

@@ -8,7 +8,9 @@
 // at a time.) A PSN below the highest one, which is no resend (a first transmission out of order,
 // rare), goes to a std::map beside it: inserting it into the vector would move the entries after
 // it, and a capture whose PSNs fall frame by frame would make that quadratic. Grows with the PSNs
-// in flight, not the frames.
+// in flight, not the frames, and at most to psn_horizon of them (keep_within): PSNs are 16 bits,
+// so a PSN half the space or more below the highest one sent can never be named again (a new
+// one that looks like it is read as a PSN ahead: serial-number arithmetic).
 #pragma once
 
 #include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
@@ -17,10 +19,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace scaleup::dissect {
+
+// Half the 16-bit PSN space: how far below the highest PSN a PSN can still be told apart.
+inline constexpr std::int64_t psn_horizon = 32768;
 
 template <class T>
 class psn_ordered {
@@ -28,9 +34,9 @@ class psn_ordered {
   const T* find(std::int64_t psn) const noexcept {
     const auto it = lower(psn);
     if (it != v_.end() && it->psn == psn) return &it->value;
-    if (aside_.empty()) return nullptr;
-    const auto a = aside_.find(psn);
-    return a == aside_.end() ? nullptr : &a->second;
+    if (!aside_ || aside_->empty()) return nullptr;
+    const auto a = aside_->find(psn);
+    return a == aside_->end() ? nullptr : &a->second;
   }
   T* find(std::int64_t psn) noexcept {
     return const_cast<T*>(std::as_const(*this).find(psn));  // one search for both
@@ -43,7 +49,8 @@ class psn_ordered {
       return {&v_.back().value, true};
     }
     if (T* there = find(psn)) return {there, false};
-    return {&aside_.emplace(psn, value).first->second, true};
+    if (!aside_) aside_ = std::make_unique<std::map<std::int64_t, T>>();
+    return {&aside_->emplace(psn, value).first->second, true};
   }
   void insert_or_assign(std::int64_t psn, const T& value) {
     const auto [at, made] = try_emplace(psn, value);
@@ -62,10 +69,16 @@ class psn_ordered {
       v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
     }
-    if (!aside_.empty()) aside_.erase(aside_.begin(), aside_.upper_bound(psn));
+    if (aside_ && !aside_->empty()) aside_->erase(aside_->begin(), aside_->upper_bound(psn));
   }
 
-  std::size_t size() const noexcept { return v_.size() - head_ + aside_.size(); }
+  // At most psn_horizon PSNs, the newest: those above `highest` - psn_horizon. Called as the
+  // highest PSN sent rises; those below could never be found again (see the top of the file).
+  void keep_within(std::int64_t highest) noexcept {
+    if (size() > static_cast<std::size_t>(psn_horizon)) erase_through(highest - psn_horizon);
+  }
+
+  std::size_t size() const noexcept { return v_.size() - head_ + (aside_ ? aside_->size() : 0); }
   bool empty() const noexcept { return size() == 0; }
 
  private:
@@ -74,8 +87,9 @@ class psn_ordered {
     T value;
   };
   std::vector<entry> v_;
-  std::size_t head_ = 0;             // the entries before it are dropped
-  std::map<std::int64_t, T> aside_;  // PSNs that came below the vector's highest, first sent
+  std::size_t head_ = 0;  // the entries before it are dropped
+  // PSNs that came below the vector's highest, first sent; made when the first one comes.
+  std::unique_ptr<std::map<std::int64_t, T>> aside_;
 
   typename std::vector<entry>::const_iterator live() const noexcept {
     return v_.cbegin() + static_cast<std::ptrdiff_t>(head_);

@@ -23,8 +23,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <span>
 
 namespace scaleup::dissect {
+
+template <unsigned SubBits>
+class sparse_log_linear_histogram;
 
 template <unsigned SubBits>
 class log_linear_histogram {
@@ -99,7 +104,13 @@ class log_linear_histogram {
     return std::clamp(mid, min_, max_);
   }
 
+  // A sparse histogram's samples (the same buckets), added exactly.
+  constexpr void merge(const sparse_log_linear_histogram<SubBits>& o) noexcept {
+    o.merge_into(*this);
+  }
+
  private:
+  friend class sparse_log_linear_histogram<SubBits>;
   std::array<std::uint64_t, bucket_count> counts_{};
   std::uint64_t count_ = 0;
   std::int64_t min_ = 0, max_ = 0;
@@ -108,8 +119,167 @@ class log_linear_histogram {
   std::size_t low_ = 0, high_ = 0;
 };
 
+// The same histogram with only the buckets used kept, in one allocation: a connection's ACK RTTs
+// (analysis.hpp). The dense one is 58 KiB, of which a single sample touches two pages (8 KiB of
+// resident memory for a connection that saw one ACK: 8 GB for a million); this one costs nothing
+// until the first sample, then 32 bytes and 8 a bucket used. The same buckets, so the same
+// answers (percentiles, merge). Beyond sparse_most buckets it turns into the dense histogram
+// (by then at most 116 bytes a sample): an insertion moves at most sparse_most entries, so a
+// crafted series of RTTs costs at most that much per sample, never the square of the samples.
+template <unsigned SubBits>
+class sparse_log_linear_histogram {
+  using dense_type = log_linear_histogram<SubBits>;
+
+ public:
+  static constexpr std::size_t sparse_most = 512;
+
+  sparse_log_linear_histogram() = default;
+  sparse_log_linear_histogram(sparse_log_linear_histogram&&) noexcept = default;
+  sparse_log_linear_histogram& operator=(sparse_log_linear_histogram&& o) noexcept {
+    if (this != &o) {
+      delete dense();
+      block_ = std::move(o.block_);
+    }
+    return *this;
+  }
+  ~sparse_log_linear_histogram() { delete dense(); }
+
+  void add(std::int64_t v) {
+    if (dense_type* d = dense()) return d->add(v);
+    const std::uint64_t b = dense_type::bucket_of(v < 0 ? 0 : static_cast<std::uint64_t>(v));
+    if (!block_) grow(1);
+    std::uint64_t* e = entries();
+    const std::size_t n = used();
+    // Entries are sorted by bucket; most samples fall in a bucket already used.
+    const std::size_t i = static_cast<std::size_t>(std::lower_bound(e, e + n, b << count_bits) - e);
+    if (i == n || (e[i] >> count_bits) != b) {
+      if (n == sparse_most) {
+        to_dense();
+        return dense()->add(v);
+      }
+      if (n == capacity()) {
+        grow(std::min(2 * capacity(), sparse_most));
+        e = entries();
+      }
+      std::copy_backward(e + i, e + n, e + n + 1);
+      e[i] = b << count_bits;
+      set_used(n + 1);
+    }
+    ++e[i];
+    const std::uint64_t c = block_[1];
+    block_[2] = bits(c == 0 ? v : std::min(value(block_[2]), v));
+    block_[3] = bits(c == 0 ? v : std::max(value(block_[3]), v));
+    block_[1] = c + 1;
+  }
+
+  std::uint64_t count() const noexcept {
+    if (const dense_type* d = dense()) return d->count();
+    return block_ ? block_[1] : 0;
+  }
+  std::int64_t min() const noexcept {
+    if (const dense_type* d = dense()) return d->min();
+    return block_ ? value(block_[2]) : 0;
+  }
+  std::int64_t max() const noexcept {
+    if (const dense_type* d = dense()) return d->max();
+    return block_ ? value(block_[3]) : 0;
+  }
+
+  // As log_linear_histogram::percentile, from the same buckets: the same value.
+  std::int64_t percentile(std::uint64_t part, std::uint64_t whole = 100) const noexcept {
+    if (const dense_type* d = dense()) return d->percentile(part, whole);
+    const std::uint64_t n = count();
+    if (n == 0) return 0;
+    const std::uint64_t want = std::max<std::uint64_t>(1, (n * part + whole - 1) / whole);
+    if (want <= 1) return min();
+    if (want >= n) return max();
+    std::uint64_t seen = 0;
+    for (const std::uint64_t e : std::span(entries(), used())) {
+      if (seen + (e & count_mask) < want) {
+        seen += e & count_mask;
+        continue;
+      }
+      const auto b = static_cast<std::size_t>(e >> count_bits);
+      const std::uint64_t middle = dense_type::lowest(b) + dense_type::width(b) / 2;
+      const auto mid = middle > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                           ? std::numeric_limits<std::int64_t>::max()
+                           : static_cast<std::int64_t>(middle);
+      return std::clamp(mid, min(), max());
+    }
+    return max();
+  }
+
+  // The heap it holds, in bytes (what a connection's RTTs cost: docs/robustness.md, "Limits").
+  std::size_t heap_bytes() const noexcept {
+    if (dense()) return 2 * sizeof(std::uint64_t) + sizeof(dense_type);
+    return block_ ? (header + capacity()) * sizeof(std::uint64_t) : 0;
+  }
+  bool is_dense() const noexcept { return dense() != nullptr; }
+
+ private:
+  friend class log_linear_histogram<SubBits>;
+  // One allocation: [0] entries used | capacity << 32 (capacity 0: dense, and [1] points to
+  // it), [1] count, [2] min, [3] max, then the entries: bucket << count_bits | samples in it.
+  static constexpr std::size_t header = 4;
+  static constexpr unsigned count_bits = 48;
+  static constexpr std::uint64_t count_mask = (std::uint64_t{1} << count_bits) - 1;
+  static_assert(dense_type::bucket_count <= (std::uint64_t{1} << (64 - count_bits)));
+  std::unique_ptr<std::uint64_t[]> block_;
+
+  static constexpr std::uint64_t bits(std::int64_t v) noexcept {
+    return static_cast<std::uint64_t>(v);
+  }
+  static constexpr std::int64_t value(std::uint64_t u) noexcept {
+    return static_cast<std::int64_t>(u);
+  }
+  std::size_t used() const noexcept { return static_cast<std::size_t>(block_[0] & 0xFFFFFFFFu); }
+  std::size_t capacity() const noexcept { return static_cast<std::size_t>(block_[0] >> 32); }
+  void set_used(std::size_t n) noexcept {
+    block_[0] = (block_[0] & ~std::uint64_t{0xFFFFFFFFu}) | n;
+  }
+  std::uint64_t* entries() const noexcept { return block_.get() + header; }
+  dense_type* dense() const noexcept {
+    if (!block_ || capacity() != 0) return nullptr;
+    return std::bit_cast<dense_type*>(block_[1]);
+  }
+
+  void grow(std::size_t cap) {
+    auto fresh = std::make_unique<std::uint64_t[]>(header + cap);
+    if (block_) std::copy(block_.get(), block_.get() + header + used(), fresh.get());
+    fresh[0] = (fresh[0] & 0xFFFFFFFFu) | (std::uint64_t{cap} << 32);
+    block_ = std::move(fresh);
+  }
+
+  void to_dense() {
+    auto d = std::make_unique<dense_type>();
+    merge_into(*d);
+    auto fresh = std::make_unique<std::uint64_t[]>(2);
+    fresh[0] = 0;  // capacity 0: dense
+    fresh[1] = std::bit_cast<std::uint64_t>(d.release());
+    block_ = std::move(fresh);
+  }
+
+  void merge_into(dense_type& d) const noexcept {
+    if (const dense_type* self = dense()) return d.merge(*self);
+    const std::uint64_t n = count();
+    if (n == 0) return;
+    const std::span<const std::uint64_t> es(entries(), used());
+    for (const std::uint64_t e : es)
+      d.counts_[static_cast<std::size_t>(e >> count_bits)] += e & count_mask;
+    const auto lo = static_cast<std::size_t>(es.front() >> count_bits);
+    const auto hi = static_cast<std::size_t>(es.back() >> count_bits);
+    d.min_ = d.count_ == 0 ? min() : std::min(d.min_, min());
+    d.max_ = d.count_ == 0 ? max() : std::max(d.max_, max());
+    d.low_ = d.count_ == 0 ? lo : std::min(d.low_, lo);
+    d.high_ = d.count_ == 0 ? hi : std::max(d.high_, hi);
+    d.count_ += n;
+  }
+};
+
 // ACK RTTs in nanoseconds, within 0.39 % (see the top of this file).
 using rtt_histogram = log_linear_histogram<7>;
+// One connection's: the same buckets, kept sparse.
+using rtt_record = sparse_log_linear_histogram<7>;
 
 // What `scaleup stats` prints of a histogram. `quantum`: the capture's time resolution in ns
 // (1000 for a microsecond capture): percentiles are rounded to a multiple of it, so that no digit
@@ -120,9 +290,8 @@ struct rtt_summary {
   std::int64_t min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
 };
 
-template <unsigned S>
-constexpr rtt_summary summarize(const log_linear_histogram<S>& h,
-                                std::int64_t quantum = 1) noexcept {
+template <class Histogram>
+constexpr rtt_summary summarize(const Histogram& h, std::int64_t quantum = 1) noexcept {
   const auto round = [&](std::int64_t v) {
     if (quantum <= 1) return v;
     const std::int64_t r = v >= 0 ? (v + quantum / 2) / quantum : -((-v + quantum / 2) / quantum);
