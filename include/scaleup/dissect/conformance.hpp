@@ -33,11 +33,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/flat_index.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/tree.hpp"
@@ -404,6 +404,9 @@ class conformance {
   std::uint64_t pdus() const noexcept { return pdus_; }
   std::uint64_t lite_frames() const noexcept { return lite_; }
 
+  // The slots the table of connections examined (flat_index::probe_stats).
+  dissect::probe_stats probe_stats() const noexcept { return index_.probe_stats(); }
+
   // The violations found in a frame (check_config::per_frame), for a frame seen before.
   std::span<const violation> of_frame(std::uint64_t frame) const noexcept {
     const auto it = by_frame_.find(frame);
@@ -420,7 +423,7 @@ class conformance {
     finished_ = true;
     // In frame order, whatever order the connections are kept in: the first ones are reported.
     std::vector<conn_state::gap> gaps;
-    for (const auto& [key, c] : conns_) gaps.insert(gaps.end(), c.gaps.begin(), c.gaps.end());
+    for (const auto& c : conns_) gaps.insert(gaps.end(), c.gaps.begin(), c.gaps.end());
     std::stable_sort(gaps.begin(), gaps.end(),
                      [](const auto& a, const auto& b) { return a.frame < b.frame; });
     for (const auto& g : gaps)
@@ -757,7 +760,12 @@ class conformance {
     }
   };
 
-  conn_state& state_of(const connection_key& k) { return conns_[k]; }
+  // A reference until the next call: a new connection may move the others.
+  conn_state& state_of(const connection_key& k) {
+    const auto [i, fresh] = index_.insert(k);
+    if (fresh) conns_.emplace_back();
+    return conns_[i];
+  }
 
   static std::optional<std::uint16_t> traffic_class(const detail::check_nodes& n) {
     using namespace detail;
@@ -913,8 +921,9 @@ class conformance {
 
   check_config cfg_;
   std::array<rule_tally, rules.size()> tallies_{};
-  std::unordered_map<connection_key, conn_state, connection_key_hash> conns_;
-  std::map<std::uint64_t, pause_state> pausers_;  // by the MAC of the station that paused
+  std::vector<conn_state> conns_;
+  flat_index<connection_key, connection_key_hash> index_;  // numbered as conns_
+  std::map<std::uint64_t, pause_state> pausers_;           // by the MAC of the station that paused
   std::map<std::uint64_t, std::vector<violation>> by_frame_;
   std::uint64_t last_frame_ = 0;
   bool finished_ = false;

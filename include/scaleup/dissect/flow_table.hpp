@@ -19,6 +19,10 @@ namespace scaleup::dissect {
 
 class flow_table final : public wire::flow_binding {
  public:
+  // Keyed with the process's key (hash_key.hpp), or with `key`.
+  flow_table() = default;
+  explicit flow_table(const wire::hash_key& key) : flows_(key), left_(key) {}
+
   bool bound(const wire::udp_flow& f) const noexcept override { return flows_.contains(f); }
   void bind(const wire::udp_flow& f) noexcept override {
     if (!flows_.insert(f).second) return;
@@ -46,6 +50,11 @@ class flow_table final : public wire::flow_binding {
     for (const auto& f : left_.keys())
       if (bound(f) || port_bound(f.port_a) || port_bound(f.port_b)) return true;
     return false;
+  }
+  // The slots both of its tables examined (flat_index::probe_stats).
+  dissect::probe_stats probe_stats() const noexcept {
+    dissect::probe_stats s = flows_.probe_stats();
+    return s += left_.probe_stats();
   }
   void reset_unconfirmed() noexcept {
     unconfirmed_ = 0;
