@@ -1,15 +1,16 @@
-// Micro-benchmarks of issue 10, items 1-5, and the fabric at scale (issue 16, item 5): each
-// figure is a median over several runs and comes with a baseline measured in the same process
-// on the same data (for the RH codec, a hand-written codec of the same struct; for the packer
-// and most others, a plain memcpy of the same bytes; for the fabric, emitting and reading the
-// same PDUs' bytes alone). The RH and packer rows run each figure and its baseline in turn and
-// time them in CPU time of the thread, so that a share of a busy machine falls on both. Prints
-// a table and, with --json PATH, writes the same rows as JSON.
+// Micro-benchmarks of issue 10, items 1-5, the fabric at scale (issue 16, item 5) and the keyed
+// tables' lookups: each figure is a median over several runs and comes with a baseline measured
+// in the same process on the same data (for the RH codec, a hand-written codec of the same
+// struct; for the packer and most others, a plain memcpy of the same bytes; for the fabric,
+// emitting and reading the same PDUs' bytes alone; for a keyed table, the unkeyed mix it
+// replaced). The RH, packer and hash rows run each figure and its baseline in turn and time them
+// in CPU time of the thread, so that a share of a busy machine falls on both. Prints a table
+// and, with --json PATH, writes the same rows as JSON.
 //
 //   micro [--quick] [--runs N] [--json PATH] [--only GROUPS]
 //
 // --quick shrinks every workload (a smoke run: the numbers mean nothing). --only runs some of
-// the groups rh, frames, packer, gbn, tofu, rdma, fabric (comma-separated), e.g. under
+// the groups rh, frames, packer, gbn, tofu, rdma, fabric, hash (comma-separated), e.g. under
 // callgrind.
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/dissect/tree.hpp>
@@ -29,6 +30,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -39,9 +41,12 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "collisions.hpp"
 
 namespace {
 
@@ -830,6 +835,60 @@ void bench_fabric() {
   }
 }
 
+// ---- 7. keyed hashing --------------------------------------------------------------------
+
+// A lookup in the tables of flows and connections (dissect/flat_index.hpp): SipHash-1-3 under
+// the process's key against the linear mix it replaced (collisions.hpp, with the fmix64 the
+// table then applied), on random keys, on which the old mix spread as well as any. Finds of keys
+// present, in a random order, in a table of 1000 keys (in cache: the hash's cost shows) and of
+// 1 000 000 (the memory's). Both in turn, in CPU time of the thread.
+template <class Key, class Keyed, class Old>
+void hash_lookups(const std::string& what, const std::vector<Key>& keys) {
+  d::flat_index<Key, Keyed> keyed;
+  d::flat_index<Key, Old> old(w::hash_key{});
+  for (const Key& k : keys) {
+    keyed.insert(k);
+    old.insert(k);
+  }
+  std::vector<std::uint32_t> order(keys.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  const std::size_t lookups = g_quick ? 100'000 : 4'000'000;
+  const auto run = [&](const auto& table) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0, j = 0; i < lookups; ++i, j = j + 1 == order.size() ? 0 : j + 1)
+      sum += table.find(keys[order[j]]);
+    keep(sum);
+    if (sum == 0 && keys.size() > 1) std::abort();
+  };
+  const auto t = paired_median_seconds([&] { run(keyed); }, [&] { run(old); });
+  const auto ns = [&](double sec) { return sec / static_cast<double>(lookups) * 1e9; };
+  add("7. " + what + " lookup, " + std::to_string(keys.size()) + " keys", ns(t.value), "ns cpu",
+      ns(t.baseline), "old linear mix");
+}
+
+void bench_hash() {
+  std::mt19937_64 rng(3);
+  const auto address = [&] {
+    return w::ip_address::v6(std::bit_cast<w::ipv6_address>(std::array{rng(), rng()}));
+  };
+  const w::ip_address dst = w::ip_address::v6(w::xpu_ipv6(2));
+  for (const std::size_t n :
+       {std::size_t{1000}, g_quick ? std::size_t{10'000} : std::size_t{1'000'000}}) {
+    std::vector<w::udp_flow> flows;
+    std::vector<d::connection_key> conns;
+    for (std::size_t i = 0; i < n; ++i) {
+      flows.push_back(w::udp_flow::make(address(), static_cast<std::uint16_t>(rng()), dst, 4793));
+      conns.push_back({d::endpoint::of_ip(address()), d::endpoint::of_ip(address()), 0,
+                       static_cast<std::uint8_t>(rng() % 4)});
+    }
+    hash_lookups<w::udp_flow, w::udp_flow_hash, scaleup::collisions::old_mix::flow_hash>("UDP flow",
+                                                                                         flows);
+    hash_lookups<d::connection_key, d::connection_key_hash,
+                 scaleup::collisions::old_mix::connection_hash>("connection", conns);
+  }
+}
+
 // ---- output ------------------------------------------------------------------------------
 
 std::string json_escape(std::string_view s) {
@@ -892,7 +951,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: micro [--quick] [--runs N] [--json PATH] "
-                   "[--only rh,frames,packer,gbn,tofu,rdma,fabric]\n");
+                   "[--only rh,frames,packer,gbn,tofu,rdma,fabric,hash]\n");
       return 2;
     }
   }
@@ -907,6 +966,7 @@ int main(int argc, char** argv) {
   }
   if (wanted("rdma")) bench_rdma();
   if (wanted("fabric")) bench_fabric();
+  if (wanted("hash")) bench_hash();
   print_table();
   if (!json.empty() && !write_json(json)) {
     std::fprintf(stderr, "cannot write %s\n", json.c_str());

@@ -7,14 +7,16 @@
 # reader against the libpcap loop (issue 17) and the plugin's own cost (tshark with the plugin
 # against tshark reading the same frames as plain UDP data). Then the peak memory (resident set)
 # of `dump --json` and `stats --json` on a session capture of 1x, 3x and 10x the frames
-# (issue 21 item 3: flat), and of `stats --json` on a capture of CONNECTIONS connections
-# (bench/connections.py: each two PDUs and an ACK, its own UDP flow), whose peak per connection
-# is what docs/robustness.md ("Limits") states. Medians of RUNS runs, wall time.
+# (flat), and of `stats --json` on a capture of CONNECTIONS connections (bench/connections.py:
+# each two PDUs and an ACK, its own UDP flow), whose peak per connection is what
+# docs/robustness.md ("Limits") states. Then hash flooding: `dump --json`, `stats --json`,
+# `check` and tshark with the plugin on a capture whose sources were crafted to collide in the
+# tables' old hash, against one of random sources. Medians of RUNS runs, wall time.
 #
-#   bench/tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS] [CONNECTIONS]
+#   bench/tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS] [CONNECTIONS] [CRAFTED]
 #     FRAMES: frames of each capture (about); RSS_COMMANDS: commands of the 1x session capture
-#     of the memory rows (300000: 254 000 frames, the capture issue 21 measured); CONNECTIONS:
-#     1000000 by default.
+#     of the memory rows (300000: 254 000 frames); CONNECTIONS: 1000000 by default; CRAFTED:
+#     frames of the hash-flooding captures (100000).
 #   Prints a table, writes BUILD_DIR/bench-tools.json.
 set -euo pipefail
 
@@ -23,12 +25,14 @@ FRAMES=${2:-1000000}
 RUNS=${3:-3}
 RSS_COMMANDS=${4:-300000}
 CONNECTIONS=${5:-1000000}
+CRAFTED=${6:-100000}
 TOOL="$BUILD/tools/scaleup"
 READ="$BUILD/bench/scaleup_bench_pcap_read"
+CRAFT="$BUILD/bench/scaleup_bench_crafted_capture"
 PLUGINS="$BUILD/wireshark/plugins"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-for f in "$TOOL" "$READ"; do
+for f in "$TOOL" "$READ" "$CRAFT"; do
   [[ -x "$f" ]] || { echo "tools.sh: $f was not built" >&2; exit 1; }
 done
 for t in editcap python3; do
@@ -197,6 +201,31 @@ rm -f "$basic" "$cooked"
 echo
 echo "threads (Amdahl, from 1 and 2 threads on this machine's cores):"
 printf '  %s\n' "${amdahl[@]}"
+
+# Hash flooding: frames over UDP/IPv6, each a valid PDU from a source of its own (a flow and a
+# connection each), the sources of one capture crafted so that the tables' old linear hash gave
+# them all one value, of the other drawn at random (bench/crafted_capture.cpp). With keyed
+# tables the crafted capture reads as fast as the random one. One thread, as the attack was
+# measured.
+quiet "$CRAFT" crafted "$CRAFTED" "$scratch/crafted.pcap"
+quiet "$CRAFT" random "$CRAFTED" "$scratch/random.pcap"
+chmod 644 "$scratch/crafted.pcap" "$scratch/random.pcap"
+echo
+echo "hash flooding: $CRAFTED PDUs over UDP/IPv6, a flow each; sources colliding in the old hash"
+header
+for cmd in "dump --json --threads 1" "stats --json --threads 1" "check"; do
+  read -ra args <<<"$cmd"
+  t_crafted=$(median "$TOOL" "${args[@]}" "$scratch/crafted.pcap")
+  t_random=$(median "$TOOL" "${args[@]}" "$scratch/random.pcap")
+  row crafted "$cmd (time)" "$t_crafted" "$t_random" "random sources" 3 "<= 3 x random" lower s
+done
+if [[ -n "$have_tshark" ]]; then
+  t_crafted=$(median ts -r "$scratch/crafted.pcap" -T fields "${fields[@]}")
+  t_random=$(median ts -r "$scratch/random.pcap" -T fields "${fields[@]}")
+  row crafted "tshark with plugin (time)" "$t_crafted" "$t_random" "random sources" 3 \
+    "<= 3 x random" lower s
+fi
+rm -f "$scratch/crafted.pcap" "$scratch/random.pcap"
 
 # Peak resident set of one run, in MB: GNU time's %M (KB; Debian package time).
 peak_mb() {

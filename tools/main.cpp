@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "scaleup/dissect/hash_key.hpp"
 
 namespace scaleup::cli {
 
@@ -57,6 +58,9 @@ int fail_usage(const CLI::App& app, const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace scaleup::cli;
+  // The tables of flows and connections are keyed by it (dissect/hash_key.hpp): drawn now, before
+  // any thread that reads a capture makes one.
+  scaleup::dissect::process_hash_key();
   CLI::App app("Writes and dissects captures of Scale-Up Ethernet and its relatives.", "scaleup");
   app.formatter(formatter());  // before the subcommands, which take it over
   app.require_subcommand(1);

@@ -39,6 +39,7 @@
 #include "render.hpp"
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/hash_key.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/xpu_table.hpp"
 #include "scaleup/pack/profiles.hpp"
@@ -766,6 +767,9 @@ void handoff() {
 }
 
 void register_protocols() {
+  // The per-capture tables of connections are keyed by it (dissect/hash_key.hpp): drawn once,
+  // at start, not when the first capture is opened.
+  dissect::process_hash_key();
   proto_sue = reg.register_all();
 
   for (std::size_t i = 0; i < pack::shipped_profiles.size(); ++i)

@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -318,22 +317,6 @@ TEST_CASE("ip_address: the text forms of RFC 791 and RFC 4291") {
     CHECK_FALSE(w::parse_ip_address(bad));
   }
   static_assert(w::parse_ip_address("10.0.0.7")->ipv4() == 0x0A000007);
-}
-
-TEST_CASE("ip_address: hashed alike at compile time and at run time") {
-  // The words hashed are the bytes in the host's order in both: a table filled at compile time
-  // and searched at run time (or the other way round) puts a key in one slot.
-  constexpr w::ip_address a = w::ip_address::v4(0xC0A8010A);
-  constexpr w::ip_address b = w::ip_address::v6(w::xpu_ipv6(0x00010203));
-  constexpr std::uint64_t ha = w::address_hash::of(a), hb = w::address_hash::of(b);
-  w::ip_address ra = a, rb = b;  // not constants: hashed at run time
-  CHECK(w::address_hash::of(ra) == ha);
-  CHECK(w::address_hash::of(rb) == hb);
-  CHECK(ha != hb);
-  constexpr std::uint64_t w0 = a.raw_word(0);
-  std::uint64_t loaded = 0;
-  std::memcpy(&loaded, ra.bytes.data(), 8);
-  CHECK(w0 == loaded);
 }
 
 TEST_CASE("xpu map: the addressing plan is one map among others") {

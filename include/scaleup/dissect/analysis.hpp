@@ -66,6 +66,7 @@
 #include "scaleup/wire/ip.hpp"
 #include "scaleup/wire/ip_address.hpp"
 #include "scaleup/wire/reliability_header.hpp"
+#include "scaleup/wire/siphash.hpp"
 
 namespace scaleup::dissect {
 
@@ -119,23 +120,27 @@ struct reversed_key {
 };
 
 // Every frame looks its connection up (twice with an ACK): hashed, not a search through a tree
-// of keys that compares 16-byte addresses at every step.
+// of keys that compares 16-byte addresses at every step. The hash is keyed (flat_index.hpp):
+// the ends' addresses, then one word of the rest. An end is an XPU, its address zero, or an
+// address, its XPU zero (endpoint::of_xpu, of_ip): the XPU shares the address' first word.
 struct connection_key_hash {
-  static constexpr std::uint64_t of(const endpoint& e) noexcept {
-    using wire::address_hash;
-    return e.type == endpoint::kind::ip ? address_hash::of(e.ip) : e.xpu * address_hash::k2 + 1;
+  static constexpr std::uint64_t of(const wire::hash_key& key, const endpoint& src,
+                                    const endpoint& dst, std::uint16_t port,
+                                    std::uint8_t vc) noexcept {
+    const std::uint64_t rest =
+        std::uint64_t{static_cast<std::uint8_t>(src.type)} | std::uint64_t{src.ip.version} << 8 |
+        std::uint64_t{static_cast<std::uint8_t>(dst.type)} << 16 |
+        std::uint64_t{dst.ip.version} << 24 | std::uint64_t{port} << 32 | std::uint64_t{vc} << 48;
+    return wire::keyed_hash(key, src.ip.raw_word(0) ^ src.xpu, src.ip.raw_word(1),
+                            dst.ip.raw_word(0) ^ dst.xpu, dst.ip.raw_word(1), rest);
   }
-  static constexpr std::size_t of(const endpoint& src, const endpoint& dst, std::uint16_t port,
-                                  std::uint8_t vc) noexcept {
-    using wire::address_hash;
-    const std::uint64_t place = (std::uint64_t{port} << 8 | vc) * address_hash::k1;
-    return static_cast<std::size_t>(address_hash::pair(of(src), of(dst)) ^ place);
+  constexpr std::uint64_t operator()(const wire::hash_key& key,
+                                     const connection_key& k) const noexcept {
+    return of(key, k.src, k.dst, k.port, k.vc);
   }
-  constexpr std::size_t operator()(const connection_key& k) const noexcept {
-    return of(k.src, k.dst, k.port, k.vc);
-  }
-  constexpr std::size_t operator()(const reversed_key& r) const noexcept {
-    return of(r.of.dst, r.of.src, r.of.port, r.of.vc);
+  constexpr std::uint64_t operator()(const wire::hash_key& key,
+                                     const reversed_key& r) const noexcept {
+    return of(key, r.of.dst, r.of.src, r.of.port, r.of.vc);
   }
 };
 
@@ -432,6 +437,8 @@ class analysis {
   // Frames not analysed, or not wholly, because they named a new connection beyond
   // analysis_config::max_connections (flag::not_analysed).
   std::uint64_t not_analysed_frames() const noexcept { return not_analysed_; }
+  // The slots the table of connections examined (flat_index::probe_stats).
+  dissect::probe_stats probe_stats() const noexcept { return index_.probe_stats(); }
 
   // The result of a frame analysed before, or nullptr.
   const frame_result* result(std::uint64_t frame) const noexcept {

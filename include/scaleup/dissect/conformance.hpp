@@ -39,11 +39,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/flat_index.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/tree.hpp"
@@ -423,13 +423,16 @@ class conformance {
   };
   held holding() const {
     held h{conns_.size(), 0, 0, 0, skip_visits_};
-    for (const auto& [key, c] : conns_) {
+    for (const auto& c : conns_) {
       h.psns += c.sent_ns.size();
       h.skips += c.gaps ? c.gaps->size() : 0;
       h.denied += c.denied ? c.denied->size() : 0;
     }
     return h;
   }
+
+  // The slots the table of connections examined (flat_index::probe_stats).
+  dissect::probe_stats probe_stats() const noexcept { return index_.probe_stats(); }
 
   // The violations found in a frame (check_config::per_frame), for a frame seen before.
   std::span<const violation> of_frame(std::uint64_t frame) const noexcept {
@@ -447,7 +450,7 @@ class conformance {
     finished_ = true;
     // In frame order, whatever order the connections are kept in: the first ones are reported.
     std::vector<gap> gaps;
-    for (const auto& [key, c] : conns_)
+    for (const auto& c : conns_)
       if (c.gaps)
         for (const auto& [from, g] : *c.gaps) gaps.push_back({from, g.to, g.frame});
     std::stable_sort(gaps.begin(), gaps.end(),
@@ -822,15 +825,18 @@ class conformance {
   };
 
   // The connection's state, made if new; nullptr for a new one beyond max_connections (the
-  // frame then counts as not analysed).
+  // frame then counts as not analysed). Valid until the next call: a new connection may move
+  // the others.
   conn_state* state_of(const connection_key& k) {
     if (conns_.size() >= cfg_.max_connections) {
-      const auto it = conns_.find(k);
-      if (it != conns_.end()) return &it->second;
+      const auto i = index_.find(k);
+      if (i != index_.npos) return &conns_[i];
       refused_ = true;
       return nullptr;
     }
-    return &conns_[k];
+    const auto [i, fresh] = index_.insert(k);
+    if (fresh) conns_.emplace_back();
+    return &conns_[i];
   }
 
   static std::optional<std::uint16_t> traffic_class(const detail::check_nodes& n) {
@@ -1013,8 +1019,9 @@ class conformance {
 
   check_config cfg_;
   std::array<rule_tally, rules.size()> tallies_{};
-  std::unordered_map<connection_key, conn_state, connection_key_hash> conns_;
-  std::map<std::uint64_t, pause_state> pausers_;  // by the MAC of the station that paused
+  std::vector<conn_state> conns_;
+  flat_index<connection_key, connection_key_hash> index_;  // numbered as conns_
+  std::map<std::uint64_t, pause_state> pausers_;           // by the MAC of the station that paused
   std::map<std::uint64_t, std::vector<violation>> by_frame_;
   std::uint64_t last_frame_ = 0;
   bool finished_ = false;

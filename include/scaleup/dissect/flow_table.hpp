@@ -24,7 +24,9 @@ namespace scaleup::dissect {
 
 class flow_table final : public wire::flow_binding {
  public:
-  explicit flow_table(std::size_t max_flows = default_max_connections) noexcept : max_(max_flows) {}
+  // At most `max_flows` flows; keyed with the process's key (hash_key.hpp), or with `key`.
+  explicit flow_table(std::size_t max_flows = default_max_connections) : max_(max_flows) {}
+  flow_table(std::size_t max_flows, const wire::hash_key& key) : flows_(key), max_(max_flows) {}
 
   bool bound(const wire::udp_flow& f) const noexcept override { return flows_.contains(f); }
   void bind(const wire::udp_flow& f) noexcept override {
@@ -61,6 +63,8 @@ class flow_table final : public wire::flow_binding {
   // reason to read a whole file again. A bound flow has its ports bound, so the ports of those
   // datagrams' flows tell it exactly.
   bool worth_rereading() const noexcept { return (left_ & ports_).any(); }
+  // The slots its table of flows examined (flat_index::probe_stats).
+  dissect::probe_stats probe_stats() const noexcept { return flows_.probe_stats(); }
   void reset_unconfirmed() noexcept {
     unconfirmed_ = 0;
     left_.reset();

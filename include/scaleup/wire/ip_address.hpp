@@ -34,8 +34,8 @@ struct ip_address {
 
   // The address as two 64-bit words in the host's order: for equality and hashing, which need
   // no order (word() swaps each to big-endian, which only the order needs). The same words in a
-  // constant expression as at run time (a hash worked out at compile time finds the same slot),
-  // and one load each at run time.
+  // constant expression as at run time (a hash worked out at compile time is the one a table
+  // works out), and one load each at run time.
   constexpr std::uint64_t raw_word(std::size_t i) const noexcept {
     return std::bit_cast<std::array<std::uint64_t, 2>>(bytes)[i];
   }
@@ -51,23 +51,6 @@ struct ip_address {
     if (const auto c = x.version <=> y.version; c != 0) return c;
     if (const auto c = x.word(0) <=> y.word(0); c != 0) return c;
     return x.word(1) <=> y.word(1);
-  }
-};
-
-// Hashing for the tables keyed on addresses (UDP flows, connections): each lookup is one hash of
-// a few 64-bit words, not a walk down a tree comparing 16-byte addresses at every step. Words are
-// each multiplied by an odd constant of their own and the products added, so the multiplies run
-// side by side (a chain of mixes, one after the other, was most of a lookup); equal keys give
-// equal words, and the tables spread the bits further (dissect/flat_index.hpp).
-struct address_hash {
-  static constexpr std::uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full,
-                                 k3 = 0x165667B19E3779F9ull;
-  static constexpr std::uint64_t of(const ip_address& a) noexcept {
-    return a.raw_word(0) * k1 + a.raw_word(1) * k2 + a.version * k3;
-  }
-  // Two words into one, in order: (x, y) and (y, x) differ.
-  static constexpr std::uint64_t pair(std::uint64_t x, std::uint64_t y) noexcept {
-    return x ^ (y << 29 | y >> 35) * k3;
   }
 };
 

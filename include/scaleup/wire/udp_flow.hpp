@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "scaleup/wire/ip_address.hpp"
+#include "scaleup/wire/siphash.hpp"
 
 namespace scaleup::wire {
 
@@ -30,12 +31,14 @@ struct udp_flow {
   friend constexpr auto operator<=>(const udp_flow&, const udp_flow&) = default;
 };
 
+// A flow's hash under a table's key (wire/siphash.hpp): its addresses' words, then their
+// versions and the ports in one word. Every field in its own bits, so that only equal flows
+// give equal words.
 struct udp_flow_hash {
-  constexpr std::size_t operator()(const udp_flow& f) const noexcept {
-    const std::uint64_t ports = std::uint64_t{f.port_a} << 16 | f.port_b;
-    return static_cast<std::size_t>(
-        address_hash::pair(address_hash::of(f.a), address_hash::of(f.b)) ^
-        ports * address_hash::k1);
+  constexpr std::uint64_t operator()(const hash_key& k, const udp_flow& f) const noexcept {
+    const std::uint64_t rest = std::uint64_t{f.a.version} | std::uint64_t{f.b.version} << 8 |
+                               std::uint64_t{f.port_a} << 16 | std::uint64_t{f.port_b} << 32;
+    return keyed_hash(k, f.a.raw_word(0), f.a.raw_word(1), f.b.raw_word(0), f.b.raw_word(1), rest);
   }
 };
 
