@@ -57,10 +57,11 @@ struct capture {
     fp.tc = tc;
     return fp;
   }
-  void add(const byte_vector& f) {
+  void add(const byte_vector& f) { add_at(f, static_cast<std::int64_t>(frame + 1) * 1000); }
+  void add_at(const byte_vector& f, std::int64_t time_ns) {
     d::dissect_frame(*tree, w::bytes(f.data(), f.size()), d::link_ethernet);
     ++frame;
-    c.add(*tree, w::bytes(f.data(), f.size()), frame, static_cast<std::int64_t>(frame) * 1000);
+    c.add(*tree, w::bytes(f.data(), f.size()), frame, time_ns);
   }
   byte_vector pdu_frame(std::uint16_t psn, std::uint8_t tc = 0) const {
     return build(params(1, 2, tc, kind), {.op = op_none, .xpuid = 1, .npsn = psn}, command());
@@ -73,11 +74,16 @@ struct capture {
   // An 802.1Qbb PFC frame from `station`: `quanta` for each priority in `priorities`.
   void pfc(std::uint64_t station, std::initializer_list<std::uint8_t> priorities,
            std::uint16_t quanta) {
+    add(pfc_frame(station, priorities, quanta));
+  }
+  static byte_vector pfc_frame(std::uint64_t station,
+                               std::initializer_list<std::uint8_t> priorities,
+                               std::uint16_t quanta) {
     scaleup::transport::pfc_frame f{.src = station};
     for (const auto p : priorities) f.pdu.set(p, quanta);
     byte_vector out(scaleup::transport::pfc_frame_size);
     REQUIRE(scaleup::transport::encode_pfc_frame(f, out));
-    add(out);
+    return out;
   }
 };
 
@@ -626,6 +632,44 @@ TEST_CASE("conformance: a connection's state stays bounded, and skips cost a vis
   // The first frames are reported, though found in no order: frame 2 skipped PSN 1.
   REQUIRE(!cap.c.tally(rule::psn_next).first.empty());
   CHECK(cap.c.tally(rule::psn_next).first.front().frame == 2);
+}
+
+// A frame is judged against the pauses that end after it, not against every station that ever
+// paused: pauses that ran out are never looked at again, and a capture whose PFC frames run
+// ahead of its other frames (pauses not begun, of many stations) makes a frame not examinable
+// rather than a walk of them all.
+TEST_CASE("conformance: pfc.paused looks at the pauses running, not at every station") {
+  d::check_config cfg;
+  cfg.selected = d::rule_set{}.set(static_cast<std::size_t>(rule::pfc_paused));
+  cfg.pfc_reaction_ns = 0;
+  capture cap(cfg);
+  cap.kind = w::encap::afh1;  // VC0: priority 3
+  // 5000 stations pause priority 3 for 100 quanta (512 ns) each, one after the other.
+  constexpr int stations = 5000;
+  for (int k = 0; k < stations; ++k)
+    cap.add_at(capture::pfc_frame(0x020000000000 + static_cast<std::uint64_t>(k), {3}, 100),
+               std::int64_t{1000} * k);
+  // Long after: every pause ran out; each frame looks at none.
+  for (int k = 0; k < stations; ++k)
+    cap.add_at(cap.pdu_frame(static_cast<std::uint16_t>(k)), std::int64_t{10'000'000} + k);
+  CHECK(cap.c.holding().pause_looks == 0);
+  CHECK(cap.c.tally(rule::pfc_paused).examined == stations);
+  CHECK(cap.c.tally(rule::pfc_paused).violations == 0);
+  // 5000 pauses that begin an hour from now: a frame before them is not examined, after at most
+  // 64 looks, rather than walked through all of them.
+  capture ahead(cfg);
+  ahead.kind = w::encap::afh1;
+  constexpr std::int64_t hour = std::int64_t{3600} * 1'000'000'000;
+  for (int k = 0; k < stations; ++k)
+    ahead.add_at(capture::pfc_frame(0x020000000000 + static_cast<std::uint64_t>(k), {3}, 100),
+                 hour + k);
+  for (int k = 0; k < stations; ++k)
+    ahead.add_at(ahead.pdu_frame(static_cast<std::uint16_t>(k)), k);
+  CHECK(ahead.c.holding().pause_looks <= 64 * stations);
+  CHECK(ahead.c.tally(rule::pfc_paused).not_examinable == stations);
+  // Within one of those pauses, a frame of another station is paused: found at once.
+  ahead.add_at(ahead.pdu_frame(stations), hour + stations + 10);
+  CHECK(ahead.c.tally(rule::pfc_paused).violations == 1);
 }
 
 TEST_CASE("conformance: denied PSNs kept at most half the PSN space") {

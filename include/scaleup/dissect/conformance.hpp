@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -420,9 +421,10 @@ class conformance {
   struct held {
     std::size_t connections = 0, psns = 0, skips = 0, denied = 0;
     std::uint64_t skip_visits = 0;
+    std::uint64_t pause_looks = 0;  // pauses pfc.paused looked at, all frames
   };
   held holding() const {
-    held h{conns_.size(), 0, 0, 0, skip_visits_};
+    held h{conns_.size(), 0, 0, 0, skip_visits_, pause_looks_};
     for (const auto& c : conns_) {
       h.psns += c.sent_ns.size();
       h.skips += c.gaps ? c.gaps->size() : 0;
@@ -581,19 +583,22 @@ class conformance {
       at = pausers_.emplace(*sender, pause_state{}).first;
     }
     pause_state& s = at->second;
+    const std::uint64_t station = at->first;
     const std::int64_t effect = time_ns + static_cast<std::int64_t>(cfg_.pfc_reaction_ns);
     for (std::size_t p = 0; p < transport::pfc_priorities; ++p) {
       if (!pdu->enabled(p)) continue;
       const std::uint16_t q = pdu->time(p);
+      pausing_[p].erase({s.until[p], station});
       if (q == 0) {
         s.until[p] = std::min(s.until[p], time_ns);
-        continue;
+      } else {
+        if (s.until[p] <= time_ns) s.from[p] = effect;  // not running: starts after the reaction
+        s.until[p] = effect + static_cast<std::int64_t>(link.pause_time(q));
+        s.frame[p] = number_;
+        s.at[p] = time_ns;
+        s.quanta[p] = q;
       }
-      if (s.until[p] <= time_ns) s.from[p] = effect;  // not running: starts after the reaction
-      s.until[p] = effect + static_cast<std::int64_t>(link.pause_time(q));
-      s.frame[p] = number_;
-      s.at[p] = time_ns;
-      s.quanta[p] = q;
+      if (s.from[p] < s.until[p]) pausing_[p].insert({s.until[p], station});
     }
   }
 
@@ -604,12 +609,21 @@ class conformance {
     const std::uint8_t p = priority_of(n, rh) & 7u;
     const pause_state* hit = nullptr;
     std::uint64_t by = 0;
-    for (const auto& [station, s] : pausers_)
-      if (station != *sender && s.from[p] <= time_ns && time_ns < s.until[p]) {
+    // The pauses of p that end after this frame, latest end first: those that ended before it
+    // are never looked at. Most captures have a pause or two running at a time; one that shows
+    // more pauses not yet begun than max_pause_looks is not examined rather than walked (its
+    // PFC frames' times run ahead of its other frames').
+    std::size_t looked = 0;
+    for (auto it = pausing_[p].rbegin(); it != pausing_[p].rend() && it->first > time_ns; ++it) {
+      if (++looked > max_pause_looks) return not_examinable(rule::pfc_paused);
+      ++pause_looks_;
+      const pause_state& s = pausers_.find(it->second)->second;
+      if (it->second != *sender && s.from[p] <= time_ns) {
         hit = &s;
-        by = station;
+        by = it->second;
         break;
       }
+    }
     judge(
         rule::pfc_paused, hit != nullptr,
         [&] {
@@ -1021,7 +1035,12 @@ class conformance {
   std::array<rule_tally, rules.size()> tallies_{};
   std::vector<conn_state> conns_;
   flat_index<connection_key, connection_key_hash> index_;  // numbered as conns_
-  std::map<std::uint64_t, pause_state> pausers_;           // by the MAC of the station that paused
+  std::map<std::uint64_t, pause_state> pausers_;
+  // Per priority, the stations whose pause of it is not empty, by its end: pfc_rule looks only at
+  // those that end after a frame.
+  std::array<std::set<std::pair<std::int64_t, std::uint64_t>>, transport::pfc_priorities> pausing_;
+  static constexpr std::size_t max_pause_looks = 64;
+  std::uint64_t pause_looks_ = 0;  // by the MAC of the station that paused
   std::map<std::uint64_t, std::vector<violation>> by_frame_;
   std::uint64_t last_frame_ = 0;
   bool finished_ = false;
