@@ -9,13 +9,10 @@
 #include <string>
 
 #include <fmt/core.h>
-#include "capture_input.hpp"
 
+#include "capture_options.hpp"
 #include "cli.hpp"
 #include "scaleup/dissect/conformance.hpp"
-#include "scaleup/dissect/engine.hpp"
-#include "scaleup/dissect/flow_table.hpp"
-#include "scaleup/dissect/ip_reassembly.hpp"
 
 namespace scaleup::cli {
 
@@ -73,18 +70,6 @@ constexpr std::string_view ports_note =
     "or 4 ports), their PSN spaces mix and break the per-connection rules by themselves; check "
     "it with --ports 2 or 4 (docs/conformance.md, \"Connections\")";
 
-// Why frames were not judged, where some were: the connection limit (conformance.hpp).
-std::string not_analysed_reason(const dissect::conformance& c) {
-  if (c.not_analysed_frames() == 0) return {};
-  return "connection limit " + std::to_string(c.config().max_connections) + " reached";
-}
-
-// What the report says beyond the rules: see stats.cpp.
-struct report_notes {
-  const dissect::flow_table& flows;
-  std::optional<capture_drops> drops;
-};
-
 void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
                 const dissect::conformance& c, const report_notes& notes) {
   const auto verdict = c.conformant() ? std::string("conformant")
@@ -92,12 +77,7 @@ void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
                                             (c.violations() == 1 ? "" : "s");
   out(file + ": " + std::to_string(frames) + " frames, " + std::to_string(c.pdus()) +
       " SUE PDUs, " + std::to_string(c.lite_frames()) + " SUE Lite frames: " + verdict + "\n");
-  if (c.not_analysed_frames())
-    out("  " + std::to_string(c.not_analysed_frames()) +
-        " frames not judged by the per-connection rules: " + not_analysed_reason(c) +
-        " (new connections beyond it are left out)\n");
-  if (notes.flows.not_remembered()) out("  " + flows_not_remembered_text(notes.flows) + "\n");
-  if (notes.drops) out("  capture: " + drops_text(*notes.drops) + "\n");
+  notes.put_text(out, "judged by the per-connection rules");
   out(fmt::format("  {:<18} {:>10} {:>10} {:>10}  {}\n", "rule", "examined", "not exam.",
                   "violations", "seed"));
   for (const auto& r : dissect::rules) {
@@ -129,19 +109,8 @@ void print_json(stdout_sink& out, const std::string& file, std::uint64_t frames,
       .member("lite_frames", c.lite_frames())
       .member_bool("conformant", c.conformant())
       .member("violations", c.violations())
-      .member_bool("ports_may_mix", c.ports_may_mix())
-      .object("not_analysed")
-      .member("frames", c.not_analysed_frames())
-      .member("reason", not_analysed_reason(c))
-      .member("max_connections", c.config().max_connections)
-      .member("udp_datagrams_not_remembered", notes.flows.not_remembered())
-      .end();
-  if (notes.drops)
-    j.object("capture_drops")
-        .member("received", notes.drops->received)
-        .member("kernel", notes.drops->kernel)
-        .member("interface", notes.drops->interface)
-        .end();
+      .member_bool("ports_may_mix", c.ports_may_mix());
+  notes.put_json(j);
   j.array("rules");
   for (const auto& r : dissect::rules) {
     if (!c.selected(r.which)) continue;
@@ -167,8 +136,7 @@ void print_json(stdout_sink& out, const std::string& file, std::uint64_t frames,
 }
 
 struct check_settings {
-  input_settings in;
-  engine_settings engine;
+  app::session_settings session;
   bool json = false;
   std::string rules;
   std::uint32_t max_pdu = dissect::check_config{}.max_pdu;
@@ -179,13 +147,38 @@ struct check_settings {
   std::string partitions;
   unsigned link_gbps = dissect::check_config{}.link_mbps / 1000;
   std::uint64_t pfc_reaction_ns = dissect::check_config{}.pfc_reaction_ns;
-  std::size_t hold = held_frames::max_frames;
+};
+
+// Every frame through the rules, in frame order; each reading (a cut file may be read twice)
+// starts afresh.
+class check_report final : public app::frame_consumer {
+ public:
+  explicit check_report(const dissect::check_config& cfg) : cfg_(cfg) {}
+  void start(const app::reading& r) override {
+    name = r.name;
+    c.emplace(cfg_);
+    frames = 0;
+  }
+  void take(const app::frame_out& f) override {
+    ++frames;
+    c->add(*f.tree, f.in.pkt.data, f.in.pkt.number, f.in.ns);
+  }
+
+  std::optional<dissect::conformance> c;
+  std::uint64_t frames = 0;
+  std::string name;
+
+ private:
+  const dissect::check_config& cfg_;
 };
 
 int run_check(const CLI::App& app, const check_settings& s) {
-  dissect::options o;
-  dissect::flow_table flows;
-  if (const auto bad = set_up(s.in, s.engine, o, flows)) return fail_usage(app, *bad);
+  scaleup::app::session_settings ss = s.session;
+  ss.reread = true;
+  ss.progress = true;
+  ss.trees_in_order = true;  // the rules read each frame's tree, in frame order
+  scaleup::app::session se(ss);
+  if (const auto bad = se.prepare()) return fail_usage(app, *bad);
   dissect::check_config cfg;
   if (!s.rules.empty())
     if (const auto e = parse_rules(s.rules, cfg.selected)) return fail_usage(app, *e);
@@ -205,40 +198,22 @@ int run_check(const CLI::App& app, const check_settings& s) {
     if (const auto e = read_partitions(s.partitions, partitions)) return fail_usage(app, *e);
     cfg.partitions = &partitions;
   }
-  cfg.profile = o.profile != nullptr;
-  cfg.max_connections = s.engine.max_connections;
-  std::optional<capture_drops> drops;
+  cfg.profile = se.options().profile != nullptr;
+  cfg.max_connections = ss.engine.max_connections;
 
-  std::optional<dissect::conformance> c;
-  std::uint64_t frames = 0;
-  std::string name;
-  // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh;
-  // the rest of a first pass certain to be read again only teaches the flow table.
-  first_pass_cutoff cutoff;
-  const auto start = [&](capture_input& input) {
-    cutoff.start(input);
-    name = input.name() == "-" ? "(standard input)" : input.name();
-    c.emplace(cfg);
-    frames = 0;
-  };
-  const auto end = read_capture(
-      s.in, o, flows, start,
-      [&](const dissect::large_tree& tree, const cap::packet& pkt, std::int64_t ns) {
-        if (cutoff.skip(frames, flows)) return;
-        ++frames;
-        c->add(tree, pkt.data, pkt.number, ns);
-      },
-      cutoff.learn_only(), s.hold, &drops);
+  check_report r(cfg);
+  const auto end = se.run(r);
   // A report on part of a capture could call it conformant: none.
-  if (end != read_end::whole) return 1;
-  c->finish();
+  if (end != scaleup::app::read_end::whole) return 1;
+  r.c->finish();
   stdout_sink out;
-  const report_notes notes{flows, drops};
+  const report_notes notes{r.c->not_analysed_frames(), cfg.max_connections, se.flows(),
+                           se.drops()};
   if (s.json)
-    print_json(out, name, frames, *c, notes);
+    print_json(out, r.name, r.frames, *r.c, notes);
   else
-    print_text(out, name, frames, *c, notes);
-  return c->conformant() ? 0 : exit_violated;
+    print_text(out, r.name, r.frames, *r.c, notes);
+  return r.c->conformant() ? 0 : exit_violated;
 }
 
 }  // namespace
@@ -250,7 +225,7 @@ void add_check(CLI::App& parent, commands& out) {
       "Judge a capture by SUE's conformance rules (docs/conformance.md): per rule what was "
       "examined, what could not be, the violations and the first violating frames. Exit 0 "
       "conformant, 1 unreadable input, 2 usage error, 3 a rule violated.");
-  add_input_options(app, s->in);
+  add_input_options(app, s->session.source);
   app->add_flag("--json", s->json, "one JSON object");
   app->add_option("--rules", s->rules,
                   "rule ids to check, comma-separated; a prefix ending in '.' selects a family");
@@ -278,8 +253,9 @@ void add_check(CLI::App& parent, commands& out) {
       ->capture_default_str();
   app->add_option("--partitions", s->partitions,
                   "file of lines XPU PARTITION...: the partitions each source XPU may use");
-  add_engine_options(app, s->engine);
-  add_hold_option(app, s->hold);
+  add_engine_options(app, s->session.engine);
+  add_thread_options(app, s->session);
+  add_hold_option(app, s->session);
   out.push_back({app, [app, s] { return run_check(*app, *s); }});
 }
 

@@ -24,9 +24,11 @@
 #include <string_view>
 #include <vector>
 
+#include "app/capture_source.hpp"
+#include "app/profile_file.hpp"
+#include "app/text_buffer.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
-#include "scaleup/dissect/xpu_table.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
 #include "scaleup/wire/frame.hpp"
@@ -34,6 +36,8 @@
 namespace scaleup::cli {
 
 namespace cap = scaleup::pcap;  // ::pcap is libpcap's struct
+using app::profile_names;
+using app::text_buffer;
 
 // Time 0 of every simulation `scaleup gen` writes: 2023-11-14 22:13:20 UTC, in nanoseconds
 // since the epoch (captures hold absolute times; the simulations count from 0).
@@ -58,41 +62,9 @@ std::optional<T> parse_number(std::string_view s) {
   return v;
 }
 
-// Buffered stdout; the printers write through it.
-// Text built in place, a dissect::direct_sink: the printers write a frame's text where it is
-// kept, and it is copied out once.
-class text_buffer {
- public:
-  char* reserve(std::size_t n) {
-    if (cap_ - size_ < n) grow(n);
-    return data_.get() + size_;
-  }
-  void commit(char* end) noexcept { size_ = static_cast<std::size_t>(end - data_.get()); }
-  void operator()(std::string_view s) {
-    char* const p = reserve(s.size());
-    if (!s.empty()) std::memcpy(p, s.data(), s.size());
-    size_ += s.size();
-  }
-  std::string_view view() const noexcept { return {data_.get(), size_}; }
-  std::size_t size() const noexcept { return size_; }
-  std::size_t capacity() const noexcept { return cap_; }
-  void clear() noexcept { size_ = 0; }
-
- private:
-  void grow(std::size_t n) {
-    const std::size_t cap = std::max({2 * cap_, size_ + n, std::size_t{1} << 16});
-    std::unique_ptr<char[]> bigger(new char[cap]);  // not cleared: written before it is read
-    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
-    data_ = std::move(bigger);
-    cap_ = cap;
-  }
-  std::unique_ptr<char[]> data_;
-  std::size_t size_ = 0, cap_ = 0;
-};
-
 // Standard output, gathered in a buffer (a direct_sink too) and written with write(2) a few
 // hundred kilobytes at a time; what stdio holds goes first.
-// Text that stays where it is for a while (a batch's, parallel_dissect.hpp) can be kept by
+// Text that stays where it is for a while (a batch's, app/session.hpp) can be kept by
 // reference instead (keep(), until release()): pieces that follow each other in memory make one
 // piece, and a large one goes out in one write straight from where it is. Copying a batch's
 // output into the buffer read it from the core that wrote it: a fifth of `dump --json` with
@@ -181,13 +153,6 @@ std::optional<std::string> parse_encaps(std::string_view list, Allowed&& allowed
   return std::nullopt;
 }
 
-inline std::string profile_names() {
-  std::string s;
-  for (const auto* p : pack::shipped_profiles)
-    s += (s.empty() ? "" : ", ") + std::string(p->name());
-  return s;
-}
-
 // The options every `gen` command takes: -o/--output FILE, --seed N, --json.
 struct gen_settings {
   std::string out;
@@ -225,19 +190,6 @@ inline CLI::Option* add_link_option(CLI::App* app, std::uint32_t& link) {
   return add_choice<std::uint32_t>(
       app, "--link", link, {{"ethernet", dissect::link_ethernet}, {"afh2", dissect::link_afh2}},
       "ethernet, or afh2: bare AFH Gen 2 frames on link type 147 (afh2, afh2c and lite only)");
-}
-
-// The XPU map of this run (--xpu-map), which the options point to.
-inline dissect::xpu_table& run_xpu_map() {
-  static dissect::xpu_table map;
-  return map;
-}
-
-// A packet's time as the analysis and the IP reassembler count it: signed nanoseconds, enough
-// until 2262.
-inline std::int64_t capture_time_ns(const cap::packet& p) {
-  return static_cast<std::int64_t>(
-      std::min<std::uint64_t>(p.ts_ns, std::numeric_limits<std::int64_t>::max()));
 }
 
 // One command as the generator knows it, for the manifest.

@@ -7,17 +7,11 @@
 #include <string>
 
 #include <fmt/core.h>
-#include "capture_input.hpp"
-#include "parallel_dissect.hpp"
 
+#include "capture_options.hpp"
 #include "cli.hpp"
-#include "scaleup/dissect/engine.hpp"
-#include "scaleup/dissect/flow_table.hpp"
-#include "scaleup/dissect/ip_reassembly.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/registry.hpp"
-#include "scaleup/dissect/tofu.hpp"
-#include "scaleup/tofu/slicer.hpp"
 
 namespace scaleup::cli {
 
@@ -26,14 +20,12 @@ namespace {
 enum class format { summary, verbose, json, fields };
 
 struct dump_settings {
-  input_settings in;
-  engine_settings engine;
+  app::session_settings session;
   bool verbose = false, json = false, quiet = false;
   format as = format::summary;
   std::vector<std::string> fields;
   std::vector<std::string> field_options;  // -E
   std::string fcs = "auto";
-  thread_settings threads;
 };
 
 // -E separator=C, header=y|n (tshark's field options; occurrence and quote are not kept).
@@ -61,41 +53,45 @@ std::optional<std::string> read_field_options(const std::vector<std::string>& op
   return std::nullopt;
 }
 
-int run_dump(const CLI::App& app, dump_settings& s) {
-  dissect::options o;
-  dissect::flow_table flows;
-  if (const auto bad = set_up(s.in, s.engine, o, flows)) return fail_usage(app, *bad);
-  o.fcs = s.fcs == "yes"  ? dissect::fcs_mode::present
-          : s.fcs == "no" ? dissect::fcs_mode::absent
-                          : dissect::fcs_mode::detect;
-  if (s.json) s.as = format::json;
-  if (s.verbose && s.as == format::summary) s.as = format::verbose;
-  if (s.as == format::fields && s.fields.empty())
-    return fail_usage(app, "-T fields needs at least one -e NAME");
-  if (s.as != format::fields && !s.fields.empty()) return fail_usage(app, "-e needs -T fields");
-  for (const auto& f : s.fields)
-    if (!dissect::is_field_name(f, o.profile))
-      return fail_usage(app, "-e: no field is named '" + f + "'");
-  field_layout layout;
-  if (const auto bad = read_field_options(s.field_options, layout)) return fail_usage(app, *bad);
+// Each frame's output: written on the thread that dissected it (look), and sent out in frame
+// order (take), with the Tofu frame a slice completes after it.
+class dump_output final : public app::frame_consumer {
+ public:
+  dump_output(const dump_settings& s, const field_layout& layout, stdout_sink& out)
+      : s_(s), layout_(layout), out_(out) {}
 
-  capture_input input;
-  // The progress line only where it cannot mix with the frames on one terminal.
-  if (!input.open(s.in, !::isatty(1))) return 1;
-  stdout_sink out;
-  static tofu::record_collector tofu_lanes;
-  static tofu::frame_buffer tofu_frame{};
-  if (s.as == format::fields && layout.header) {
-    for (std::size_t i = 0; i < s.fields.size(); ++i) {
-      if (i) out(layout.separator);
-      out(s.fields[i]);
+  void start(const app::reading& r) override {
+    streaming_ = r.streaming;
+    // -T fields' header, once the capture is open (none for one that is not).
+    if (s_.as == format::fields && layout_.header) {
+      for (std::size_t i = 0; i < s_.fields.size(); ++i) {
+        if (i) out_(layout_.separator);
+        out_(s_.fields[i]);
+      }
+      out_("\n");
     }
-    out("\n");
   }
-  // One frame's output, to `out` or to a worker's text (parallel_dissect.hpp).
-  const auto print = [&](auto& out, const dissect::large_tree& t, const dissect::frame_meta& m) {
-    if (s.quiet) return;
-    switch (s.as) {
+  void look(const dissect::large_tree& t, const app::frame_in& f, text_buffer& text) override {
+    print(text, t, f.meta);
+  }
+  void take(const app::frame_out& f) override {
+    ++frames;
+    out_.keep(f.text);
+    if (f.tofu_frame) print(out_, *f.tofu_frame, f.in.meta);
+    // Read as it happens: each frame's output goes out at once.
+    if (streaming_) out_.flush();
+  }
+  void taken() override { out_.release(); }
+  void flush() override { out_.flush(); }
+
+  std::uint64_t frames = 0;
+
+ private:
+  // One frame's output, to `out` or to a batch's text.
+  template <class Out>
+  void print(Out& out, const dissect::large_tree& t, const dissect::frame_meta& m) const {
+    if (s_.quiet) return;
+    switch (s_.as) {
       case format::json:
         dissect::put_json(out, t, m);
         break;
@@ -106,68 +102,55 @@ int run_dump(const CLI::App& app, dump_settings& s) {
         dissect::put_summary(out, t, m);
         break;
       case format::fields:
-        for (std::size_t i = 0; i < s.fields.size(); ++i) {
-          if (i) out(layout.separator);
-          dissect::put_field_values(out, t, m, s.fields[i]);
+        for (std::size_t i = 0; i < s_.fields.size(); ++i) {
+          if (i) out(layout_.separator);
+          dissect::put_field_values(out, t, m, s_.fields[i]);
         }
         break;
     }
     out("\n");
-  };
-  // On any thread: the frame's output, and where it is in `text`.
-  struct span_of_text {
-    std::size_t begin = 0, end = 0;
-  };
-  const auto look = [&](const dissect::large_tree& tree, const frame_in& f, span_of_text& r,
-                        text_buffer& text) {
-    r.begin = text.size();
-    print(text, tree, f.meta);
-    r.end = text.size();
-  };
-  static dissect::large_tree tofu_tree;
-  std::uint64_t frames = 0;
-  int status = 0;
-  // In frame order: the output, and the Tofu frames the slices complete.
-  const auto take = [&](const frame_in& f, const span_of_text& r, const text_buffer& text) {
-    ++frames;
-    out.keep(text.view().substr(r.begin, r.end - r.begin));
-    // Tofu slices: once every lane of a frame is in, the reassembled frame too.
-    if (f.pkt.link == tofu::link_tofu) {
-      const auto got = tofu_lanes.push(f.pkt.data);
-      if (got.complete) {
-        const auto frame = tofu_lanes.reassemble(tofu_frame);
-        tofu_tree.clear();
-        if (frame) {
-          dissect::dissect_tofu_frame(tofu_tree, wire::bytes(tofu_frame.data(), frame->size));
-          tofu_tree.frame_length = static_cast<std::uint32_t>(frame->size);
-        } else {
-          tofu_tree.encap = "tofu";
-          tofu_tree.add_error(frame.err);
-        }
-        tofu_tree.encap = "tofu.frame";
-        print(out, tofu_tree, f.meta);
-      }
-    }
-    // Read as it happens: each frame's output goes out at once.
-    if (input.streaming()) out.flush();
-  };
-  const bool read = dissect_in_order<span_of_text>(input, o, flows, s.threads, look, take, nullptr,
-                                                   0, [&] { out.release(); });
-  if (!read) {
-    out.flush();
-    fmt::print(stderr, "scaleup: {}\n", input.error());
-    status = 1;
   }
+
+  const dump_settings& s_;
+  const field_layout& layout_;
+  stdout_sink& out_;
+  bool streaming_ = false;
+};
+
+int run_dump(const CLI::App& app, dump_settings& s) {
+  scaleup::app::session_settings ss = s.session;
+  ss.engine.fcs = s.fcs == "yes"  ? dissect::fcs_mode::present
+                  : s.fcs == "no" ? dissect::fcs_mode::absent
+                                  : dissect::fcs_mode::detect;
+  // The progress line only where it cannot mix with the frames on one terminal.
+  ss.progress = !::isatty(1);
+  scaleup::app::session se(ss);
+  if (const auto bad = se.prepare()) return fail_usage(app, *bad);
+  if (s.json) s.as = format::json;
+  if (s.verbose && s.as == format::summary) s.as = format::verbose;
+  if (s.as == format::fields && s.fields.empty())
+    return fail_usage(app, "-T fields needs at least one -e NAME");
+  if (s.as != format::fields && !s.fields.empty()) return fail_usage(app, "-e needs -T fields");
+  for (const auto& f : s.fields)
+    if (!dissect::is_field_name(f, se.options().profile))
+      return fail_usage(app, "-e: no field is named '" + f + "'");
+  field_layout layout;
+  if (const auto bad = read_field_options(s.field_options, layout)) return fail_usage(app, *bad);
+
+  stdout_sink out;
+  dump_output d(s, layout, out);
+  const auto end = se.run(d);
   out.flush();
-  if (!input.finish()) status = 1;
-  if (input.live()) {
-    fmt::print(stderr, "{} frame{} captured\n", static_cast<unsigned long long>(frames),
-               frames == 1 ? "" : "s");
-    if (const auto d = input.drops()) fmt::print(stderr, "capture: {}\n", drops_text(*d));
+  if (se.live()) {
+    fmt::print(stderr, "{} frame{} captured\n", static_cast<unsigned long long>(d.frames),
+               d.frames == 1 ? "" : "s");
+    if (const auto drops = se.drops())
+      fmt::print(stderr, "capture: {}\n", report_notes::drops_text(*drops));
   }
   // Frames are all dissected; what the flow limit changed is said, as the other reports do.
-  if (flows.not_remembered()) fmt::print(stderr, "scaleup: {}\n", flows_not_remembered_text(flows));
-  return status;
+  if (se.flows().not_remembered())
+    fmt::print(stderr, "scaleup: {}\n", report_notes::flows_text(se.flows()));
+  return end == scaleup::app::read_end::whole ? 0 : 1;
 }
 
 }  // namespace
@@ -180,7 +163,7 @@ void add_dump(CLI::App& parent, commands& out) {
       "with -V, JSON Lines with --json, chosen fields with -T fields -e NAME. No UDP port is "
       "SUE's: SUE over UDP is found on every --udp-port, and elsewhere when the payload is a "
       "plausible RH (unless --no-heuristics).");
-  add_input_options(app, s->in);
+  add_input_options(app, s->session.source);
   app->add_flag("-v,-V,--verbose", s->verbose, "the field tree of every frame");
   app->add_flag("--json", s->json, "JSON Lines: one object per frame (as -T json)");
   add_choice<format>(
@@ -192,11 +175,11 @@ void add_dump(CLI::App& parent, commands& out) {
   app->add_option("-E", s->field_options, "-T fields options: separator=C, header=y")
       ->allow_extra_args(false);
   app->add_flag("-q", s->quiet, "print no frames (with -i or -w: capture only)");
-  add_engine_options(app, s->engine);
+  add_engine_options(app, s->session.engine);
   app->add_option("--fcs", s->fcs, "whether Ethernet frames end in an FCS")
       ->check(CLI::IsMember({"auto", "yes", "no"}))
       ->capture_default_str();
-  add_thread_options(app, s->threads);
+  add_thread_options(app, s->session);
   out.push_back({app, [app, s] { return run_dump(*app, *s); }});
 }
 

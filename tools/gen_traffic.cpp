@@ -11,7 +11,6 @@
 #include <fmt/core.h>
 
 #include "cli.hpp"
-#include "profile_file.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/pack/packer.hpp"
 #include "scaleup/pack/random_command.hpp"
@@ -160,9 +159,9 @@ int run_gen_traffic(const CLI::App& app, const traffic_settings& s) {
   const bool json = s.gen.json;
   const std::uint32_t link = s.link;
   traffic tr = s.tr;
-  std::string why;
-  tr.prof = resolve_profile(s.profile, false, why);
-  if (!tr.prof) return fail_usage(app, "--profile: " + why);
+  scaleup::app::profile_choice chosen;  // a profile file stays loaded while the packers use it
+  if (const auto why = chosen.resolve(s.profile, false)) return fail_usage(app, "--profile: " + *why);
+  tr.prof = chosen.profile();
   std::vector<wire::encap> list;
   const auto allowed = [&](wire::encap e) {
     return link == dissect::link_ethernet || e == wire::encap::afh2 || e == wire::encap::afh2c ||

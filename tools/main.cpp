@@ -27,14 +27,12 @@ const CLI::App& reached(const CLI::App& app) {
 }
 
 // Help and usage lines as the rest of the tool writes them: "usage:".
-const std::shared_ptr<CLI::Formatter>& formatter() {
-  static const auto f = [] {
-    auto p = std::make_shared<CLI::Formatter>();
-    p->label("Usage", "usage");
-    return p;
-  }();
-  return f;
-}
+const std::shared_ptr<CLI::Formatter> usage_formatter = [] {
+  auto p = std::make_shared<CLI::Formatter>();
+  p->label("Usage", "usage");
+  return p;
+}();
+const std::shared_ptr<CLI::Formatter>& formatter() { return usage_formatter; }
 
 // The usage line only, not the whole help.
 std::string usage_line(const CLI::App& app) {

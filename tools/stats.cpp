@@ -15,14 +15,10 @@
 
 #include <fmt/core.h>
 #include <fmt/format.h>
-#include "capture_input.hpp"
-#include "parallel_dissect.hpp"
 
+#include "capture_options.hpp"
 #include "cli.hpp"
 #include "scaleup/dissect/analysis.hpp"
-#include "scaleup/dissect/engine.hpp"
-#include "scaleup/dissect/flow_table.hpp"
-#include "scaleup/dissect/ip_reassembly.hpp"
 
 namespace scaleup::cli {
 
@@ -291,18 +287,9 @@ std::string text_end(const dissect::endpoint& e, std::optional<std::uint16_t> xp
   return dissect::to_string(e) + (xpuid ? " (XPU " + std::to_string(*xpuid) + ")" : "");
 }
 
-// Why frames were not analysed, where some were: the connection limit (analysis.hpp).
-std::string not_analysed_reason(const dissect::analysis& an) {
-  if (an.not_analysed_frames() == 0) return {};
-  return fmt::format("connection limit {} reached", an.config().max_connections);
+report_notes notes_of(const dissect::analysis& an, const scaleup::app::session& se) {
+  return {an.not_analysed_frames(), an.config().max_connections, se.flows(), se.drops()};
 }
-
-// What the report says beyond its table: frames the connection limit left out, datagrams of flows
-// the flow limit did not remember, and a live capture's drops.
-struct report_notes {
-  const dissect::flow_table& flows;
-  std::optional<capture_drops> drops;
-};
 
 // The table: a heading, a row per connection, the totals.
 void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
@@ -315,11 +302,7 @@ void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
       fmt::format("{}: {} frames, {} SUE PDUs analysed ({} left out: errors), {} connections, "
                   "window {}\n",
                   name, frames, analysed, left_out, conns.size(), an.config().window));
-  if (an.not_analysed_frames())
-    out(fmt::format("  {} frames not analysed: {} (new connections beyond it are left out)\n",
-                    an.not_analysed_frames(), not_analysed_reason(an)));
-  if (notes.flows.not_remembered()) out("  " + flows_not_remembered_text(notes.flows) + "\n");
-  if (notes.drops) out("  capture: " + drops_text(*notes.drops) + "\n");
+  notes.put_text(out, "analysed");
   // Ends are XPU ids, or IP addresses: the columns are as wide as the widest.
   std::size_t src_w = 6, dst_w = 6;
   for (std::size_t i = 0; i < conns.size(); ++i) {
@@ -349,162 +332,137 @@ void put_table(stdout_sink& out, const std::string& name, std::uint64_t frames,
 }
 
 struct stats_settings {
-  input_settings in;
-  engine_settings engine;
+  app::session_settings session;
   bool json = false;
   std::string svg_out;
   std::uint32_t window = 256;
   double interval = 0;
-  thread_settings threads;
-  std::size_t hold = held_frames::max_frames;
+};
+
+// The report: the frames counted, the table (and, with --interval, the table while reading).
+class stats_report final : public app::frame_consumer {
+ public:
+  stats_report(const stats_settings& s, stdout_sink& out) : s_(s), out_(out) {}
+
+  void attach(const app::session& se) { session_ = &se; }
+
+  void start(const app::reading& r) override {
+    name = r.name;
+    frames = analysed = left_out = 0;
+    t0 = t1 = 0;
+    digits = 0;
+    next_table_ = clock::now() + interval();
+  }
+  void take(const app::frame_out& f) override {
+    digits = std::max(digits, f.in.pkt.precision);
+    if (frames++ == 0) t0 = f.in.ns;
+    t1 = std::max(t1, f.in.ns);
+    if (f.facts)
+      ++analysed;
+    else
+      left_out += f.rh_dropped;
+    idle();
+  }
+  // The table when it is due, frames or not (a quiet link still gets its redraw).
+  void idle() override {
+    if (s_.interval <= 0 || clock::now() < next_table_) return;
+    table();
+    out_.flush();
+    next_table_ = clock::now() + interval();
+  }
+
+  void table() {
+    // --interval: the table every S seconds while reading, redrawn in place on a terminal.
+    if (s_.interval > 0 && !s_.json && ::isatty(1)) out_("\x1b[H\x1b[2J");
+    const dissect::analysis& an = *session_->analysis();
+    put_table(out_, name, frames, analysed, left_out, an, notes_of(an, *session_),
+              time_format(frames ? digits : cap::micro_digits));
+  }
+
+  std::string name;
+  std::uint64_t frames = 0, analysed = 0, left_out = 0;
+  std::int64_t t0 = 0, t1 = 0;
+  cap::precision_digits digits = 0;  // the finest any packet has
+
+ private:
+  using clock = std::chrono::steady_clock;
+  clock::duration interval() const {
+    return std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s_.interval));
+  }
+  const stats_settings& s_;
+  stdout_sink& out_;
+  const app::session* session_ = nullptr;
+  clock::time_point next_table_{};
 };
 
 int run_stats(const CLI::App& app, const stats_settings& s) {
-  dissect::options o;
-  o.nodes = false;  // the analysis reads the PDU's summary only
-  dissect::flow_table flows;
-  if (const auto bad = set_up(s.in, s.engine, o, flows)) return fail_usage(app, *bad);
+  scaleup::app::session_settings ss = s.session;
+  ss.engine.nodes = false;  // the analysis reads the PDU's summary only
   dissect::analysis_config cfg;
   cfg.window = s.window;
   cfg.record_events = !s.svg_out.empty();
   cfg.keep_results = false;  // one pass in frame order: no frame is asked about again
-  cfg.max_connections = s.engine.max_connections;
-  std::optional<capture_drops> drops;
-  const capture_input* reading = nullptr;  // the pass's input, while it is read
-
-  std::optional<dissect::analysis> an;
-  std::uint64_t frames = 0, analysed = 0, left_out = 0;
-  std::int64_t t0 = 0, t1 = 0;
-  cap::precision_digits digits = 0;  // the finest any packet has
-  std::string name;
+  cfg.max_connections = ss.engine.max_connections;
+  ss.analysis = cfg;
+  ss.reread = true;
+  ss.progress = true;
+  // --interval's tables show the first reading as it is read, one frame at a time.
+  if (s.interval > 0) {
+    ss.threads = 1;
+    ss.cut_first_reading = false;
+  }
+  scaleup::app::session se(ss);
+  if (const auto bad = se.prepare()) return fail_usage(app, *bad);
   stdout_sink out;
-  // --interval: the table every S seconds while reading, redrawn in place on a terminal.
-  const bool redraw = s.interval > 0 && !s.json && ::isatty(1);
-  using clock = std::chrono::steady_clock;
-  const auto interval =
-      std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s.interval));
-  const auto table = [&] {
-    if (redraw) out("\x1b[H\x1b[2J");
-    put_table(out, name, frames, analysed, left_out, *an, {flows, reading->drops()},
-              time_format(frames ? digits : cap::micro_digits));
-  };
-  auto next_table = clock::now() + interval;
-  // The table when it is due, frames or not (a quiet link still gets its redraw).
-  const auto due = [&] {
-    if (s.interval <= 0 || clock::now() < next_table) return;
-    table();
-    out.flush();
-    next_table = clock::now() + interval;
-  };
-  // A cut file read twice (read_passes): the rest of a first pass certain to be read again only
-  // teaches the flow table (most of a header-only capture's first pass).
-  first_pass_cutoff cutoff;
-  // Each pass (capture_input.hpp, read_capture: a cut file may be read twice) starts afresh.
-  const auto start = [&](capture_input& input) {
-    cutoff.start(input);
-    reading = &input;
-    name = input.name() == "-" ? "(standard input)" : input.name();
-    an.emplace(cfg);
-    frames = analysed = left_out = 0;
-    t0 = t1 = 0;
-    digits = 0;
-    next_table = clock::now() + interval;
-    input.on_idle = due;
-  };
-  // Per frame, on any thread: the facts the analysis takes, or whether an RH was left out (a
-  // frame the snapshot length cut counts as long as its RH was captured: dissect/analysis.hpp
-  // says which frames count; a reassembled PDU counts at the time of the frame that completed
-  // it).
-  struct frame_result {
-    std::optional<dissect::frame_facts> facts;
-    bool left_out = false;
-  };
-  const auto look = [](const dissect::large_tree& tree, const frame_in& f, frame_result& r,
-                       text_buffer&) {
-    // In place (set_facts says why).
-    if (!dissect::set_facts(tree, f.pkt.number, f.ns, r.facts.emplace())) r.facts.reset();
-    r.left_out = !r.facts && tree.pdu.rh;
-  };
-  // In frame order: the analysis.
-  const auto take = [&](const frame_in& f, const frame_result& r, const text_buffer&) {
-    // (Not with --interval: its tables show the first pass as it is read.)
-    if (s.interval <= 0 && cutoff.skip(frames, flows)) return;
-    digits = std::max(digits, f.pkt.precision);
-    if (frames++ == 0) t0 = f.ns;
-    t1 = std::max(t1, f.ns);
-    if (r.facts) {
-      ++analysed;
-      an->add(*r.facts);
-    } else {
-      left_out += r.left_out;
-    }
-    due();
-  };
-  // --interval's tables come as frames are read: one frame at a time.
-  thread_settings ts = s.threads;
-  if (s.interval > 0) ts.threads = 1;
-  const auto end = read_passes(
-      s.in, flows, start,
-      [&](capture_input& input) {
-        return dissect_in_order<frame_result>(input, o, flows, ts, look, take, cutoff.learn_only(),
-                                              s.hold);
-      },
-      &drops);
-  if (end == read_end::unreadable) return 1;
-  const int status = end == read_end::whole ? 0 : 1;
+  stats_report r(s, out);
+  r.attach(se);
+  const auto end = se.run(r);
+  if (end == scaleup::app::read_end::unreadable) return 1;
+  const int status = end == scaleup::app::read_end::whole ? 0 : 1;
 
-  const auto& conns = an->connections();
+  const dissect::analysis& an = *se.analysis();
+  const auto& conns = an.connections();
+  const report_notes notes = notes_of(an, se);
   if (!s.svg_out.empty()) {
     std::ofstream svg_file(s.svg_out, std::ios::binary);
-    svg_file << svg(*an, t0, t1);
+    svg_file << svg(an, r.t0, r.t1);
     if (!svg_file.flush()) {
       fmt::print(stderr, "scaleup: {}: cannot write\n", s.svg_out.c_str());
       return 1;
     }
   }
-  const time_format tf(frames ? digits : cap::micro_digits);
+  const time_format tf(r.frames ? r.digits : cap::micro_digits);
   if (!s.json) {
     if (s.interval > 0) out("totals\n");
-    put_table(out, name, frames, analysed, left_out, *an, {flows, drops}, tf);
+    put_table(out, r.name, r.frames, r.analysed, r.left_out, an, notes, tf);
     return status;
   }
   dissect::rtt_histogram merged;
   const totals all = totals::of(conns, merged);
   json j(out);
   j.object()
-      .member("file", name)
-      .member("frames", frames)
-      .member("analysed", analysed)
-      .member("left_out", left_out)
+      .member("file", r.name)
+      .member("frames", r.frames)
+      .member("analysed", r.analysed)
+      .member("left_out", r.left_out)
       .member("window", cfg.window)
       .member("time_precision", tf.digits)
-      .member("connection_count", conns.size())
-      .object("not_analysed")
-      .member("frames", an->not_analysed_frames())
-      .member("reason", not_analysed_reason(*an))
-      .member("max_connections", cfg.max_connections)
-      .member("udp_datagrams_not_remembered", flows.not_remembered())
-      .end();
-  if (drops)
-    j.object("capture_drops")
-        .member("received", drops->received)
-        .member("kernel", drops->kernel)
-        .member("interface", drops->interface)
-        .end();
+      .member("connection_count", conns.size());
+  notes.put_json(j);
   json_counts(j, all, tf);
   j.array("connections");
   for (std::size_t i = 0; i < conns.size(); ++i) {
     const auto& c = conns[i];
     j.object().member("connection", i);
-    json_ends(j, c, an->key(i));
-    j.member("port", an->key(i).port)
-        .member("vc", an->key(i).vc)
+    json_ends(j, c, an.key(i));
+    j.member("port", an.key(i).port)
+        .member("vc", an.key(i).vc)
         .member("frames", c.frames)
         .member("bytes", c.bytes)
-        .number_text("first_us", tf.us(c.first_ns - t0))
-        .number_text("last_us", tf.us(c.last_ns - t0))
-        .member("first_ns", c.first_ns - t0)
-        .member("last_ns", c.last_ns - t0);
+        .number_text("first_us", tf.us(c.first_ns - r.t0))
+        .number_text("last_us", tf.us(c.last_ns - r.t0))
+        .member("first_ns", c.first_ns - r.t0)
+        .member("last_ns", c.last_ns - r.t0);
     json_counts(j, totals::of(c), tf);
     j.end();
   }
@@ -522,7 +480,7 @@ void add_stats(CLI::App& parent, commands& out) {
       "destination, port, VC}: PDUs, retransmissions, duplicates, out-of-order PDUs, gaps, "
       "NACKs, ACKs, window-full events and ACK RTT percentiles (from a histogram: within 0.4 %; "
       "count, min and max exact). Memory grows with the connections, not the frames.");
-  add_input_options(app, s->in);
+  add_input_options(app, s->session.source);
   app->add_flag("--json", s->json, "one JSON object");
   app->add_option("--svg", s->svg_out,
                   "draw PSN over time per connection to this file (beyond 1024 events a "
@@ -533,9 +491,9 @@ void add_stats(CLI::App& parent, commands& out) {
   app->add_option("--interval", s->interval,
                   "print the table every S seconds while reading (redrawn on a terminal)")
       ->check(CLI::PositiveNumber);
-  add_engine_options(app, s->engine);
-  add_thread_options(app, s->threads);
-  add_hold_option(app, s->hold);
+  add_engine_options(app, s->session.engine);
+  add_thread_options(app, s->session);
+  add_hold_option(app, s->session);
   out.push_back({app, [app, s] { return run_stats(*app, *s); }});
 }
 

@@ -34,7 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "../tools/profile_file.hpp"
+#include "app/profile_file.hpp"
+#include "app/tofu_frames.hpp"
 #include "registry.hpp"
 #include "render.hpp"
 #include "scaleup/dissect/analysis.hpp"
@@ -138,7 +139,7 @@ std::unique_ptr<dissect::conformance> conformance;
 // Tofu slices make a frame only together: the first pass gathers them as `scaleup dump` does
 // and keeps each reassembled frame (or why it failed) under the number of its last slice.
 struct tofu_reassembly {
-  tofu::record_collector lanes;
+  app::tofu_frames lanes;
   std::map<std::uint32_t, std::vector<std::uint8_t>> frames;
   std::map<std::uint32_t, wire::error> failed;
 };
@@ -610,13 +611,11 @@ gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
 void show_reassembled_tofu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
                            const ws::protocol* expected) {
   if (!tofu_state) init_capture();
-  if (!PINFO_FD_VISITED(pinfo) && tofu_state->lanes.push(bytes_of(tvb, pinfo)).complete) {
-    static tofu::frame_buffer buffer{};
-    const auto r = tofu_state->lanes.reassemble(buffer);
-    if (r)
-      tofu_state->frames[pinfo->num].assign(buffer.begin(), buffer.begin() + r->size);
+  if (const auto r = PINFO_FD_VISITED(pinfo) ? std::nullopt : tofu_state->lanes.push(bytes_of(tvb, pinfo))) {
+    if (*r)
+      tofu_state->frames[pinfo->num].assign(r->value.begin(), r->value.end());
     else
-      tofu_state->failed[pinfo->num] = r.err;
+      tofu_state->failed[pinfo->num] = r->err;
   }
   if (const auto it = tofu_state->frames.find(pinfo->num); it != tofu_state->frames.end()) {
     const auto& f = it->second;
@@ -725,7 +724,7 @@ void load_profile_file() {
   file_profile.reset();
   if (path.empty()) return;
   std::string error;
-  file_profile = cli::load_profile_file(path, error);
+  file_profile = app::load_profile_file(path, error);
   if (!file_profile) {
     report_failure("SUE command profile %s", error.c_str());
     return;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""`dump` and `stats` on several threads (--threads N) print exactly what one thread prints.
+"""`dump`, `stats` and `check` on several threads (--threads N) print exactly what one thread
+prints.
 
 usage: threads_test.py SCALEUP_BINARY CASE
 
@@ -25,19 +26,19 @@ THREADS = ("1", "2", "4")
 BATCHES = (None, "1", "7", "64")
 
 
-def outputs(*args):
+def outputs(*args, expect=0):
     """stdout of `scaleup ARGS` for every thread count and batch size, keyed by them."""
     out = {}
     for t in THREADS:
         for b in BATCHES:
             extra = ["--threads", t] + (["--batch", b] if b else [])
-            out[(t, b)] = run(*args[:1], *extra, *args[1:]).stdout
+            out[(t, b)] = run(*args[:1], *extra, *args[1:], expect=expect).stdout
     return out
 
 
-def same(what, *args):
+def same(what, *args, expect=0):
     """The forms of `what` agree for every thread count and batch; returns the serial one."""
-    got = outputs(*args)
+    got = outputs(*args, expect=expect)
     serial = got[("1", None)]
     check(serial.strip(), f"{what}: no output")
     for k, v in got.items():
@@ -65,6 +66,15 @@ def stats_same(cap, *opts):
     return json.loads(same("stats --json", "stats", "--json", *opts, cap))
 
 
+def check_same(cap, *opts):
+    """check's report (JSON and text) on every thread count; it exits 0 or 3 (violations), the
+    same on each. Returns the JSON report."""
+    p = run("check", "--json", "--threads", "1", *opts, cap, expect=None)
+    check(p.returncode in (0, 3), f"check: exit {p.returncode}\n{p.stderr}")
+    same("check", "check", *opts, cap, expect=p.returncode)
+    return json.loads(same("check --json", "check", "--json", *opts, cap, expect=p.returncode))
+
+
 def session(path, commands=1500):
     run("gen", "session", "-o", path, "--loss", "0.03", "--duplicate", "0.01", "--reorder",
         "0.01", "--commands", str(commands), "--seed", "5")
@@ -78,6 +88,8 @@ def case_basic():
     check(len(frames) >= 600 and len(encaps) >= 5, f"{len(frames)} frames, encaps {encaps}")
     s = stats_same(cap)
     check(s["analysed"] > 0, f"{s}")
+    c = check_same(cap)
+    check(c["pdus"] > 0 and c["violations"] > 0, f"{str(c)[:300]}")
 
 
 def case_session():
@@ -90,6 +102,8 @@ def case_session():
           f"{len(frames)} frames, {set(f['encap'] for f in frames)}")
     s = stats_same(cap)
     check(s["retransmissions"] > 0 and s["connection_count"] > 1, f"{s}")
+    c = check_same(cap)
+    check(c["pdus"] == len(frames), f"check took {c['pdus']} of {len(frames)} PDUs")
 
 
 def case_fragments():
@@ -110,6 +124,8 @@ def case_fragments():
     check(all(f["sue.rcrc.status"] == "good" for f in done), f"{done[:1]}")
     s = stats_same(cap, *port)
     check(s["analysed"] > 2 * ip_reassembly_test.PDUS, f"{s}")
+    c = check_same(cap, *port)
+    check(c["pdus"] >= s["analysed"], f"check took {c['pdus']} PDUs, stats {s['analysed']}")
 
 
 def case_cut_session():
@@ -125,6 +141,8 @@ def case_cut_session():
           f"{len(unconfirmed)} of {len(frames)} frames left UDP")
     whole = json.loads(run("stats", "--json", "--threads", "1", cap).stdout)
     s = stats_same(cut)
+    c = check_same(cut)
+    check(c["pdus"] == whole["frames"], f"check took {c['pdus']} of {whole['frames']}")
     # The second pass gives the whole capture's figures.
     check({k: v for k, v in s.items() if k != "file"} ==
           {k: v for k, v in whole.items() if k != "file"}, f"{s}\nwhole: {whole}")
@@ -163,7 +181,7 @@ def case_cut_late_flow():
         check(key == "file" or s.get(key) == full.get(key),
               f"{key}: cut {str(s.get(key))[:300]}\nwhole {str(full.get(key))[:300]}")
     # check reads a cut file the same way: as if both ports had been named.
-    judged = json.loads(run("check", "--json", cut).stdout)
+    judged = check_same(cut)
     named = json.loads(run("check", "--json", "--udp-port", "61793", "--udp-port", "61807",
                            cut).stdout)
     check(judged["pdus"] == full["frames"], f"check took {judged['pdus']} of {full['frames']}")
@@ -181,7 +199,7 @@ def case_tofu():
 def case_usage():
     cap = os.path.join(cli_test.TMP, "b.pcap")
     run("gen", "basic", "-o", cap, "--count", "3")
-    for cmd in ("dump", "stats"):
+    for cmd in ("dump", "stats", "check"):
         p = run(cmd, "--threads", "0", cap, expect=2)
         check("--threads" in p.stderr, p.stderr)
         run(cmd, "--threads", "x", cap, expect=2)

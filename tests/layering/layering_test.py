@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""No header includes a layer above its own, nor another layer of the same rank.
+"""No header includes a layer above its own, nor another layer of the same rank; the compiled
+parts beside the library keep to theirs.
 
-usage: layering_test.py ROOT            check ROOT/include/scaleup against ROOT/docs/architecture.md
+usage: layering_test.py ROOT            check ROOT against ROOT/docs/architecture.md
        layering_test.py --self-test     the check must reject what it exists to reject
 
 The layer order is read from docs/architecture.md, the one place it is written: the line
@@ -9,6 +10,11 @@ The layer order is read from docs/architecture.md, the one place it is written: 
 of one rank. Every directory under include/scaleup must be in it, and every
 `#include "scaleup/<layer>/..."` (quotes or angle brackets) must name the header's own layer or
 a layer of a lower rank.
+
+Beside the library, the application layer (app/) is what the tools and the Wireshark plugin
+share: the library includes nothing of it ("app/..."), and neither app/ nor wireshark/ includes
+anything from tools/ (nor app/ from wireshark/). A quoted include is found as the compiler finds
+it: beside the file, under include/, or under the project's root.
 """
 import os
 import re
@@ -66,13 +72,100 @@ def violations(include_root, rank):
     return found
 
 
+QUOTED = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+APP_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]app/', re.M)
+# What each compiled part may not reach into.
+FORBIDDEN = {"app": ("tools", "wireshark"), "wireshark": ("tools",)}
+
+
+def compiled_violations(root):
+    """(file, line, message) for the library including app/, or app/ and wireshark/ including
+    what they may not (FORBIDDEN)."""
+    found = []
+    lib = os.path.join(root, "include", "scaleup")
+    for dirpath, _, files in os.walk(lib):
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for m in APP_INCLUDE.finditer(text):
+                found.append((os.path.relpath(path, root), text.count("\n", 0, m.start()) + 1,
+                              "the library includes the application layer"))
+    for part, banned in FORBIDDEN.items():
+        top = os.path.join(root, part)
+        if not os.path.isdir(top):
+            continue
+        for dirpath, _, files in os.walk(top):
+            for name in sorted(files):
+                if not name.endswith((".hpp", ".cpp", ".h")):
+                    continue
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                for m in QUOTED.finditer(text):
+                    target = None
+                    for base in (dirpath, os.path.join(root, "include"), root):
+                        candidate = os.path.normpath(os.path.join(base, m.group(1)))
+                        if os.path.isfile(candidate):
+                            target = os.path.relpath(candidate, root)
+                            break
+                    if target and target.split(os.sep)[0] in banned:
+                        found.append((os.path.relpath(path, root),
+                                      text.count("\n", 0, m.start()) + 1,
+                                      f"{part}/ includes {target}"))
+    return found
+
+
 def check(root):
     rank = layer_order(os.path.join(root, "docs", "architecture.md"))
-    bad = violations(os.path.join(root, "include", "scaleup"), rank)
+    bad = [(f"include/scaleup/{rel}", line, msg)
+           for rel, line, msg in violations(os.path.join(root, "include", "scaleup"), rank)]
+    bad += compiled_violations(root)
     for rel, line, msg in bad:
-        print(f"include/scaleup/{rel}:{line}: {msg}")
+        print(f"{rel}:{line}: {msg}")
     print(f"{len(bad)} layering violation(s)")
     return 1 if bad else 0
+
+
+def compiled_self_test(tmp):
+    """The checks of the compiled parts, over scratch trees: failures as text."""
+    clean = {
+        "include/scaleup/wire/a.hpp": "#pragma once\n",
+        "app/s.hpp": '#include "scaleup/wire/a.hpp"\n#include "app/t.hpp"\n',
+        "app/t.hpp": "#pragma once\n",
+        "tools/c.hpp": '#include "app/s.hpp"\n',
+        "tools/d.cpp": '#include "c.hpp"\n',
+        "wireshark/p.cpp": '#include "app/s.hpp"\n#include "r.hpp"\n',
+        "wireshark/r.hpp": "#pragma once\n",
+    }
+    cases = {
+        "plugin includes a tool header": ("wireshark/q.cpp", '#include "../tools/c.hpp"\n',
+                                          "wireshark/ includes tools"),
+        "app includes a tool header": ("app/u.cpp", '#include "tools/c.hpp"\n',
+                                       "app/ includes tools"),
+        "app includes the plugin": ("app/v.cpp", '#include "../wireshark/r.hpp"\n',
+                                    "app/ includes wireshark"),
+        "library includes app": ("include/scaleup/wire/b.hpp", "#include <app/s.hpp>\n",
+                                 "includes the application layer"),
+    }
+    failures = []
+
+    def tree(base, files):
+        for rel, text in files.items():
+            path = os.path.join(base, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        return compiled_violations(base)
+
+    got = tree(os.path.join(tmp, "compiled-clean"), clean)
+    if got:
+        failures.append(f"a clean tree of compiled parts was rejected: {got}")
+    for i, (what, (where, text, expect)) in enumerate(cases.items()):
+        got = tree(os.path.join(tmp, f"compiled{i}"), {**clean, where: text})
+        if len(got) != 1 or expect not in got[0][2]:
+            failures.append(f"{what}: expected one '{expect}', got {got}")
+    return failures
 
 
 def make_tree(base, order, headers):
@@ -118,6 +211,7 @@ def self_test():
             got = make_tree(os.path.join(tmp, f"case{i}"), order, {**clean, where: text})
             if len(got) != 1 or expect not in got[0][2]:
                 failures.append(f"{what}: expected one '{expect}', got {got}")
+        failures += compiled_self_test(tmp)
         for bad_order in ("no order line", "Layer order, lowest first: a < a",
                           "Layer order, lowest first: a <  < b"):
             path = os.path.join(tmp, "order.md")

@@ -48,6 +48,17 @@ class flow_table final : public wire::flow_binding {
     left_.set(f.port_b);
   }
 
+  // A copy of `from` made earlier (or an empty table) brought up to date with what `from` has
+  // learned since: the flows it bound since (as many lookups as those, not a copy of the whole
+  // table) and its ports. For a reader's own copy: bound() and port_bound() then answer as
+  // `from` does, at its version.
+  void catch_up(const flow_table& from) {
+    const auto& k = from.flows_.keys();
+    for (std::size_t i = flows_.size(); i < k.size(); ++i) flows_.insert(k[i]);
+    ports_ = from.ports_;
+    version_ = from.version_;
+  }
+
   std::size_t size() const noexcept { return flows_.size(); }
   std::size_t max_flows() const noexcept { return max_; }
   // Recognitions of a flow beyond max_flows, which was then not remembered (its ports were).

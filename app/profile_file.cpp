@@ -1,20 +1,15 @@
-// A command profile from a JSON file (`--profile FILE`): parsed here with nlohmann::json (the
-// library reads no file format), checked and built by dissect::runtime_profile. The file's form
-// is the one dissect::put_profile_json writes; profiles/default.json is the default profile.
-#pragma once
+// Command profile files, read with nlohmann::json (profile_file.hpp says why here).
+#include "app/profile_file.hpp"
 
 #include <fstream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
-#include "scaleup/dissect/profile_loader.hpp"
-#include "scaleup/pack/profiles.hpp"
+namespace scaleup::app {
 
-namespace scaleup::cli {
-
-namespace detail {
+namespace {
 
 using nlohmann::json;
 
@@ -39,7 +34,7 @@ bool take(const json& o, const char* key, T& out, const std::string& where, std:
   return true;
 }
 
-inline bool read_field(const json& f, dissect::field_description& d, const std::string& where,
+bool read_field(const json& f, dissect::field_description& d, const std::string& where,
                        std::string& error) {
   if (!f.is_object()) return error = where + "an object", false;
   if (!take(f, "name", d.name, where, error, true) ||
@@ -64,7 +59,7 @@ inline bool read_field(const json& f, dissect::field_description& d, const std::
   return true;
 }
 
-inline bool read_type(const json& t, dissect::command_description& d, const std::string& where,
+bool read_type(const json& t, dissect::command_description& d, const std::string& where,
                       std::string& error) {
   if (!t.is_object()) return error = where + "an object", false;
   if (!take(t, "code", d.code, where, error, true) ||
@@ -84,12 +79,10 @@ inline bool read_type(const json& t, dissect::command_description& d, const std:
   return true;
 }
 
-}  // namespace detail
+}  // namespace
 
-// The profile in the JSON file `path`, or null with `error` saying which entry breaks which
-// rule ("FILE: types[2] (code 6, WR_PART_P): control_units: ...").
-inline std::unique_ptr<dissect::runtime_profile> load_profile_file(const std::string& path,
-                                                                   std::string& error) {
+std::unique_ptr<dissect::runtime_profile> load_profile_file(const std::string& path,
+                                                            std::string& error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot open the file";
@@ -109,11 +102,10 @@ inline std::unique_ptr<dissect::runtime_profile> load_profile_file(const std::st
     why = "a profile is a JSON object";
   } else if (types == doc.end() || !types->is_array()) {
     why = "types: a list of command types";
-  } else if (detail::take(doc, "name", d.name, "", why, true) &&
-             detail::take(doc, "description", d.description, "", why, false)) {
+  } else if (take(doc, "name", d.name, "", why, true) &&
+             take(doc, "description", d.description, "", why, false)) {
     for (std::size_t i = 0; i < types->size() && why.empty(); ++i)
-      detail::read_type((*types)[i], d.types.emplace_back(),
-                        "types[" + std::to_string(i) + "]: ", why);
+      read_type((*types)[i], d.types.emplace_back(), "types[" + std::to_string(i) + "]: ", why);
   }
   if (!why.empty()) {
     error = path + ": " + why;
@@ -124,25 +116,27 @@ inline std::unique_ptr<dissect::runtime_profile> load_profile_file(const std::st
   return std::move(built.profile);
 }
 
-// --profile's value: a shipped profile's name, "none" (null: payloads opaque, when `none_ok`),
-// or a profile file, loaded once and kept for the run. Null with `error` set when it is none of
-// them.
-inline const pack::profile* resolve_profile(const std::string& value, bool none_ok,
-                                            std::string& error) {
-  if (none_ok && value == "none") return nullptr;
-  if (const auto* p = pack::find_profile(value)) return p;
-  static std::unique_ptr<dissect::runtime_profile> loaded;
-  std::ifstream probe(value);
-  if (!probe) {
-    std::string names;
-    for (const auto* p : pack::shipped_profiles)
-      names += (names.empty() ? "" : ", ") + std::string(p->name());
-    error =
-        "'" + value + "' is " + (none_ok ? "not none, " : "not ") + names + " or a profile file";
-    return nullptr;
-  }
-  loaded = load_profile_file(value, error);
-  return loaded ? &loaded->profile() : nullptr;
+std::string profile_names() {
+  std::string s;
+  for (const auto* p : pack::shipped_profiles)
+    s += (s.empty() ? "" : ", ") + std::string(p->name());
+  return s;
 }
 
-}  // namespace scaleup::cli
+std::optional<std::string> profile_choice::resolve(const std::string& value, bool none_ok) {
+  profile_ = nullptr;
+  loaded_.reset();
+  if (none_ok && value == "none") return std::nullopt;
+  if ((profile_ = pack::find_profile(value))) return std::nullopt;
+  std::ifstream probe(value);
+  if (!probe)
+    return "'" + value + "' is " + (none_ok ? "not none, " : "not ") + profile_names() +
+           " or a profile file";
+  std::string error;
+  loaded_ = load_profile_file(value, error);
+  if (!loaded_) return error;
+  profile_ = &loaded_->profile();
+  return std::nullopt;
+}
+
+}  // namespace scaleup::app

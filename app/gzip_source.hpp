@@ -1,6 +1,6 @@
 // gzip-compressed captures (RFC 1952), as tshark reads them: zlib inflates the stream under
-// the library's capture reader, which takes any byte source. Here and not in the library
-// because include/scaleup may use only the standard library, Boost.Endian and libpcap.
+// the library's capture reader, which takes any byte source. In the application layer, not the
+// library: include/scaleup may use only the standard library, Boost.Endian and libpcap.
 #pragma once
 
 #include <zlib.h>
@@ -13,7 +13,7 @@
 
 #include "scaleup/pcap/byte_source.hpp"
 
-namespace scaleup::cli {
+namespace scaleup::app {
 
 // The magic number of a gzip member (RFC 1952 2.3.1, ID1 ID2).
 inline constexpr std::uint8_t gzip_id1 = 0x1f;
@@ -96,4 +96,4 @@ class gzip_source final : public pcap::byte_source {
   std::string error_;
 };
 
-}  // namespace scaleup::cli
+}  // namespace scaleup::app
