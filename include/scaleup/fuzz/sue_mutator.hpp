@@ -450,10 +450,7 @@ class sue_mutator {
     if (frame.size() > max_frame) return false;
     if (!frame.empty()) std::memcpy(work_.data(), frame.data(), frame.size());
     const wire::mutable_bytes b(work_.data(), frame.size());
-    wire::receive_options o = cfg_.receive;
-    o.flows = nullptr;
-    o.flows_only = false;
-    o.fcs = cfg_.fcs ? wire::fcs_mode::present : wire::fcs_mode::absent;
+    wire::receive_options o = read_options();
     for (int round = 0; round < 6; ++round) {
       const wire::received_frame f = pack::read_frame(b, link, cfg_.profile, o);
       if (f.fragment) return false;
@@ -619,6 +616,7 @@ class sue_mutator {
 
   // ---- taking apart ---------------------------------------------------------------------------
 
+  // How frames are read: as config() says, with no flow table and the FCS as config().fcs says.
   wire::receive_options read_options() const noexcept {
     wire::receive_options o = cfg_.receive;
     o.flows = nullptr;
