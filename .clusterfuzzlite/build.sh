@@ -10,7 +10,7 @@ cd "$src"
 
 # Targets whose input is bytes of the formats: they get the dictionary. The others read event
 # scripts for state machines, where the formats' constants mean nothing.
-format_targets=" dissect_frame headers unpacker tofu_reassembly rdma_packet capture_reader read_frame "
+format_targets=" dissect_frame headers unpacker tofu_reassembly rdma_packet capture_reader read_frame capture_session "
 
 built=0
 for f in fuzz/*.cpp; do

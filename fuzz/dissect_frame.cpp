@@ -1,6 +1,8 @@
 // The whole dissection engine: the first byte picks the link type (Ethernet, AFH Gen 2, Tofu
 // slices, ExaJet RDMA) and a few options; the rest is the frame. The tree is printed as JSON
-// and verbose text into a sink that discards, so the printers are exercised too.
+// and verbose text into a sink that discards, so the printers are exercised too. The custom
+// mutator (selected_frame.hpp) keeps the frame a SUE frame with a good R-CRC, so that inputs
+// reach the commands and the printers of a whole PDU.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -8,13 +10,16 @@
 #include "common.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
+#include "selected_frame.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace scaleup;
-  if (size == 0) return 0;
-  static constexpr std::array<std::uint32_t, 4> links{dissect::link_ethernet, dissect::link_afh2,
-                                                      tofu::link_tofu, rdma::link_rdma};
-  const std::uint8_t sel = data[0];
+namespace {
+
+using namespace scaleup;
+
+constexpr std::array<std::uint32_t, 4> links{dissect::link_ethernet, dissect::link_afh2,
+                                             tofu::link_tofu, rdma::link_rdma};
+
+dissect::options options_of(std::uint8_t sel) {
   dissect::options o;
   o.fcs = static_cast<dissect::fcs_mode>((sel >> 2) % 3);
   o.heuristics = (sel & 0x20) == 0;
@@ -23,6 +28,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // No port is SUE's by default; the seeds were written to 4793, named on this bit so that their
   // damaged PDUs still reach the SUE path (on the others only a plausible RH does).
   if (sel & 0x10) (void)o.add_udp_port(4793);
+  return o;
+}
+
+// The mutator reads frames as the target will.
+fuzz::mutator_config mutator_config_of(const std::uint8_t* data, std::size_t size) {
+  const std::uint8_t sel = size ? data[0] : 0;
+  const dissect::options o = options_of(sel);
+  fuzz::mutator_config c;
+  c.link = links[sel & 3];
+  c.profile = o.profile;
+  c.receive = o;
+  c.fcs = o.fcs == wire::fcs_mode::present;
+  return c;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::uint8_t sel = data[0];
+  const dissect::options o = options_of(sel);
   static dissect::large_tree tree;
   dissect::dissect_frame(tree, wire::bytes(data + 1, size - 1), links[sel & 3], o);
   fuzz::null_sink out;
@@ -30,4 +56,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dissect::put_verbose(out, tree, 1);
   dissect::put_summary(out, tree, 1);
   return 0;
+}
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                               std::size_t max_size, unsigned seed) {
+  return fuzz::mutate_selected_frame(data, size, max_size, seed, mutator_config_of(data, size));
+}
+
+extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* a, std::size_t a_size,
+                                                 const std::uint8_t* b, std::size_t b_size,
+                                                 std::uint8_t* out, std::size_t max_out,
+                                                 unsigned seed) {
+  return fuzz::cross_over_selected_frame(a, a_size, b, b_size, out, max_out, seed,
+                                         mutator_config_of(a, a_size));
 }

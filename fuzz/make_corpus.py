@@ -6,6 +6,7 @@ usage: fuzz/make_corpus.py PATH/TO/scaleup
 
 Seeds are small and deterministic (fixed generator seeds); rerunning replaces the generated
 files (named gen-*) and keeps every other file, such as the reproducers of past findings.
+capture_session's seeds are whole pcap (and one pcapng) files of consecutive frames.
 The state-machine targets (gbn, llr, cbfc, pfc, packer) and ip_reassembly need no capture: their
 seeds are event or fragment scripts written here; --state-machines rebuilds only those, without
 the tool.
@@ -222,6 +223,77 @@ def ip_reassembly_seeds(add):
         frag(0, 370, 40, 255) + datagram(0, 3, [1, 2]))
 
 
+def ipv4_fragments(fr, pieces, ident):
+    """An Ethernet/IPv4 frame's datagram as `pieces` IPv4 fragments (8-byte aligned), in order:
+    each a whole frame, padded to the Ethernet minimum."""
+    ihl = (fr[14] & 0x0F) * 4
+    total = struct.unpack(">H", fr[16:18])[0]
+    body = fr[14 + ihl:14 + total]
+    each = max(8, (len(body) // pieces + 7) // 8 * 8)
+    out = []
+    for start in range(0, len(body), each):
+        part = body[start:start + each]
+        more = start + len(part) < len(body)
+        h = bytearray(fr[14:14 + ihl])
+        h[2:4] = struct.pack(">H", ihl + len(part))
+        h[4:6] = struct.pack(">H", ident)
+        h[6:8] = struct.pack(">H", (0x2000 if more else 0) | (start // 8))
+        h[10:12] = b"\0\0"
+        h[10:12] = struct.pack(">H", ip_checksum(h))
+        frame = fr[:14] + bytes(h) + part
+        out.append(frame + bytes(max(0, 60 - len(frame))))
+    return out
+
+
+def ip_checksum(b):
+    """RFC 1071 ones' complement sum of 16-bit words."""
+    if len(b) % 2:
+        b = bytes(b) + b"\0"
+    s = sum(struct.unpack(">%dH" % (len(b) // 2), bytes(b)))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def with_options(pcap, a, b=0):
+    """A pcap file with capture_session's options in the header's ignored thiszone field."""
+    return pcap[:8] + bytes([a, b]) + pcap[10:]
+
+
+def capture_session_seeds(add, caps):
+    """Whole captures for capture_session: pcap files of consecutive frames (connections need
+    their PDUs and ACKs in order), every link type, fragments, cut records, a pcapng file, and
+    the option bits of the header's ignored fields (fuzz/capture_session.cpp)."""
+    for name, n in [("basic", 12), ("afh2", 8), ("traffic", 16), ("session", 40),
+                    ("session_lossy", 40), ("misbehave", 40), ("afh2c_session", 30),
+                    ("tofu", 12), ("rdma", 6)]:
+        link, frames = caps[name]
+        add("capture_session", write_pcap(link, frames[:n]))
+    link, frames = caps["session"]
+    add("capture_session", with_options(write_pcap(link, frames[:30]), 0x10 | 0x40, 0x23))
+    add("capture_session", with_options(write_pcap(link, frames[:30]), 0x01 | 0x04 | 0x08))
+    add("capture_session", with_options(write_pcap(link, frames[:30]), 0x02 | 0x20, 0x1f))
+    # Records cut by a snapshot length of 80 bytes, as editcap -s 80 writes them.
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 80, link)
+    for i, fr in enumerate(frames[:30]):
+        out += struct.pack("<IIII", 1, i, min(len(fr), 80), len(fr)) + fr[:80]
+    add("capture_session", out)
+    # Every udp4 frame of the basic capture in fragments, some out of order.
+    _, basic = caps["basic"]
+    pieces = []
+    for k, fr in enumerate(f for f in basic if f[12:14] == b"\x08\x00"):
+        frags = ipv4_fragments(fr, 2 + k % 3, 0x100 + k)
+        pieces += frags[::-1] if k % 2 else frags
+    add("capture_session", write_pcap(1, pieces[:24]))
+    # A pcapng file of session frames and a Tofu interface.
+    _, tofu = caps["tofu"]
+    add("capture_session", write_pcapng("<", [(1, 0, 9, "eth0"), (148, 0, None, "tofu")],
+                                        [("epb", 0, 1700000000000000000 + 1000 * i, fr)
+                                         for i, fr in enumerate(frames[:12])] +
+                                        [("epb", 1, 1700000000000100000 + 1000 * i, fr)
+                                         for i, fr in enumerate(tofu[:6])]))
+
+
 def write_seeds(seeds):
     for target, items in seeds.items():
         d = os.path.join(CORPUS, target)
@@ -257,6 +329,13 @@ def main():
                            ("afh2", ["basic", "--link", "afh2", "--encap", "afh2,afh2c,lite"]),
                            ("traffic", ["traffic", "--encap", "udp4,udp6,afh1,afh2,lite"]),
                            ("session", ["session", "--commands", "200"]),
+                           ("session_lossy", ["session", "--commands", "200", "--xpus", "3",
+                                              "--loss", "0.1", "--duplicate", "0.05",
+                                              "--reorder", "0.05", "--corrupt", "0.02"]),
+                           ("misbehave", ["session", "--commands", "100", "--xpus", "2",
+                                          "--misbehave", "nack.once", "--loss", "0.1"]),
+                           ("afh2c_session", ["session", "--commands", "100", "--xpus", "2",
+                                              "--encap", "afh2c"]),
                            ("tofu", ["tofu"]),
                            ("rdma", ["rdma"])]:
             path = os.path.join(tmp, name + ".pcap")
@@ -333,6 +412,7 @@ def main():
     add("capture_reader", bytes(damaged))
     add("capture_reader", mixed[:len(mixed) - 30])  # a block cut short
 
+    capture_session_seeds(add, caps)
     write_seeds(seeds)
 
 

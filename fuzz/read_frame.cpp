@@ -5,6 +5,7 @@
 // and a few options; the rest is the frame. Beyond not crashing, what is read must lie inside
 // the bytes, the layers and problems must be in order, an accepted PDU's R-CRC must hold, and
 // the dissection tree must report exactly the reader's problems when no commands are walked.
+// The custom mutator (selected_frame.hpp) keeps the frame a SUE frame with a good R-CRC.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -17,10 +18,47 @@
 #include "scaleup/tofu/receive.hpp"
 #include "scaleup/wire/checksum.hpp"
 #include "scaleup/wire/receive.hpp"
+#include "selected_frame.hpp"
 
 namespace {
 
 using namespace scaleup;
+
+constexpr std::array<std::uint32_t, 4> links{wire::link_ethernet, wire::link_afh2, tofu::link_tofu,
+                                             rdma::link_rdma};
+// With both high bits set: the link types without an Ethernet header, or one no reader knows.
+constexpr std::array<std::uint32_t, 8> other_links{
+    4000,           wire::link_null,       wire::link_loop, wire::link_linux_sll,
+    wire::link_raw, wire::link_linux_sll2, wire::link_ipv4, wire::link_ipv6};
+
+std::uint32_t link_of(std::uint8_t sel) {
+  return (sel & 0x80) && (sel & 0x40) ? other_links[(sel >> 2) & 7] : links[sel & 3];
+}
+
+dissect::options options_of(std::uint8_t sel) {
+  dissect::options o;
+  o.fcs = static_cast<wire::fcs_mode>((sel >> 2) % 3);
+  o.heuristics = (sel & 0x20) == 0;
+  if (sel & 0x40) o.profile = nullptr;
+  if (sel & 0x80) (void)o.add_udp_port(4791);
+  o.check_checksums = (sel & 0x08) != 0;
+  // No port is SUE's by default; the seeds were written to 4793, named on this bit so that their
+  // damaged PDUs still reach the SUE path (on the others only a plausible RH does).
+  if (sel & 0x10) (void)o.add_udp_port(4793);
+  return o;
+}
+
+// The mutator reads frames as the target will.
+fuzz::mutator_config mutator_config_of(const std::uint8_t* data, std::size_t size) {
+  const std::uint8_t sel = size ? data[0] : 0;
+  const dissect::options o = options_of(sel);
+  fuzz::mutator_config c;
+  c.link = link_of(sel);
+  c.profile = o.profile;
+  c.receive = o;
+  c.fcs = c.link == wire::link_ethernet && o.fcs == wire::fcs_mode::present;
+  return c;
+}
 
 bool inside(wire::bytes part, wire::bytes whole) {
   return part.empty() ||
@@ -120,16 +158,9 @@ void check_rdma(wire::bytes b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  static constexpr std::array<std::uint32_t, 4> links{wire::link_ethernet, wire::link_afh2,
-                                                      tofu::link_tofu, rdma::link_rdma};
-  // With both high bits set: the link types without an Ethernet header, or one no reader knows.
-  static constexpr std::array<std::uint32_t, 8> other_links{
-      4000,           wire::link_null,       wire::link_loop, wire::link_linux_sll,
-      wire::link_raw, wire::link_linux_sll2, wire::link_ipv4, wire::link_ipv6};
   const std::uint8_t sel = data[0];
   const wire::bytes b(data + 1, size - 1);
-  const std::uint32_t link =
-      (sel & 0x80) && (sel & 0x40) ? other_links[(sel >> 2) & 7] : links[sel & 3];
+  const std::uint32_t link = link_of(sel);
   if (link == tofu::link_tofu) {
     check_tofu(b);
     return 0;
@@ -138,19 +169,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_rdma(b);
     return 0;
   }
-  dissect::options o;
-  o.fcs = static_cast<wire::fcs_mode>((sel >> 2) % 3);
-  o.heuristics = (sel & 0x20) == 0;
-  if (sel & 0x40) o.profile = nullptr;
-  if (sel & 0x80) (void)o.add_udp_port(4791);
-  o.check_checksums = (sel & 0x08) != 0;
-  // No port is SUE's by default; the seeds were written to 4793, named on this bit so that their
-  // damaged PDUs still reach the SUE path (on the others only a plausible RH does).
-  if (sel & 0x10) (void)o.add_udp_port(4793);
+  const dissect::options o = options_of(sel);
   // A last byte with its top bit set: the frame was cut by a snapshot length, and the byte's
   // other bits say how much is missing (the selector's bits are all taken).
   const std::size_t wire_length =
       !b.empty() && (b.back() & 0x80) ? b.size() + 1 + (b.back() & 0x7Fu) * 9 : 0;
   check_frame(b, link, o, wire_length);
   return 0;
+}
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                               std::size_t max_size, unsigned seed) {
+  return fuzz::mutate_selected_frame(data, size, max_size, seed, mutator_config_of(data, size));
+}
+
+extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* a, std::size_t a_size,
+                                                 const std::uint8_t* b, std::size_t b_size,
+                                                 std::uint8_t* out, std::size_t max_out,
+                                                 unsigned seed) {
+  return fuzz::cross_over_selected_frame(a, a_size, b, b_size, out, max_out, seed,
+                                         mutator_config_of(a, a_size));
 }

@@ -65,4 +65,12 @@ SCALEUP_ALWAYS_INLINE std::uint32_t load32(const std::uint8_t* at, const file_fi
   return static_cast<std::uint32_t>(load(at, f, o));
 }
 
+// Writes `v` into the 4-byte field `f` of the structure that starts at `at` (load32's inverse).
+inline void store32(std::uint8_t* at, const file_field& f, byte_order o, std::uint32_t v) noexcept {
+  if (o == byte_order::big)
+    boost::endian::store_big_u32(at + f.offset, v);
+  else
+    boost::endian::store_little_u32(at + f.offset, v);
+}
+
 }  // namespace scaleup::pcap

@@ -166,4 +166,14 @@ constexpr fcs_check find_fcs(bytes frame, fcs_mode mode) noexcept {
   return c;
 }
 
+// Appends the FCS of frame[0, length) at frame[length] (find_fcs's inverse): the frame's size
+// with it, or 0 when the four bytes do not fit.
+constexpr std::size_t put_fcs(mutable_bytes frame, std::size_t length) noexcept {
+  if (length > frame.size() || frame.size() - length < fcs_size) return 0;
+  const std::uint32_t crc = crc32(frame.first(length));
+  for (std::size_t i = 0; i < fcs_size; ++i)
+    frame[length + i] = static_cast<std::uint8_t>(crc >> (8 * i));
+  return length + fcs_size;
+}
+
 }  // namespace scaleup::wire
