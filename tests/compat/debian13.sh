@@ -7,7 +7,8 @@
 #            root, against its Wireshark, and run the Wireshark tests (ctest -L wireshark: the
 #            plugin's cases of tests/wireshark and the Lua dissector's) in its tshark
 #   package  the same build, then the Debian packages: the package_debs test (dependencies,
-#            installing, lintian) and cpack; the .debs land in build/packages-debian13/
+#            installing, lintian with the findings docs/packaging.md lists) and cpack; the .debs
+#            land in build/packages-debian13/
 #
 # The root is $SCALEUP_COMPAT_CACHE/trixie (default ~/.cache/scaleup/compat/trixie), made once
 # with the packages below and reused; it is made again when that list changes, when a previous
@@ -95,8 +96,7 @@ if [[ $WHAT == test ]]; then
   step "ctest -L wireshark"
   ctest --test-dir /build -L wireshark --output-on-failure -j "$JOBS"
 else
-  step "build the rest the packages hold"
-  cmake --build /build -j "$JOBS"
+  # What the packages hold is built above: the headers, the scaleup command, the plugin.
   step "ctest -R package_debs"
   ctest --test-dir /build -R '^package_debs$' --output-on-failure
   step "cpack"
