@@ -34,8 +34,12 @@ if(TARGET scaleup_wireshark)
   list(APPEND CPACK_COMPONENTS_ALL wireshark)
   set(CPACK_DEBIAN_WIRESHARK_PACKAGE_NAME wireshark-scaleup)
   set(CPACK_DEBIAN_WIRESHARK_PACKAGE_SECTION net)
+  # Wireshark loads a plugin only into the major.minor it was built for (and from that
+  # version's plugin directory): the package says which, both ends. dpkg-shlibdeps adds
+  # libwireshark's soname package (libwireshark16 for 4.0, libwireshark18 for 4.4).
+  math(EXPR scaleup_wireshark_next_minor "${Wireshark_MINOR_VERSION} + 1")
   set(CPACK_DEBIAN_WIRESHARK_PACKAGE_DEPENDS
-      "wireshark-common (>= ${Wireshark_MAJOR_VERSION}.${Wireshark_MINOR_VERSION})")
+      "wireshark-common (>= ${Wireshark_MAJOR_VERSION}.${Wireshark_MINOR_VERSION}), wireshark-common (<< ${Wireshark_MAJOR_VERSION}.${scaleup_wireshark_next_minor}~)")
   set(CPACK_DEBIAN_WIRESHARK_DESCRIPTION
     "Wireshark plugin for XPU scale-up fabrics\n Dissects Scale-Up Ethernet (SUE), SUE Lite, AFH Gen 1 and Gen 2, Tofu-style\n slices and RDMA QoS engine packets in Wireshark and tshark, with go-back-N\n sequence analysis, from the scaleup library's dissection engine.")
 endif()

@@ -12,6 +12,10 @@
 //   scaleup_docgen --check-profile FILE   exit 0 if FILE is the default command profile as a
 //                                         profile file (profiles/default.json), 1 if not
 //   scaleup_docgen --update-profile FILE  write the default profile to FILE
+//   scaleup_docgen --lua TEMPLATE   the Lua dissector (wireshark/scaleup.lua) made from its
+//                                   template (wireshark/scaleup.lua.in), on stdout
+//   scaleup_docgen --check-lua TEMPLATE FILE   exit 0 if FILE is the dissector as generated
+//   scaleup_docgen --update-lua TEMPLATE FILE  write the dissector to FILE
 //
 // The region is everything between the BEGIN and END marker lines below; the scapy module is
 // generated whole (scapy_module.cpp). Everything the tool writes comes from the tables alone,
@@ -26,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lua_dissector.hpp"
 #include "scaleup/dissect/conformance.hpp"
 #include "scaleup/dissect/profile_loader.hpp"
 #include "scaleup/dissect/registry.hpp"
@@ -471,6 +476,35 @@ int update_scapy(const std::string& path) {
   return 0;
 }
 
+// The Lua dissector is generated whole from its template: FILE must be exactly it.
+std::string lua_from(const std::string& template_path) {
+  std::string text;
+  if (!read_file(template_path, text)) return {};
+  return scaleup::docgen::lua_dissector(text);
+}
+
+int check_lua(const std::string& template_path, const std::string& path) {
+  const std::string lua = lua_from(template_path);
+  if (lua.empty()) return 2;
+  std::string text;
+  if (!read_file(path, text)) return 2;
+  return compare(path, split_lines(text), 1, split_lines(lua), "the Lua dissector is",
+                 "--update-lua " + template_path);
+}
+
+int update_lua(const std::string& template_path, const std::string& path) {
+  const std::string lua = lua_from(template_path);
+  if (lua.empty()) return 2;
+  std::string text;
+  if (read_file_quiet(path, text) && text == lua) {
+    std::cout << path << ": Lua dissector already up to date\n";
+    return 0;
+  }
+  if (!write_file(path, lua)) return 2;
+  std::cout << path << ": Lua dissector written\n";
+  return 0;
+}
+
 // profiles/default.json: the default profile as the file `scaleup --profile FILE` reads.
 std::string default_profile_json() {
   std::string text;
@@ -509,6 +543,9 @@ int usage() {
                "       scaleup_docgen --update-scapy FILE\n"
                "       scaleup_docgen --check-profile FILE\n"
                "       scaleup_docgen --update-profile FILE\n"
+               "       scaleup_docgen --lua TEMPLATE\n"
+               "       scaleup_docgen --check-lua TEMPLATE FILE\n"
+               "       scaleup_docgen --update-lua TEMPLATE FILE\n"
                "The generated region of FILE lies between the lines\n  "
             << begin_marker << "\nand\n  " << end_marker << "\n";
   return 2;
@@ -536,5 +573,13 @@ int main(int argc, char** argv) {
   if (args.size() == 2 && args[0] == "--update-scapy") return update_scapy(args[1]);
   if (args.size() == 2 && args[0] == "--check-profile") return check_profile(args[1]);
   if (args.size() == 2 && args[0] == "--update-profile") return update_profile(args[1]);
+  if (args.size() == 2 && args[0] == "--lua") {
+    const std::string lua = lua_from(args[1]);
+    if (lua.empty()) return 2;
+    std::cout << lua;
+    return std::cout.flush() ? 0 : 2;
+  }
+  if (args.size() == 3 && args[0] == "--check-lua") return check_lua(args[1], args[2]);
+  if (args.size() == 3 && args[0] == "--update-lua") return update_lua(args[1], args[2]);
   return usage();
 }

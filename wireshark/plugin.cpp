@@ -46,15 +46,7 @@
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/tofu/slicer.hpp"
 #include "scaleup/wire/frame.hpp"
-
-// What Wireshark's plugin loader looks up; `extern "C"` on each, not a block: a const object
-// in a linkage block would get internal linkage.
-extern "C" WS_DLL_PUBLIC_DEF const char plugin_version[] = SCALEUP_PLUGIN_VERSION;
-extern "C" WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
-extern "C" WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
-extern "C" {
-WS_DLL_PUBLIC void plugin_register(void);
-}
+#include "version_compat.hpp"  // what Wireshark's plugin loader looks up, and the API's types
 
 namespace {
 
@@ -72,18 +64,18 @@ gint pref_fcs = 0;
 guint pref_ethertype = wire::ethertype::sue;
 guint pref_shim_ethertype = wire::ethertype::afh1_shim;
 guint pref_shim_next = wire::shim_next_sue;
-gboolean pref_analyze = TRUE;
+ws::pref_bool pref_analyze = true;
 guint pref_window = transport::gbn_config{}.window;
 // dissect/limits.hpp: what fits in about 1 GB. A uint preference; 0 takes the default.
 guint pref_max_connections = static_cast<guint>(dissect::default_max_connections);
-gboolean pref_port_by_interface = FALSE;
+ws::pref_bool pref_port_by_interface = false;
 const char* pref_xpu_map = "";
 // A command profile file (`scaleup dump --profile FILE`'s form); when set, it is the profile.
 const char* pref_profile_file = "";
 std::unique_ptr<dissect::runtime_profile> file_profile;
 // The map the preference names, as last loaded (none: the file is unset or could not be read).
 std::optional<dissect::xpu_table> xpu_map;
-gboolean pref_check_checksums = FALSE;
+ws::pref_bool pref_check_checksums = false;
 
 std::vector<enum_val_t> profile_enum;
 std::vector<std::string> profile_strings;
@@ -523,7 +515,7 @@ dissector_handle_t udp_bound_handle;
 // Any other port: SUE when the payload passes for a PDU, and then its conversation is bound to
 // SUE, as Wireshark does after a heuristic match.
 // A datagram the capture cut is taken on a port found SUE before (heuristic_ports).
-gboolean heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+ws::heur_result heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   const wire::bytes b = bytes_of(tvb, pinfo);
   const bool cut = tvb_captured_length(tvb) < tvb_reported_length(tvb);
   const auto seen_before = [&](std::uint32_t port) {
@@ -583,7 +575,7 @@ int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*
 
 // AFH Gen 2 replaces the Ethernet header: seen on an Ethernet link, the frame must be taken
 // before Ethernet reads its first 14 bytes as addresses and a type.
-gboolean heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+ws::heur_result heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   const wire::bytes frame = bytes_of(tvb, pinfo);
   if (frame.empty() || !wire::has_afh2_signature(frame[0])) return FALSE;
   const dissect::options o = current_options();

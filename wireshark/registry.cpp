@@ -20,21 +20,6 @@ constexpr std::size_t ett_pool_size = 96;
 
 std::string_view prefix_of(std::string_view name) { return name.substr(0, name.find('.')); }
 
-// Names for the protocols a person looks for in the protocol list; any other prefix a table
-// brings (a future format) is named after its first table.
-struct known_protocol {
-  std::string_view prefix, full, short_name;
-};
-constexpr known_protocol known[] = {
-    {"sue", "Scale-Up Ethernet", "SUE"},
-    {"sue_lite", "Scale-Up Ethernet Lite", "SUE Lite"},
-    {"afh1", "AI Forwarding Header Gen 1", "AFH1"},
-    {"afh2", "AI Forwarding Header Gen 2", "AFH2"},
-    {"afh2c", "AI Forwarding Header Gen 2, compressed", "AFH2c"},
-    {"tofu", "Tofu-style slices and frames", "Tofu"},
-    {"rdma", "RDMA engine packets (ExaJet)", "RDMA"},
-};
-
 ftenum uint_type(unsigned width) {
   if (width <= 8) return FT_UINT8;
   if (width <= 16) return FT_UINT16;
@@ -88,7 +73,7 @@ int registry::protocol_for_prefix(std::string_view prefix, std::string_view titl
   // A prefix Wireshark already has is Wireshark's: its own dissectors show those fields.
   if (proto_get_id_by_filter_name(std::string(prefix).c_str()) != -1) return -1;
   std::string full, short_name;
-  for (const auto& k : known)
+  for (const auto& k : dissect::protocol_names)
     if (k.prefix == prefix) full = std::string(k.full), short_name = std::string(k.short_name);
   if (full.empty()) {
     full = title.empty() ? "Scale-Up " + std::string(prefix) : std::string(title);
@@ -109,8 +94,7 @@ int* registry::hf_into(std::map<int, std::vector<hf_register_info>>& by_protocol
   int* id = &ids_.emplace_back(-1);
   hf_register_info h{};
   h.p_id = id;
-  h.hfinfo = header_field_info{name,  abbrev, type, display,          strings, 0,
-                               blurb, -1,     0,    HF_REF_TYPE_NONE, -1,      nullptr};
+  h.hfinfo = header_field_info{name, abbrev, type, display, strings, 0, blurb, HFILL};
   by_protocol[proto].push_back(h);
   return id;
 }
@@ -248,8 +232,7 @@ int registry::register_all() {
     r.eiinfo.summary = summary;
     r.eiinfo.id = 0;
     r.eiinfo.hf_info.hfinfo =
-        header_field_info{nullptr, nullptr, FT_NONE, BASE_NONE,        nullptr, 0,
-                          nullptr, -1,      0,       HF_REF_TYPE_NONE, -1,      nullptr};
+        header_field_info{nullptr, nullptr, FT_NONE, BASE_NONE, nullptr, 0, nullptr, HFILL};
     ei_.push_back(r);
     return e;
   };

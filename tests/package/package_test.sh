@@ -32,7 +32,12 @@ for p in "${want[@]}"; do
   case $p in
     libscaleup-dev) [[ $depends == *libboost-dev* && $depends == *libpcap-dev* ]] ;;
     scaleup) [[ $depends == *libpcap0.8* && $depends == *libstdc++6* ]] ;;
-    wireshark-scaleup) [[ $depends == *wireshark-common* && $depends == *libwireshark* ]] ;;
+    # The Wireshark it loads into, both ends: wireshark-common (>= 4.4), wireshark-common (<< 4.5~).
+    wireshark-scaleup)
+      ws=$(basename "$(dirname "$(dirname "$(compgen -G "$build/wireshark/plugins/*/epan/scaleup.so")")")")
+      next="${ws%.*}.$((${ws#*.} + 1))~"
+      [[ $depends == *"wireshark-common (>= $ws)"* && $depends == *"wireshark-common (<< $next)"* &&
+        $depends == *libwireshark* ]] ;;
   esac || { echo "$p does not declare what it needs"; exit 1; }
   dpkg-deb -x "$deb" "$work/root"
 done

@@ -26,6 +26,7 @@ What is compared, and what is normalised (README.md, "Wireshark"):
 """
 import json
 import os
+import re
 import shutil
 import stat
 import struct
@@ -74,9 +75,9 @@ def scaleup(*args, expect=0):
 # bounds of each, not of a pool block. The extcap tools tshark starts for `-G plugins` would
 # inherit the preload, and some hang at exit under it (androiddump: p11-kit's destructor waits
 # on glibc's locale lock), so tshark gets an empty extcap directory.
-def tshark_env():
+def tshark_env(plugin_dir=None):
     env = dict(os.environ, HOME=HOME, XDG_CONFIG_HOME=os.path.join(HOME, ".config"),
-               WIRESHARK_PLUGIN_DIR=PLUGIN_DIR)
+               WIRESHARK_PLUGIN_DIR=plugin_dir or PLUGIN_DIR)
     preload = os.environ.get("SCALEUP_TSHARK_PRELOAD")
     if preload:
         env["LD_PRELOAD"] = preload
@@ -99,12 +100,12 @@ def tshark_cmd(*args):
 
 def check_stderr(what, stderr):
     for bad in ("Dissector bug", "dissector bug", "Segmentation", "Aborted", "assertion",
-                *SANITIZER_REPORTS):
+                "Lua: ", *SANITIZER_REPORTS):
         check(bad not in stderr, f"{what}: {bad}\n{stderr[-6000:]}")
 
 
-def tshark(*args, expect=0):
-    p = run(tshark_cmd(*args), expect=expect, env=tshark_env())
+def tshark(*args, expect=0, plugin_dir=None):
+    p = run(tshark_cmd(*args), expect=expect, env=tshark_env(plugin_dir))
     check_stderr(f"tshark {' '.join(args)}", p.stderr)
     return p
 
@@ -269,10 +270,10 @@ def case_fields_basic():
     compare_fields(pcap, profile="none")
 
 
-def case_fields_fcs():
-    """Ethernet frames that end in their FCS, as some capture hardware records them."""
-    src, _ = capture("nofcs", "basic", "--count", "4")
-    pcap = os.path.join(TMP, "fcs.pcap")
+def with_fcs(src, name):
+    """A copy of the pcap `src` whose frames end in their FCS, as some capture hardware records
+    them."""
+    pcap = os.path.join(TMP, name)
     with open(src, "rb") as f:
         data = f.read()
     out, i = bytearray(data[:24]), 24
@@ -284,8 +285,13 @@ def case_fields_fcs():
         i += 16 + incl
     with open(pcap, "wb") as f:
         f.write(out)
-    readable(pcap)
-    frames = compare_fields(pcap)
+    return readable(pcap)
+
+
+def case_fields_fcs():
+    """Ethernet frames that end in their FCS, as some capture hardware records them."""
+    src, _ = capture("nofcs", "basic", "--count", "4")
+    frames = compare_fields(with_fcs(src, "fcs.pcap"))
     check(all("eth.fcs" in f for f in frames), "dump finds every FCS")
 
 
@@ -366,9 +372,9 @@ def case_fields_tofu():
         compare_fields(pcap)
 
 
-def case_udp_port():
-    """SUE on another UDP port: the heuristic finds it; without the heuristic, the port
-    preference or Decode As does."""
+def port5000_capture():
+    """Generated UDP frames moved to port 5000 on both sides, where nothing but the heuristic
+    finds SUE."""
     src, _ = capture("udp", "basic", "--encap", "udp4,udp6")
     moved = os.path.join(TMP, "port5000.pcap")
     with open(src, "rb") as f:
@@ -386,7 +392,13 @@ def case_udp_port():
         i += 16 + incl
     with open(moved, "wb") as f:
         f.write(out)
-    readable(moved)
+    return readable(moved)
+
+
+def case_udp_port():
+    """SUE on another UDP port: the heuristic finds it; without the heuristic, the port
+    preference or Decode As does."""
+    moved = port5000_capture()
     count = len(jsonl(scaleup("dump", "--json", moved).stdout))
 
     def sue_frames(*opts):
@@ -419,10 +431,8 @@ def vxlan(frame):
     return bytes.fromhex("001122334455" "001122334466" "0800") + bytes(ip) + udp
 
 
-def case_tunnel():
-    """Frames inside VXLAN: Wireshark hands the plugin bytes that are not the captured frame,
-    which it dissects on their own. Our fields must read as `scaleup dump` reads the frames
-    before they were wrapped."""
+def vxlan_capture():
+    """A generated capture and the same frames each inside VXLAN."""
     src, _ = capture("plain", "basic", "--count", "3")
     wrapped = os.path.join(TMP, "vxlan.pcap")
     with open(src, "rb") as f:
@@ -435,7 +445,14 @@ def case_tunnel():
         i += 16 + incl
     with open(wrapped, "wb") as f:
         f.write(out)
-    readable(wrapped)
+    return src, readable(wrapped)
+
+
+def case_tunnel():
+    """Frames inside VXLAN: Wireshark hands the plugin bytes that are not the captured frame,
+    which it dissects on their own. Our fields must read as `scaleup dump` reads the frames
+    before they were wrapped."""
+    src, wrapped = vxlan_capture()
     frames = merged(jsonl(scaleup("dump", "--json", src).stdout))
     ours = sorted({k for f in frames for k in expected_fields(f)
                    if k.split(".")[0] in ("sue", "sue_lite", "afh1", "afh2", "afh2c")})
@@ -453,11 +470,8 @@ def case_tunnel():
     print(f"{len(frames)} frames in VXLAN, {len(ours)} filter names agree")
 
 
-def case_ip_fragments():
-    """SUE PDUs of 4000 bytes in IPv4 and IPv6 fragments (scapy's fragment and fragment6),
-    shuffled: Wireshark reassembles them (ip.defragment, ipv6.defragment) and hands the plugin
-    the whole UDP payload, found by the heuristic. The PDUs appear in the frames that complete
-    their datagrams, with the RH fields `scaleup dump` shows there."""
+def fragments_capture():
+    """SUE PDUs of 4000 bytes in IPv4 and IPv6 fragments, shuffled; and the fragments."""
     sys.path.insert(0, "/usr/lib/python3/dist-packages")
     import random
     from scapy.all import (IP, UDP, Ether, IPv6, IPv6ExtHdrFragment, Raw, fragment, fragment6,
@@ -480,7 +494,15 @@ def case_ip_fragments():
         f.time = 1700000000 + n * 0.000001
     pcap = os.path.join(TMP, "fragments.pcap")
     wrpcap(pcap, frames)
-    readable(pcap)
+    return readable(pcap), frames
+
+
+def case_ip_fragments():
+    """SUE PDUs of 4000 bytes in IPv4 and IPv6 fragments (scapy's fragment and fragment6),
+    shuffled: Wireshark reassembles them (ip.defragment, ipv6.defragment) and hands the plugin
+    the whole UDP payload, found by the heuristic. The PDUs appear in the frames that complete
+    their datagrams, with the RH fields `scaleup dump` shows there."""
+    pcap, frames = fragments_capture()
     ours = {f["frame"]: f["sue.rh.npsn"]
             for f in jsonl(scaleup("dump", "--json", "--udp-port", "50001", pcap).stdout)
             if "sue.rh.npsn" in f}
@@ -541,10 +563,9 @@ def is_sue(protocols):
     return "sue" in protocols.split(":")
 
 
-def case_uet():
-    """Ultra Ethernet Transport on 4793, its port in Wireshark (packet-uet.c): never SUE, the
-    PDU that reads as RH version 0 with its reserved bits zero included (the R-CRC tells); and
-    no SUE port by default: the heuristic finds SUE elsewhere, and binds its conversation."""
+def uet_capture():
+    """UET packets on 4793 (one the RH test alone would take), then SUE on 40000 -> 50000: a
+    damaged PDU, a good one, a damaged one."""
     a, b = "192.168.1.10", "192.168.1.20"
     uet = [uet_pds(2, 3, 0x1000), uet_pds(3, 3, 0x1000), uet_pds(7, 0, 5), uet_pds(2, 3, 77)]
     check(uet[0][0] == 0x11 and (uet[0][4] & 0x3C) == 0, "the lookalike")
@@ -556,7 +577,14 @@ def case_uet():
     frames += [udp4_frame(a, b, 40000, 50000, sue_pdu(7, 1, good=False)),
                udp4_frame(a, b, 40000, 50000, sue_pdu(7, 2)),
                udp4_frame(a, b, 40000, 50000, sue_pdu(7, 3, good=False))]
-    pcap = write_pcap("uet.pcap", frames)
+    return write_pcap("uet.pcap", frames)
+
+
+def case_uet():
+    """Ultra Ethernet Transport on 4793, its port in Wireshark (packet-uet.c): never SUE, the
+    PDU that reads as RH version 0 with its reserved bits zero included (the R-CRC tells); and
+    no SUE port by default: the heuristic finds SUE elsewhere, and binds its conversation."""
+    pcap = uet_capture()
     rows = info_and_status(pcap)
     check(len(rows) == 11, f"{len(rows)} frames")
     for i, (protocols, status, info) in enumerate(rows[:8]):
@@ -609,10 +637,10 @@ def case_fields_rdma():
     compare_fields(pcap)
 
 
-def lossy_session(name="session", *extra):
+def lossy_session(name="session", *extra, commands=3000):
     path = os.path.join(TMP, name + ".pcap")
     out = scaleup("gen", "session", "-o", path, "--json", "--xpus", "4", "--loss", "0.05",
-                  "--commands", "3000", "--seed", "7", *extra).stdout
+                  "--commands", str(commands), "--seed", "7", *extra).stdout
     readable(path)
     return path, json.loads(out)
 
@@ -767,6 +795,27 @@ def case_max_connections():
     check(none.strip() == "", none)
 
 
+OUR_SHORT_NAMES = ("SUE", "SUE Lite", "AFH1", "AFH2", "AFH2c", "Tofu", "RDMA")
+
+
+def exceptions(pcap, protocols=None):
+    """The frames where dissection threw (in one of `protocols`, by short name, or in any):
+    Wireshark's "[Malformed Packet: SUE]" or "[Dissector bug, protocol SUE: ...]" item, not the
+    expert infos of the Malformed group, which also count as _ws.malformed from Wireshark 4.4."""
+    names = "|".join(re.escape(p) for p in protocols or ())
+    ours = re.compile(rf"^\[(Malformed Packet: |Dissector bug, protocol )({names})[:\]]")
+    thrown = (lambda i: ours.match(i)) if protocols else (
+        lambda i: i.startswith(("[Malformed Packet", "[Dissector bug")))
+    out = tshark("-r", pcap, "-Y", "_ws.malformed", "-T", "fields", "-E", f"aggregator={AGG}",
+                 "-e", "frame.number", "-e", "_ws.malformed").stdout
+    frames = []
+    for line in out.splitlines():
+        number, _, items = line.partition("\t")
+        if any(thrown(i) for i in items.split(AGG)):
+            frames.append(int(number))
+    return frames
+
+
 def case_corrupted():
     clean, _ = lossy_session()
     pcap = os.path.join(TMP, "corrupted.pcap")
@@ -786,10 +835,7 @@ def case_corrupted():
               f"only in dump: {sorted(want - got)[:20]}")
         print(f"sue.{severity}.{code}: {len(got)} frames, as dump reports")
     # Whatever the damage, the plugin reads only what the library validated: no exception.
-    # (Our own truncation errors are in the Malformed group, which also sets _ws.malformed.)
-    thrown = tshark("-r", pcap, "-Y", "(_ws.malformed.expert || _ws.malformed.dissector_bug) && "
-                    "(sue || afh1 || afh2 || afh2c || sue_lite)", "-T", "fields",
-                    "-e", "frame.number").stdout.split()
+    thrown = exceptions(pcap, OUR_SHORT_NAMES)
     check(not thrown, f"exceptions in frames {thrown[:20]}")
     tshark("-r", pcap, "-V")  # the full tree of every frame, once
     # Frames cut by the snapshot length: dissected as far as they go and analysed (their RH
@@ -801,8 +847,7 @@ def case_corrupted():
                    "-e", "frame.number").stdout.split()
     analysed = tshark("-r", cut, "-Y", "sue.analysis && frame.cap_len < frame.len", "-T",
                       "fields", "-e", "frame.number").stdout.split()
-    thrown = tshark("-r", cut, "-Y", "_ws.malformed.expert || _ws.malformed.dissector_bug", "-T",
-                    "fields", "-e", "frame.number").stdout.split()
+    thrown = exceptions(cut)
     check(shown and analysed == shown and not thrown, f"cut frames: {len(shown)} shown, "
           f"{len(analysed)} analysed, {len(thrown)} exceptions")
     tshark("-r", cut, "-V")
@@ -973,6 +1018,237 @@ def cache_value(name):
             if line.startswith(name + ":"):
                 return line.rstrip("\n").split("=", 1)[1]
     fail(f"{name} is not in the build's cache")
+
+
+# ---- the Lua dissector (wireshark/scaleup.lua) against the plugin ------------------------------
+
+LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "wireshark",
+                   "scaleup.lua")
+# Our protocols, and what the Lua dissector leaves to the plugin: the sequence analysis and the
+# conformance rules (their fields and expert infos).
+OURS = ("sue", "sue_lite", "afh1", "afh2", "afh2c", "tofu", "rdma", "llr", "cbfc", "pfc", "axi")
+PLUGIN_ONLY = ("sue.analysis", "sue.check")
+# The plugin's analysis, which adds expert infos and tags to the info column, is turned off in
+# its runs (the conformance rules with it): what is compared is the dissection of each frame.
+NO_ANALYSIS = ("-o", "sue.analyze_sequence:FALSE")
+LUA_DIR = LUA_FILE = None
+
+
+def lua_setup():
+    """A plugin directory without the plugin, and the Lua file where tshark's user reads it."""
+    global LUA_DIR, LUA_FILE
+    if LUA_DIR:
+        return
+    LUA_DIR = os.path.join(TMP, "no-plugin")
+    os.makedirs(os.path.join(LUA_DIR, VERSION_DIR, "epan"))
+    for d, _, _ in os.walk(LUA_DIR):
+        os.chmod(d, 0o755)
+    LUA_FILE = readable(shutil.copy(LUA, os.path.join(TMP, "scaleup.lua")))
+
+
+def lua(*args, expect=0):
+    """tshark with the Lua dissector and without the plugin."""
+    lua_setup()
+    load = ("-X", f"lua_script:{LUA_FILE}")
+    if args and args[0] == "-G":  # a report only as the first option
+        return tshark(*args[:2], *load, *args[2:], expect=expect, plugin_dir=LUA_DIR)
+    return tshark(*load, *args, expect=expect, plugin_dir=LUA_DIR)
+
+
+def glossary(report, runner):
+    """`tshark -G report`'s lines for our protocols and fields, by filter name (the third column
+    of `fields` and `protocols`, the second of `values`), each a list of rows."""
+    out = {}
+    for line in runner("-G", report).stdout.splitlines():
+        cols = line.split("\t")
+        at = 1 if report == "values" else 2
+        if len(cols) > at and cols[at].split(".")[0] in OURS:
+            out.setdefault(cols[at], []).append(cols)
+    return out
+
+
+def compared_fields():
+    """Every field both register under our protocols that holds a value."""
+    plugin = glossary("fields", tshark)
+    ours = glossary("fields", lua)
+    names = [n for n, rows in plugin.items() if rows[0][0] == "F" and n in ours and
+             rows[0][3] not in ("FT_NONE", "FT_PROTOCOL")]
+    return sorted(names)
+
+
+MALFORMED = "[Malformed Packet]"
+
+
+def ours_only(cols):
+    """A line of compare_lua's columns with only our expert infos (message, severity, group):
+    Wireshark's own may differ where Ethernet carries an AFH Gen 1 PDU and more, because Lua
+    cannot tell Ethernet where the PDU ends (the plugin does, and Ethernet shows the rest as its
+    trailer)."""
+    triples = zip(*(c.split(AGG) if c else [] for c in cols[3:6]))
+    kept = [t for t in triples if t[0].startswith(("error: ", "warning: ", "note: "))]
+    return cols[:3] + [AGG.join(t[i] for t in kept) for i in range(3)] + cols[6:]
+
+
+def compare_lua(pcap, *opts, info=True):
+    """Every value of every field of ours, frame by frame and occurrence by occurrence, every
+    expert info (message, severity, group) and the protocol and info columns: the plugin's and the
+    Lua dissector's, on one capture."""
+    fields = compared_fields()
+    meta = ["frame.number", "_ws.col.Protocol", "_ws.col.Info", "_ws.expert.message",
+            "_ws.expert.severity", "_ws.expert.group"]
+    args = [*opts, "-r", pcap, "-T", "fields", "-E", "occurrence=a", "-E", f"aggregator={AGG}",
+            "-E", "separator=/t"]
+    for k in meta + fields:
+        args += ["-e", k]
+    want = tshark(*NO_ANALYSIS, *args).stdout.splitlines()
+    got = lua(*args).stdout.splitlines()
+    check(len(want) == len(got) and want, f"{pcap}: the plugin shows {len(want)} frames, Lua "
+          f"{len(got)}")
+    values = experts = 0
+    for w, g in zip(want, got):
+        wc, gc = ours_only(w.split("\t")), ours_only(g.split("\t"))
+        protocol = wc[1]
+        for name, a, b in zip(meta + fields, wc, gc):
+            if name == "_ws.col.Info" and not info:
+                continue
+            if name == "_ws.col.Info" and a.endswith(MALFORMED) and not b.endswith(MALFORMED):
+                # Ethernet handed what follows the plugin's PDU to its trailer dissectors, and
+                # one of them threw (4.4's PRP on a damaged frame); Lua cannot end the PDU.
+                a = a[:-len(MALFORMED)]
+            check(a == b, f"{os.path.basename(pcap)} frame {wc[0]} ({protocol}): {name} is "
+                  f"{a!r} in the plugin, {b!r} in Lua")
+            if name in fields and a:
+                values += len(a.split(AGG))
+            if name == "_ws.expert.message" and a:
+                experts += len(a.split(AGG))
+    print(f"{os.path.basename(pcap)} {' '.join(opts)}: {len(want)} frames, {values} values, "
+          f"{experts} expert infos agree")
+    return values
+
+
+def case_lua_loads():
+    """The Lua dissector loads with -X lua_script and from the personal Lua plugins folder
+    (where `tshark -G folders` says it is), registers our protocols and reads a capture."""
+    pcap, _ = capture("basic", "basic", "--count", "2")
+    for p in OURS[:7]:
+        check(p in glossary("protocols", lua), f"protocol {p} not registered by Lua")
+    folders = lua("-G", "folders").stdout
+    personal = [line.split(":", 1)[1].strip() for line in folders.splitlines()
+                if line.startswith("Personal Lua Plugins:")]
+    check(len(personal) == 1, f"no personal Lua plugins folder:\n{folders}")
+    os.makedirs(personal[0], exist_ok=True)
+    for d in (personal[0], *[os.path.join(HOME, x) for x in (".local", ".local/lib",
+                                                             ".local/lib/wireshark")]):
+        if os.path.isdir(d):
+            os.chmod(d, 0o755)
+    readable(shutil.copy(LUA, os.path.join(personal[0], "scaleup.lua")))
+    lua_setup()
+    plugins = tshark("-G", "plugins", plugin_dir=LUA_DIR).stdout
+    check("scaleup.lua" in plugins, f"tshark does not list scaleup.lua:\n{plugins}")
+    npsn = tshark("-r", pcap, "-Y", "sue.rh.npsn", "-T", "fields", "-e", "sue.rh.npsn",
+                  plugin_dir=LUA_DIR).stdout.split()
+    want = [str(f["sue.rh.npsn"]) for f in jsonl(scaleup("dump", "--json", pcap).stdout)
+            if "sue.rh.npsn" in f]
+    check(npsn == want and npsn, f"from the personal folder: {npsn}, dump {want}")
+    os.remove(os.path.join(personal[0], "scaleup.lua"))
+    print(f"loads with -X lua_script and from {personal[0]}")
+
+
+def case_lua_registration():
+    """The Lua dissector registers what the plugin registers, the same way: every field (type,
+    protocol, display base, description), value names, expert infos and preferences; apart from
+    the analysis and conformance, which it leaves to the plugin."""
+    plugin, ours = glossary("fields", tshark), glossary("fields", lua)
+    for name, rows in plugin.items():
+        if name.startswith(PLUGIN_ONLY):
+            check(name not in ours, f"{name}: Lua registers what it does not fill")
+            continue
+        check(name in ours, f"{name} ({rows[0][-1]}) is not registered by Lua")
+        # Lua has no integer of 40, 48 or 56 bits.
+        want = [[("FT_UINT64" if c in ("FT_UINT40", "FT_UINT48", "FT_UINT56") else c)
+                 for c in row] for row in rows]
+        check(want == ours[name], f"{name}: plugin {want}, Lua {ours[name]}")
+    for name in ours:
+        check(name in plugin, f"{name}: registered by Lua only")
+    # A Lua table has no order: the names are compared as sets.
+    values, theirs = [{k: sorted(v) for k, v in glossary("values", runner).items()}
+                      for runner in (tshark, lua)]
+    check(values == theirs, "value names differ: " +
+          str([(n, values.get(n), theirs.get(n)) for n in set(values) | set(theirs)
+               if values.get(n) != theirs.get(n)][:5]))
+    prefs = {line.split(":")[0].lstrip("#").strip(): line for line in
+             tshark("-G", "defaultprefs").stdout.splitlines() if line.lstrip("#").startswith("sue.")}
+    for line in lua("-G", "defaultprefs").stdout.splitlines():
+        if line.lstrip("#").startswith("sue."):
+            key = line.split(":")[0].lstrip("#").strip()
+            if key == "sue.udp.port":  # the plugin's comes with its Decode As entry
+                continue
+            check(key in prefs, f"preference {key}: Lua only")
+            check(prefs[key].split(":", 1)[1].strip() == line.split(":", 1)[1].strip(),
+                  f"preference {key}: plugin {prefs[key]!r}, Lua {line!r}")
+    print(f"{len(ours)} fields, value names and preferences as the plugin's")
+
+
+def case_lua_fields():
+    """Every capture `scaleup gen` writes, in every encapsulation and link type, and the field
+    tests' shapes (frames with their FCS, the profile none, ns-3's): the same values as the
+    plugin's."""
+    basic, _ = capture("basic", "basic")
+    compare_lua(basic)
+    compare_lua(basic, "-o", "sue.profile:none")
+    compare_lua(with_fcs(basic, "fcs.pcap"))
+    compare_lua(with_fcs(basic, "fcs-yes.pcap"), "-o", "sue.fcs:yes")
+    afh2, _ = capture("afh2", "basic", "--link", "afh2", "--encap", "afh2,afh2c,lite")
+    compare_lua(afh2)
+    for pattern in ("uniform", "incast", "fig21"):
+        compare_lua(capture("traffic-" + pattern, "traffic", "--pattern", pattern, "--encap",
+                            "all")[0])
+        compare_lua(capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
+                            "--encap", "afh2,afh2c,lite", "--link", "afh2")[0])
+    for mode in ("split", "duplicate", "adaptive"):
+        compare_lua(capture("tofu-" + mode, "tofu", "--mode", mode, "--frames", "60",
+                            "--error-rate", "0.0005", "--seed", "3")[0])
+    compare_lua(capture("rdma", "rdma", "--transfers", "6", "--loss", "0.01", "--seed", "5")[0])
+    example = os.path.join(BUILD_DIR or "", "examples", "ns3", "example_ns3")
+    if os.path.exists(example):
+        for encap in ("udp4", "afh1", "afh1-shim"):
+            prefix = os.path.join(TMP, "ns3-" + encap)
+            run([example, f"--encap={encap}", "--nodes=3", "--commands=60", "--loss=0.05",
+                 f"--pcap={prefix}"])
+            compare_lua(readable(f"{prefix}-0-0.pcap"))
+
+
+def case_lua_sessions():
+    """Sessions with losses (retransmissions, NACKs, padding to the minimum frame) in every
+    encapsulation: the same values as the plugin's."""
+    for encap in ("udp4", "udp6", "afh1", "afh1-vlan", "afh1-shim", "afh1-vlan-shim", "afh2",
+                  "afh2c"):
+        compare_lua(lossy_session("session-" + encap, "--encap", encap, commands=600)[0])
+
+
+def case_lua_damaged():
+    """Where frames are not as written: a corrupted session (editcap -E) and one the capture cut
+    (editcap -s), SUE on a port found by the heuristic, bound conversations and UET's lookalikes,
+    frames in VXLAN and PDUs in IP fragments, checksums checked: the same values and the same
+    expert infos as the plugin's."""
+    clean, _ = lossy_session(commands=1200)
+    corrupted = os.path.join(TMP, "corrupted.pcap")
+    run([EDITCAP, "-E", "0.01", "--seed", "11", "-F", "pcap", clean, corrupted])
+    compare_lua(readable(corrupted))
+    for snap in (64, 80):
+        cut = os.path.join(TMP, f"cut{snap}.pcap")
+        run([EDITCAP, "-F", "pcap", "-s", str(snap), clean, cut])
+        compare_lua(readable(cut))
+    basic, _ = capture("basic-all", "basic")
+    for seed in (1, 2):
+        damaged = os.path.join(TMP, f"basic-damaged{seed}.pcap")
+        run([EDITCAP, "-E", "0.02", "--seed", str(seed), "-F", "pcap", basic, damaged])
+        compare_lua(readable(damaged))
+        compare_lua(damaged, "-o", "sue.check_checksums:TRUE")
+    compare_lua(port5000_capture())
+    compare_lua(uet_capture())
+    compare_lua(vxlan_capture()[1])
+    compare_lua(fragments_capture()[0])
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

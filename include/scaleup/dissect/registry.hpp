@@ -126,6 +126,22 @@ inline constexpr auto computed = [] {
   return out;
 }();
 
+// How Wireshark lists the protocols a person looks for (full and short name by filter prefix),
+// for the plugin and the Lua dissector alike; any other prefix a table brings (a future format)
+// is named after its first table.
+struct protocol_name {
+  std::string_view prefix, full, short_name;
+};
+inline constexpr std::array<protocol_name, 7> protocol_names{{
+    {"sue", "Scale-Up Ethernet", "SUE"},
+    {"sue_lite", "Scale-Up Ethernet Lite", "SUE Lite"},
+    {"afh1", "AI Forwarding Header Gen 1", "AFH1"},
+    {"afh2", "AI Forwarding Header Gen 2", "AFH2"},
+    {"afh2c", "AI Forwarding Header Gen 2, compressed", "AFH2c"},
+    {"tofu", "Tofu-style slices and frames", "Tofu"},
+    {"rdma", "RDMA engine packets (ExaJet)", "RDMA"},
+}};
+
 // Whether `filter` names something a frame's output can show (`scaleup dump -T fields -e`): a
 // field of any table, a computed field, a control field of `prof`'s commands, "encap", or one of
 // the capture's frame.* fields.
