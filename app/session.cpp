@@ -318,6 +318,9 @@ struct frame_work {
   std::optional<dissect::frame_facts> facts;
   bool rh_dropped = false;
   std::size_t tree_at = 0;  // in the batch's trees, with trees_in_order
+  // The display filter's tests of the frame (those of the sequence analysis are judged in
+  // frame order).
+  dissect::display_filter::partial tests{};
 };
 
 // Frames copied out of the reader, and what a thread made of each. On cache lines of its own:
@@ -373,11 +376,23 @@ struct session::impl {
   std::unique_ptr<dissect::large_tree> spare = std::make_unique<dissect::large_tree>();
   std::optional<tofu_frames> tofu;
   std::optional<dissect::analysis> an;
-  int number = 0;                      // of the reading
-  std::atomic<bool> learning{false};   // the rest of this reading only teaches the flow table
-  std::uint64_t taken = 0;             // frames taken in this reading
+  // The display filter; with filter_scope::shown and a filter naming sue.check.*, the rules
+  // over every frame, which judge a frame against the ones before it: the filter's tests then
+  // wait for frame order (tests_in_order).
+  const dissect::display_filter* filter = nullptr;
+  bool counted = false;  // filter_scope::counted
+  bool tests_in_order = false;
+  std::optional<dissect::conformance> rules;
+  int number = 0;                     // of the reading
+  std::atomic<bool> learning{false};  // the rest of this reading only teaches the flow table
+  std::uint64_t taken = 0;            // frames taken in this reading
 
-  explicit impl(session& owner) : s(owner) {}
+  explicit impl(session& owner) : s(owner) {
+    filter = s.filter();
+    if (!filter) return;
+    counted = settings().filter.scope == filter_scope::counted;
+    tests_in_order = !counted && filter->needs_conformance();
+  }
 
   const session_settings& settings() const noexcept { return s.s_; }
 
@@ -394,10 +409,25 @@ struct session::impl {
     taken = 0;
     ip_fragments.reset();
     tofu.reset();
-    if (settings().analysis) an.emplace(*settings().analysis);
+    if (settings().analysis) {
+      an.emplace(*settings().analysis);
+    } else if (filter && !counted && filter->needs_analysis()) {
+      dissect::analysis_config cfg;
+      cfg.keep_results = false;  // one pass: no frame is asked about again
+      cfg.max_connections = settings().engine.max_connections;
+      an.emplace(cfg);
+    }
+    if (tests_in_order) {
+      dissect::check_config cfg;
+      cfg.profile = s.options_.profile != nullptr;
+      cfg.keep = 0;
+      cfg.per_frame = true;
+      cfg.max_connections = settings().engine.max_connections;
+      rules.emplace(std::move(cfg));
+    }
     in.on_idle = [this] { c->idle(); };
-    c->start(reading{n, in.name() == "-" ? "(standard input)" : in.name(), in.streaming(),
-                     in.live()});
+    c->start(
+        reading{n, in.name() == "-" ? "(standard input)" : in.name(), in.streaming(), in.live()});
   }
 
   // On any thread: what the session and the command work out of a dissected frame.
@@ -407,7 +437,12 @@ struct session::impl {
       if (!dissect::set_facts(t, f.pkt.number, f.ns, w.facts.emplace())) w.facts.reset();
       w.rh_dropped = !w.facts && t.pdu.rh;
     }
-    w.text_begin = text.size();
+    w.text_begin = w.text_end = text.size();
+    if (filter && !tests_in_order) {
+      w.tests = filter->test_frame(t, {&f.meta, f.pkt.data});
+      // Left out already: the frame fails the tests and the filter reads nothing else.
+      if (!filter->needs_analysis() && !filter->finish(w.tests, nullptr)) return;
+    }
     c->look(t, f, text);
     w.text_end = text.size();
   }
@@ -422,15 +457,35 @@ struct session::impl {
       learning = true;
     if (learning) return;
     ++taken;
+    const dissect::display_filter::partial* tests = &w.tests;
+    dissect::display_filter::partial judged;
+    if (tests_in_order) {
+      // t: trees_in_order (prepare) or one thread.
+      rules->add(*t, f.pkt.data, f.pkt.number, f.ns);
+      judged =
+          filter->test_frame(*t, {&f.meta, f.pkt.data, nullptr, rules->of_frame(f.pkt.number)});
+      tests = &judged;
+    }
+    // As if the capture did not hold it: the command is only told time passes.
+    if (counted && !filter->finish(*tests, nullptr)) return c->idle();
     frame_out out{f, text.view().substr(w.text_begin, w.text_end - w.text_begin), t};
     if (an && w.facts) {
       out.facts = &*w.facts;
       out.result = &an->add(*w.facts);
     }
     out.rh_dropped = w.rh_dropped;
+    if (filter && !counted && !filter->finish(*tests, out.result)) {
+      out.kept = false;
+      out.text = {};
+    }
     if (f.pkt.link == tofu::link_tofu) {
       if (!tofu) tofu.emplace();
       out.tofu_frame = tofu->push_dissected(f.pkt.data);
+      // Judged by its own fields; a frame made of earlier ones goes through no analysis and
+      // no rule.
+      if (out.tofu_frame && filter &&
+          !filter->matches(*out.tofu_frame, {&f.meta, tofu->dissected_bytes()}))
+        out.tofu_frame = nullptr;
     }
     c->take(out);
   }
@@ -802,6 +857,21 @@ std::optional<std::string> session::prepare() {
     if (!options_.add_udp_port(static_cast<std::uint16_t>(p))) return "--udp-port: too many ports";
   if (auto bad = profile_.resolve(e.profile, true)) return "--profile: " + *bad;
   options_.profile = profile_.profile();
+  filter_.reset();
+  if (const auto& text = s_.filter.text) {
+    auto c = dissect::display_filter::compile(*text, options_.profile);
+    if (!c.filter) {
+      // What is wrong (an unknown name named), then the filter with a mark under where.
+      const auto& e = c.error;
+      return "-Y: " + e.what + "\n  " + *text + "\n  " + std::string(e.at, ' ') + "^" +
+             std::string(e.length > 1 ? e.length - 1 : 0, '~');
+    }
+    filter_ = std::move(c.filter);
+    options_.nodes = true;  // the filter reads the fields
+    // The rules judge each frame's tree in frame order.
+    if (s_.filter.scope == filter_scope::shown && filter_->needs_conformance())
+      s_.trees_in_order = true;
+  }
   const source_settings& in = s_.source;
   if (in.file.empty() && in.read.empty() && in.interface.empty())
     return "which capture? FILE, -r FILE, - (standard input) or -i IFACE";

@@ -8,7 +8,8 @@
 // A command is a frame_consumer: look() sees a frame's tree on whichever thread dissected it,
 // in any order (the place for work that needs only the frame: its text); take() gets it in frame
 // order, with what the session worked out there (its analysis result, the Tofu frame a slice
-// completed, and, when asked for, the tree itself).
+// completed, and, when asked for, the tree itself). A display filter (-Y) is the session's too:
+// compiled once, it decides which frames the command sees (filter_scope).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "app/profile_file.hpp"
 #include "app/text_buffer.hpp"
 #include "scaleup/dissect/analysis.hpp"
+#include "scaleup/dissect/display_filter.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/flow_table.hpp"
 #include "scaleup/dissect/limits.hpp"
@@ -45,9 +47,27 @@ struct engine_settings {
   bool nodes = true;  // the tree's fields and layers; off: the PDU's summary only (the analysis')
 };
 
+// What a display filter (-Y) decides of the frames it does not keep.
+enum class filter_scope : std::uint8_t {
+  // `dump`: they are taken with no text (frame_out::kept), in their place; the sequence
+  // analysis and the conformance rules the filter names (sue.analysis*, sue.check.*) see every
+  // frame, in frame order, as the Wireshark plugin sees them in tshark's one pass.
+  shown,
+  // `stats`, `check`: they are neither taken nor analysed, as if the capture did not hold them.
+  // The filter cannot then name what the command works out of the frames it keeps: the
+  // command refuses a filter whose needs_analysis() or needs_conformance() is true.
+  counted,
+};
+
+struct filter_settings {
+  std::optional<std::string> text;  // Wireshark's display-filter syntax; none: every frame
+  filter_scope scope = filter_scope::shown;
+};
+
 struct session_settings {
   source_settings source;
   engine_settings engine;
+  filter_settings filter;
   unsigned threads = 1;  // dissecting threads on a file, the reading one included
   unsigned batch = 512;  // frames a thread takes at a time
   // Frames held at most while their flows are not known (0: none); see session.cpp.
@@ -58,8 +78,8 @@ struct session_settings {
   // The rest of a first reading certain to be read again is only read for the flow table,
   // never taken (off: every frame of every reading is taken, as `stats --interval` shows them).
   bool cut_first_reading = true;
-  bool progress = true;        // a progress line on a terminal while a large file is read
-  bool trees_in_order = false; // take() gets each frame's tree (dissected on another thread)
+  bool progress = true;         // a progress line on a terminal while a large file is read
+  bool trees_in_order = false;  // take() gets each frame's tree (dissected on another thread)
   // The sequence analysis over the frames in order (dissect/analysis.hpp); its result per frame
   // in take().
   std::optional<dissect::analysis_config> analysis;
@@ -82,8 +102,12 @@ struct frame_out {
   const dissect::frame_facts* facts = nullptr;
   const dissect::frame_result* result = nullptr;
   bool rh_dropped = false;
-  // A Tofu frame whose last slice this frame is, reassembled and dissected (or the error).
+  // A Tofu frame whose last slice this frame is, reassembled and dissected (or the error); with
+  // a display filter, only when the filter keeps it.
   const dissect::large_tree* tofu_frame = nullptr;
+  // With a display filter (filter_scope::shown): whether it keeps the frame. When not, `text`
+  // is empty and the frame is taken for its place and its tofu_frame only.
+  bool kept = true;
 };
 
 // A reading of the capture, from its start (the session may read a file twice: then the report
@@ -101,7 +125,8 @@ class frame_consumer {
   // Before each reading's first frame: start the report afresh.
   virtual void start(const reading&) {}
   // On any thread, in any order: what needs only this frame. `text` is the batch's: append the
-  // frame's output to it (take() gets what was appended).
+  // frame's output to it (take() gets what was appended). Not called for a frame the display
+  // filter has left out already.
   virtual void look(const dissect::large_tree&, const frame_in&, text_buffer&) {}
   // In frame order.
   virtual void take(const frame_out&) = 0;
@@ -127,12 +152,16 @@ class session {
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
-  // What the command line could not check: the XPU map and profile files, the UDP ports, and
-  // that a capture is named. The usage error ("--xpu-map: FILE:3: ..."), or nothing.
+  // What the command line could not check: the XPU map and profile files, the UDP ports, the
+  // display filter (compiled against the profile in use), and that a capture is named. The
+  // usage error ("--xpu-map: FILE:3: ...", "-Y: no field is named 'x'" with the filter and a
+  // mark under where), or nothing.
   std::optional<std::string> prepare();
   // The dissection options, once prepared (the profile in use: `-e` names are checked
   // against it).
   const dissect::options& options() const noexcept { return options_; }
+  // The display filter, once prepared; null without one.
+  const dissect::display_filter* filter() const noexcept { return filter_ ? &*filter_ : nullptr; }
 
   // Reads the capture, each frame to `c`.
   read_end run(frame_consumer& c);
@@ -154,6 +183,7 @@ class session {
   dissect::flow_table flows_;
   dissect::xpu_table xpus_;
   profile_choice profile_;
+  std::optional<dissect::display_filter> filter_;
   std::unique_ptr<impl> impl_;
   std::optional<capture_drops> drops_;
   bool live_ = false;

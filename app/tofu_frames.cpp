@@ -19,6 +19,7 @@ const dissect::large_tree* tofu_frames::push_dissected(std::span<const std::uint
   if (!tree_) tree_ = std::make_unique<dissect::large_tree>();
   dissect::large_tree& t = *tree_;
   t.clear();
+  bytes_ = *frame ? frame->value : wire::bytes{};
   if (*frame) {
     dissect::dissect_tofu_frame(t, frame->value);
     t.frame_length = static_cast<std::uint32_t>(frame->value.size());

@@ -23,11 +23,15 @@ class tofu_frames {
   // when it could not be put together), valid until the next push; null until a frame is
   // complete.
   const dissect::large_tree* push_dissected(std::span<const std::uint8_t> slice);
+  // The bytes of the frame push_dissected() last gave (none when it could not be put together):
+  // what a display filter's `frame contains` reads.
+  wire::bytes dissected_bytes() const noexcept { return bytes_; }
 
  private:
   tofu::record_collector lanes_;
   std::unique_ptr<tofu::frame_buffer> frame_;
   std::unique_ptr<dissect::large_tree> tree_;
+  wire::bytes bytes_{};
 };
 
 }  // namespace scaleup::app

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <thread>
 
-#include "cli.hpp"
 #include "app/session.hpp"
+#include "cli.hpp"
 
 namespace scaleup::cli {
 
@@ -26,7 +26,9 @@ inline void add_input_options(CLI::App* app, scaleup::app::source_settings& in) 
       ->needs(iface)
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {
-            return scaleup::app::autostop_seconds(v) ? "" : "takes duration:SECONDS, the seconds above 0";
+            return scaleup::app::autostop_seconds(v)
+                       ? ""
+                       : "takes duration:SECONDS, the seconds above 0";
           },
           "duration:SECONDS"));
   app->add_option("-w", in.write, "save the frames read to this pcap file");
@@ -63,6 +65,18 @@ inline void add_thread_options(CLI::App* app, scaleup::app::session_settings& s)
   app->add_option("--batch", s.batch, "frames a thread takes at a time")
       ->check(CLI::Range(1u, 1u << 20))
       ->group("");
+}
+
+// -Y FILTER (--display-filter): a display filter in Wireshark's syntax, compiled and applied by
+// the session (app::filter_scope); `what` says what the command does with the frames it keeps.
+inline void add_filter_option(CLI::App* app, scaleup::app::filter_settings& f,
+                              scaleup::app::filter_scope scope, const std::string& what) {
+  f.scope = scope;
+  app->add_option("-Y,--display-filter", f.text,
+                  "a display filter in Wireshark's syntax over the field names of dump's output "
+                  "(-Y 'sue.rh.xpuid == 7 && sue.rh.vc != 0'; README.md, \"Display filters\"): " +
+                      what)
+      ->allow_extra_args(false);
 }
 
 // Frames held at most while their flows are not known (app/session.cpp): 65536 by default.

@@ -179,6 +179,10 @@ int run_check(const CLI::App& app, const check_settings& s) {
   ss.trees_in_order = true;  // the rules read each frame's tree, in frame order
   scaleup::app::session se(ss);
   if (const auto bad = se.prepare()) return fail_usage(app, *bad);
+  if (const auto* f = se.filter(); f && (f->needs_conformance() || f->needs_analysis()))
+    return fail_usage(app,
+                      "-Y: check judges the frames the filter keeps: the filter cannot name "
+                      "what is judged of them (sue.check.*, sue.analysis.*); dump -Y can");
   dissect::check_config cfg;
   if (!s.rules.empty())
     if (const auto e = parse_rules(s.rules, cfg.selected)) return fail_usage(app, *e);
@@ -207,8 +211,7 @@ int run_check(const CLI::App& app, const check_settings& s) {
   if (end != scaleup::app::read_end::whole) return 1;
   r.c->finish();
   stdout_sink out;
-  const report_notes notes{r.c->not_analysed_frames(), cfg.max_connections, se.flows(),
-                           se.drops()};
+  const report_notes notes{r.c->not_analysed_frames(), cfg.max_connections, se.flows(), se.drops()};
   if (s.json)
     print_json(out, r.name, r.frames, *r.c, notes);
   else
@@ -256,6 +259,10 @@ void add_check(CLI::App& parent, commands& out) {
   add_engine_options(app, s->session.engine);
   add_thread_options(app, s->session);
   add_hold_option(app, s->session);
+  add_filter_option(app, s->session.filter, scaleup::app::filter_scope::counted,
+                    "judge and count only the frames it keeps, as if the capture held no other. "
+                    "The transport rules follow each connection's PSNs and ACKs: keep both "
+                    "directions of a conversation (sue.rh.vc == 1, ip.addr == A && ip.addr == B)");
   out.push_back({app, [app, s] { return run_check(*app, *s); }});
 }
 

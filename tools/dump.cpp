@@ -180,6 +180,10 @@ void add_dump(CLI::App& parent, commands& out) {
       ->check(CLI::IsMember({"auto", "yes", "no"}))
       ->capture_default_str();
   add_thread_options(app, s->session);
+  add_filter_option(app, s->session.filter, scaleup::app::filter_scope::shown,
+                    "print only the frames it keeps, numbered as in the capture; the sequence "
+                    "analysis (sue.analysis.*) and the conformance rules (sue.check.*) it names "
+                    "are run over every frame, as tshark's one pass does");
   out.push_back({app, [app, s] { return run_dump(*app, *s); }});
 }
 

@@ -413,6 +413,14 @@ int run_stats(const CLI::App& app, const stats_settings& s) {
   }
   scaleup::app::session se(ss);
   if (const auto bad = se.prepare()) return fail_usage(app, *bad);
+  if (const auto* f = se.filter()) {
+    if (f->needs_analysis())
+      return fail_usage(app,
+                        "-Y: stats computes sue.analysis.* from the frames the filter keeps: "
+                        "the filter cannot name them");
+    if (f->needs_conformance())
+      return fail_usage(app, "-Y: sue.check.* are `scaleup check`'s and `dump -Y`'s, not stats'");
+  }
   stdout_sink out;
   stats_report r(s, out);
   r.attach(se);
@@ -494,6 +502,12 @@ void add_stats(CLI::App& parent, commands& out) {
   add_engine_options(app, s->session.engine);
   add_thread_options(app, s->session);
   add_hold_option(app, s->session);
+  add_filter_option(app, s->session.filter, scaleup::app::filter_scope::counted,
+                    "analyse and count only the frames it keeps (frames in the output counts "
+                    "them). The analysis needs both directions of a connection: a filter that "
+                    "keeps a connection's PDUs but not the ACKs coming back (sue.rh.xpuid == 7 "
+                    "alone) finds no ACK; keep whole conversations (sue.rh.vc == 1, ip.addr == A "
+                    "&& ip.addr == B)");
   out.push_back({app, [app, s] { return run_stats(*app, *s); }});
 }
 
