@@ -23,16 +23,21 @@ What is compared, and what is normalised (README.md, "Wireshark"):
   compared: Ethernet never sees an AFH Gen 2 frame (the plugin shows that FCS as text, since
   eth.fcs is Wireshark's to define), and Wireshark's 802.1Q dissector calls whatever follows
   its payload a trailer, never an FCS.
+- display_filters: for each of some 70 display filters, the frames `scaleup dump -Y F` keeps
+  and the frames `tshark -Y F` keeps, number for number (dump prints a Tofu frame reassembled
+  from its slices as a second line under its last slice's number: the numbers are a set).
 """
 import json
 import os
 import re
 import shutil
+import socket
 import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 import zlib
 
@@ -512,6 +517,10 @@ def case_ip_fragments():
     theirs = {int(n): int(p) for n, p, _ in (line.split("\t") for line in lines)}
     check(theirs == ours, f"tshark shows the PDUs in frames {theirs}, dump in {ours}")
     check(all(line.split("\t")[2] in ("good", "0") for line in lines), f"R-CRC: {lines}")
+    # Display filters see a reassembled datagram's layers as tshark does.
+    for flt in ("udp", "sue && udp.port == 50001", "ip.src == 10.0.0.1 && sue.rh.npsn",
+                "ipv6 && sue.rh.npsn > 500", "ip.flags.mf == 1 || ipv6.fraghdr.more"):
+        check(kept(pcap, flt, "--udp-port", "50001"), f"-Y '{flt}' keeps no frame")
     print(f"{len(frames)} fragments, {len(ours)} PDUs reassembled in the same frames")
 
 
@@ -535,9 +544,9 @@ def write_pcap(name, frames):
     return readable(path)
 
 
-def sue_pdu(xpuid, npsn, op=2, apsn=0, data=b"\xaa", good=True):
-    """RH (R2 Table 5, version 0, VC 0) + data + R-CRC (CRC-32 of the rest; flipped if not good)."""
-    rh = struct.pack(">II", (op << 28) | (xpuid << 16) | npsn, apsn)
+def sue_pdu(xpuid, npsn, op=2, apsn=0, data=b"\xaa", good=True, vc=0):
+    """RH (R2 Table 5, version 0) + data + R-CRC (CRC-32 of the rest; flipped if not good)."""
+    rh = struct.pack(">II", (op << 28) | (xpuid << 16) | npsn, (vc << 30) | apsn)
     crc = zlib.crc32(rh + data) ^ (0 if good else 1)
     return rh + data + struct.pack(">I", crc)
 
@@ -983,6 +992,159 @@ def case_conversations():
     check(len(rows) == len(pairs), f"{len(rows)} conversations, {len(pairs)} XPU pairs per VC\n"
           f"{out}")
     tshark("-q", "-r", pcap, "-z", "endpoints,sue")
+
+
+# ---- display filters: `dump -Y` keeps the frames `tshark -Y` keeps ------------------------------
+
+# Filters of every kind README.md's "Display filters" lists, each on names both tools know
+# (scaleup's layer names and `encap` are not Wireshark's), run on every gen capture and a tcpdump
+# capture of real UDP on lo, merged into one file: one tshark run a filter.
+FILTERS = (
+    "sue", "sue_lite || afh2c", "!sue && udp", "afh1 && !afh1.shim.version",
+    "sue.rh.op == ACK", "sue.rh.op in {NACK, none}", "sue.rh.op == \"nack\" || sue.rh.op == 3",
+    "sue.rh.vc in {1, 3} && sue.rh.xpuid < 300",
+    "sue.rh.npsn in {2..10, 100, 1000 .. 1003}", "!(sue.rh.npsn lt 100) and sue.rh.apsn ge 3",
+    "sue.rh.npsn > sue.rh.apsn", "sue.rh.xpuid eq 0x89 || sue.rh.xpuid == 0b1110 || "
+    "sue.rh.xpuid == 0173",
+    # A field the frame holds many times (the commands of a PDU): any, all, any not, all not.
+    "sue.cmd.name == \"WR_FULL\"", "sue.cmd.name != WR_FULL", "sue.cmd.name !== WR_FULL",
+    "sue.cmd.name === WR_FULL", "sue.cmd.name ~= \"WR_FULL\"", "sue.cmd.type all_eq 0x12",
+    "sue.cmd.name contains \"RD\"", "sue.cmd.type & 0x10", "sue.cmd.type bitwise_and 8",
+    "sue.cmd.data_len > 200 || sue.cmd.control_len == 4", "sue.cmd.tag in {0..3}",
+    "sue.rcrc.status == good && !(sue.payload.len == 0)", "sue.rcrc.status != \"good\"",
+    "ip.src == 10.0.0.0/30 or ip.dst in {10.0.0.3, 10.0.0.137}",
+    "ip.addr == 127.0.0.1 && udp.length > 20", "ip.src > 10.0.0.100",
+    "ipv6.src == fd53:5545::/96 && ipv6.dst != fd53:5545::3ac", "ipv6.addr == fd53:5545::",
+    "udp.port == 61793 && udp.length > 300", "udp.dstport == 47932 && !sue",
+    "eth.src == 02:00:00:00:00:89 || eth.dst contains 00:07", "eth.addr == 42-53-55-45-00-73",
+    "frame contains \"filter 2\" || frame contains a1:a2:a3", "frame contains 88.b5",
+    "afh2.m == unicast && afh2.tc < 4", "afh2.w == 1", "afh2c.src_xpu in {2..5}",
+    "vlan.id == 1 && vlan.priority >= 1", "afh1.shim.tc || afh1.dst_xpu eq 2",
+    "ip.ttl ge 64 && ip.flags.mf == 0 && ip.flags.df == True", "!ip.flags.mf && ip",
+    "sue_lite.len >= 100 || sue.payload.len >= 1000",
+    "frame.len > 200 and not udp", "frame.number in {1..20} or frame.time_relative >= 0.5",
+    "frame.time_delta > 0.0005 && frame.cap_len < 100",
+    "tofu.rh.pat == 1 && tofu", "tofu.slice.lane == 1 && tofu.slice.fcs.status == good",
+    "tofu.slice.fcs.status == bad", "tofu.tlp.len > 64",
+    "rdma.pkt.type == 0 && rdma.pkt.seq < 50", "rdma.ack.type in {2, 3} || rdma.ctl.type",
+    "rdma.ftr.crc.status == bad || rdma.pkt.reissue == 1",
+    "sue.error.bad_checksum || sue.warning.reserved_nonzero",
+)
+
+# On the lossy session: the sequence analysis, as the plugin computes it in tshark's one pass.
+ANALYSIS_FILTERS = (
+    "sue.analysis", "!sue.analysis", "sue.analysis.retransmission",
+    "sue.rh.xpuid == 1 && sue.analysis.retransmission",
+    "sue.analysis.nack || sue.analysis.gap || sue.analysis.out_of_order",
+    "sue.analysis.duplicate || sue.analysis.window_full",
+    "sue.analysis.ack_rtt > 0.000005", "sue.analysis.ack_rtt <= 0.000001",
+    "sue.analysis.in_flight >= 8 && !sue.analysis.retransmission",
+    "sue.analysis.first_frame && !(sue.analysis.first_frame > 1000)",
+    "sue.analysis.connection in {0, 2} && sue.rh.vc == 1",
+    "sue.analysis.acked_connection == 3 || sue.analysis.acks_frame < 200",
+    "sue.analysis && !sue.analysis.connection",
+    "sue.analysis.acks_frame < sue.analysis.first_frame",
+    "sue.analysis.in_flight == sue.analysis.connection || sue.analysis.missing > 0",
+)
+
+
+def kept(pcap, flt, *dump_opts):
+    """The frames `scaleup dump -Y` and `tshark -Y` keep (dump prints a Tofu frame reassembled
+    from its slices under the number of its last slice, as a second line)."""
+    out = scaleup("dump", *dump_opts, "-Y", flt, "-T", "fields", "-e", "frame.number", pcap)
+    mine = sorted({int(n) for n in out.stdout.split()})
+    theirs = [int(n) for n in tshark("-r", pcap, "-Y", flt, "-T", "fields", "-e",
+                                     "frame.number").stdout.split()]
+    check(mine == theirs, f"{os.path.basename(pcap)}: -Y '{flt}': only in dump "
+          f"{sorted(set(mine) - set(theirs))[:20]}, only in tshark "
+          f"{sorted(set(theirs) - set(mine))[:20]}")
+    return mine
+
+
+LO_PORT = 47932  # not SUE's 4793: dump and the plugin find the PDUs by the heuristic
+
+
+def lo_capture():
+    """UDP datagrams sent on lo, SUE PDUs and plain text, captured by tcpdump (a count and a
+    timeout bound it); None, after saying why, when there is no tcpdump or it cannot open lo."""
+    tcpdump = shutil.which("tcpdump") or shutil.which("tcpdump", path="/usr/sbin:/sbin")
+    if not tcpdump:
+        print("SKIP the lo capture: tcpdump is not installed")
+        return None
+    # The plain datagrams from a socket of their own: a conversation found SUE is SUE whatever
+    # its datagrams hold (wire/udp_flow.hpp), in dump and in the plugin alike.
+    grams = [(0, sue_pdu(100 + i, 1000 + i, op=i % 3, apsn=990 + i, vc=i % 4,
+                         data=bytes([0x12, 0, 0, i]))) for i in range(8)]
+    grams += [(1, b"hello filter %d" % i) for i in range(4)]
+    path = os.path.join(TMP, "lo.pcap")
+    cmd = ["timeout", "20", tcpdump, "-i", "lo", "-c", str(len(grams)), "-w", path, "-U", "-n",
+           "udp", "and", "dst", "port", str(LO_PORT)]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    os.set_blocking(p.stderr.fileno(), False)
+    said, deadline = b"", time.time() + 10
+    while b"listening on" not in said and p.poll() is None and time.time() < deadline:
+        said += p.stderr.read() or b""
+        time.sleep(0.05)
+    if b"listening on" not in said:
+        p.kill()
+        print(f"SKIP the lo capture: tcpdump cannot capture on lo: {said.decode().strip()}")
+        return None
+    time.sleep(0.2)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rx, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sue, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as plain:
+        rx.bind(("127.0.0.1", LO_PORT))  # no ICMP port unreachable
+        for which, g in grams:
+            (plain if which else sue).sendto(g, ("127.0.0.1", LO_PORT))
+            time.sleep(0.01)
+    try:
+        p.wait(timeout=25)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    check(os.path.exists(path), "tcpdump -i lo wrote nothing")
+    return readable(path)
+
+
+def case_display_filters():
+    parts = [capture("basic", "basic", "--encap", "all", "--count", "6")[0],
+             capture("afh2-link", "basic", "--link", "afh2", "--encap", "afh2,afh2c,lite")[0],
+             capture("traffic", "traffic", "--pattern", "uniform", "--encap", "all")[0],
+             capture("tofu", "tofu", "--mode", "adaptive", "--frames", "40", "--error-rate",
+                     "0.0005", "--seed", "3")[0],
+             capture("rdma", "rdma", "--transfers", "2", "--loss", "0.01", "--seed", "5")[0],
+             capture("session-afh2c", "session", "--encap", "afh2c", "--xpus", "3", "--loss",
+                     "0.05", "--commands", "300", "--seed", "9")[0]]
+    lo = lo_capture()
+    if lo:
+        parts.append(lo)
+    merged = os.path.join(TMP, "merged.pcapng")
+    run([shutil.which("mergecap"), "-F", "pcapng", "-a", "-w", merged, *parts])
+    readable(merged)
+    total = len(kept(merged, "frame"))
+    counts = {f: len(kept(merged, f)) for f in FILTERS}
+    # A filter that keeps every frame or none tells little: most must keep some and not all.
+    trivial = [f for f, n in counts.items() if n in (0, total)]
+    check(len(trivial) <= 2, f"filters that keep all or nothing: {trivial}")
+    if lo:
+        check(len(kept(lo, "sue")) == 8 and len(kept(lo, "frame contains \"hello\"")) == 4,
+              "the lo capture: 8 SUE PDUs found by the heuristic, 4 plain datagrams")
+    pcap, _ = lossy_session()
+    frames = len(kept(pcap, "frame"))
+    for f in ANALYSIS_FILTERS:
+        n = len(kept(pcap, f))
+        # Every frame of the session is a PDU the analysis takes.
+        check(0 < n < frames or f in ("sue.analysis", "!sue.analysis"),
+              f"-Y '{f}' keeps {n} of {frames}")
+        # In parallel, the analysis's tests are judged in frame order after the rest.
+        kept(pcap, f, "--threads", "2", "--batch", "7")
+    # The conformance rules, on a capture that breaks one.
+    bad, _ = lossy_session("misbehave-gbn", "--misbehave", "gbn.resend")
+    check(kept(bad, "sue.check.gbn.resend") and not kept(bad, "sue.check.ack.unsent"),
+          "gbn.resend is broken once, ack.unsent never")
+    kept(bad, "sue.check.gbn.resend || sue.rh.xpuid == 2 && sue.analysis.nack")
+    print(f"{len(FILTERS)} filters on {total} frames of {len(parts)} captures"
+          f"{'' if lo else ' (no lo capture)'}, {len(ANALYSIS_FILTERS)} of the analysis on "
+          f"{frames}: dump keeps what tshark keeps")
 
 
 def case_install():
