@@ -235,7 +235,8 @@ def case_check_detects_drift():
     p = subprocess.run([DOCGEN, "--check-scapy", template, copy], capture_output=True, text=True)
     check(p.returncode == 1, f"--check-scapy on a changed copy: exit {p.returncode}")
     check(f"run: scaleup_docgen --update-scapy {template} {copy}" in p.stderr and
-          'BitField("xpuid", 0, 11)' in p.stderr, f"the message shows the line and the fix: {p.stderr}")
+          'BitField("xpuid", 0, 11)' in p.stderr,
+          f"the message shows the line and the fix: {p.stderr}")
     open(copy, "w").write(text + "# one more line\n")
     p = subprocess.run([DOCGEN, "--check-scapy", template, copy], capture_output=True, text=True)
     check(p.returncode == 1 and "# one more line" in p.stderr, f"a line added: {p.stderr}")
