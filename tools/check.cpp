@@ -18,7 +18,8 @@ namespace scaleup::cli {
 
 namespace {
 
-// Exit statuses (issue 20): 0 conformant, 1 unreadable input, 2 usage, 3 a rule violated.
+// Exit statuses, so that a script can tell a violation from a failure: 0 conformant, 1 unreadable
+// input, 2 usage, 3 a rule violated.
 constexpr int exit_violated = 3;
 
 // --rules LIST: comma-separated rule ids; a prefix ending in '.' selects a family ("ack.").
@@ -207,8 +208,7 @@ int run_check(const CLI::App& app, const check_settings& s) {
   if (end != scaleup::app::read_end::whole) return 1;
   r.c->finish();
   stdout_sink out;
-  const report_notes notes{r.c->not_analysed_frames(), cfg.max_connections, se.flows(),
-                           se.drops()};
+  const report_notes notes{r.c->not_analysed_frames(), cfg.max_connections, se.flows(), se.drops()};
   if (s.json)
     print_json(out, r.name, r.frames, *r.c, notes);
   else
