@@ -1,11 +1,11 @@
-// Micro-benchmarks of issue 10, items 1-5, the fabric at scale (issue 16, item 5) and the keyed
-// tables' lookups: each figure is a median over several runs and comes with a baseline measured
-// in the same process on the same data (for the RH codec, a hand-written codec of the same
-// struct; for the packer and most others, a plain memcpy of the same bytes; for the fabric,
-// emitting and reading the same PDUs' bytes alone; for a keyed table, the unkeyed mix it
-// replaced). The RH, packer and hash rows run each figure and its baseline in turn and time them
-// in CPU time of the thread, so that a share of a busy machine falls on both. Prints a table
-// and, with --json PATH, writes the same rows as JSON.
+// Micro-benchmarks of the codecs, packer, transport and Tofu and RDMA paths, the fabric at scale
+// and the keyed tables' lookups (docs/performance.md): each figure is a median over several runs
+// and comes with a baseline measured in the same process on the same data (for the RH codec, a
+// hand-written codec of the same struct; for the packer and most others, a plain memcpy of the same
+// bytes; for the fabric, emitting and reading the same PDUs' bytes alone; for a keyed table, the
+// unkeyed mix it replaced). The RH, packer and hash rows run each figure and its baseline in turn
+// and time them in CPU time of the thread, so that a share of a busy machine falls on both. Prints
+// a table and, with --json PATH, writes the same rows as JSON.
 //
 //   micro [--quick] [--runs N] [--json PATH] [--only GROUPS]
 //
@@ -195,7 +195,7 @@ constexpr double MB = 1e6;
 
 // ---- 1. Reliability Header encode / decode -----------------------------------------------
 
-// The baseline of the RH codec (issue 21, item 5): the best hand-written code for the same job.
+// The baseline of the RH codec: the best hand-written code for the same job.
 // The header is one big-endian 64-bit word (R2 3.3, Table 5: ver 2 bits, op 2, rsv 2, xpuid 10,
 // npsn 16, vc 2, rsvd 4, partition 10, apsn 16, from the most significant bit); decode is one
 // load, then a shift and a mask per field, encode the reverse and one store. The positions are
@@ -727,7 +727,7 @@ void bench_rdma() {
       "Mblocks/s", base_blocks, "memcpy 4 KB blocks");
 }
 
-// ---- the fabric at scale (issue 16, item 5) ---------------------------------------------
+// ---- the fabric at scale -----------------------------------------------------------------
 
 // Simulated PDUs per second of CPU for 8, 64 and 1024 XPUs (4 ports each, strict, udp4, no
 // loss), next to emitting and reading the same PDUs' bytes alone (wire::emit_sue_frame and

@@ -1,6 +1,6 @@
-// The limit for `scaleup dump` and `scaleup stats` (issue 10, item 6): a bare read loop that
+// The limit for `scaleup dump` and `scaleup stats`: a bare read loop that
 // touches every frame's bytes and nothing else, through libpcap (the baseline) or through the
-// library's own capture reader (what dump and stats use, issue 17). Prints the frame and byte
+// library's own capture reader (what dump and stats use). Prints the frame and byte
 // counts.
 //
 //   pcap_read [--reader] FILE

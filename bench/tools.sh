@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `scaleup dump` and `scaleup stats` against tshark with the plugin and against a bare libpcap read
-# loop (issue 10 items 6-7, issue 21 item 1), on three captures: `gen basic --encap udp4`, a `gen
+# loop, on three captures: `gen basic --encap udp4`, a `gen
 # session` capture and the same session as a header-only (snapshot length 80) Linux cooked
 # capture. Per capture: `dump --json`, `dump` text and `dump -T fields` against tshark doing the
 # same, `stats --json` against the bare read. On the basic capture also the library's capture
-# reader against the libpcap loop (issue 17) and the plugin's own cost (tshark with the plugin
+# reader against the libpcap loop and the plugin's own cost (tshark with the plugin
 # against tshark reading the same frames as plain UDP data). Then the peak memory (resident set)
 # of `dump --json` and `stats --json` on a session capture of 1x, 3x and 10x the frames
 # (flat), and of `stats --json` on a capture of CONNECTIONS connections (bench/connections.py:
@@ -159,7 +159,7 @@ for name in basic session cooked; do
   row "$name" "dump --json (vs bare read)" "$(rate "$t_json")" "$r_read" "libpcap read loop" "" "-"
   row "$name" "stats --json" "$(rate "$t_stats")" "$r_read" "libpcap read loop" 0.5 \
     ">= 0.5 x bare read"
-  # --threads (issue 21 item 2): the rows above run on every core (the default); here one
+  # --threads: the rows above run on every core (the default); here one
   # thread against two, and from the speedup S on 2 cores the serial fraction f = 2/S - 1
   # (Amdahl), with what 16 and 64 cores would give: 1 / (f + (1 - f) / N).
   for cmd in "dump --json" "stats --json"; do

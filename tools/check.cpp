@@ -18,7 +18,8 @@ namespace scaleup::cli {
 
 namespace {
 
-// Exit statuses (issue 20): 0 conformant, 1 unreadable input, 2 usage, 3 a rule violated.
+// Exit statuses, so that a script can tell a violation from a failure: 0 conformant, 1 unreadable
+// input, 2 usage, 3 a rule violated.
 constexpr int exit_violated = 3;
 
 // --rules LIST: comma-separated rule ids; a prefix ending in '.' selects a family ("ack.").

@@ -6,9 +6,10 @@
 //   scaleup_docgen --update FILE    rewrite FILE's generated region in place
 //   scaleup_docgen --check-rules FILE, --update-rules FILE
 //                                   the same for docs/conformance.md's rule table
-//   scaleup_docgen --scapy          the scapy module (python/scaleup_scapy.py), on stdout
-//   scaleup_docgen --check-scapy FILE   exit 0 if FILE is the module as generated, 1 if not
-//   scaleup_docgen --update-scapy FILE  write the module to FILE
+//   scaleup_docgen --scapy TEMPLATE  the scapy module (python/scaleup_scapy.py) made from its
+//                                    template (python/scaleup_scapy.py.in), on stdout
+//   scaleup_docgen --check-scapy TEMPLATE FILE   exit 0 if FILE is the module as generated
+//   scaleup_docgen --update-scapy TEMPLATE FILE  write the module to FILE
 //   scaleup_docgen --check-profile FILE   exit 0 if FILE is the default command profile as a
 //                                         profile file (profiles/default.json), 1 if not
 //   scaleup_docgen --update-profile FILE  write the default profile to FILE
@@ -17,8 +18,9 @@
 //   scaleup_docgen --check-lua TEMPLATE FILE   exit 0 if FILE is the dissector as generated
 //   scaleup_docgen --update-lua TEMPLATE FILE  write the dissector to FILE
 //
-// The region is everything between the BEGIN and END marker lines below; the scapy module is
-// generated whole (scapy_module.cpp). Everything the tool writes comes from the tables alone,
+// The region is everything between the BEGIN and END marker lines below; the scapy module and
+// the Lua dissector are generated whole, from their templates (scapy_module.cpp,
+// lua_dissector.cpp). Everything the tool writes comes from the tables and the templates alone,
 // so the output is the same on every machine and every run.
 #include <cstddef>
 #include <cstdint>
@@ -453,56 +455,55 @@ int update(const std::string& path, const generated_region& doc) {
   return 0;
 }
 
-// The scapy module is generated whole: FILE must be exactly it (line ends aside).
-int check_scapy(const std::string& path) {
-  const std::string module = scaleup::docgen::scapy_module();
-  if (module.empty()) return 2;
-  std::string text;
-  if (!read_file(path, text)) return 2;
-  return compare(path, split_lines(text), 1, split_lines(module), "the scapy module is",
-                 "--update-scapy");
-}
+// The scapy module and the Lua dissector are generated whole from a template: FILE must be
+// exactly what `generate` makes of TEMPLATE's text (line ends aside).
+using from_template = std::string (*)(std::string_view);
 
-int update_scapy(const std::string& path) {
-  const std::string module = scaleup::docgen::scapy_module();
-  if (module.empty()) return 2;
-  std::string text;
-  if (read_file_quiet(path, text) && text == module) {
-    std::cout << path << ": scapy module already up to date\n";
-    return 0;
-  }
-  if (!write_file(path, module)) return 2;
-  std::cout << path << ": scapy module written\n";
-  return 0;
-}
+struct generated_file {
+  from_template generate;
+  std::string_view what;    // "the scapy module"
+  std::string_view option;  // "scapy": --scapy, --check-scapy, --update-scapy
+};
 
-// The Lua dissector is generated whole from its template: FILE must be exactly it.
-std::string lua_from(const std::string& template_path) {
+constexpr generated_file scapy_file{scaleup::docgen::scapy_module, "the scapy module", "scapy"};
+constexpr generated_file lua_file{scaleup::docgen::lua_dissector, "the Lua dissector", "lua"};
+
+// Empty, with the reason on stderr, when TEMPLATE cannot be read or does not fit the tables.
+std::string generate(const generated_file& g, const std::string& template_path) {
   std::string text;
   if (!read_file(template_path, text)) return {};
-  return scaleup::docgen::lua_dissector(text);
+  return g.generate(text);
 }
 
-int check_lua(const std::string& template_path, const std::string& path) {
-  const std::string lua = lua_from(template_path);
-  if (lua.empty()) return 2;
+int check_generated(const generated_file& g, const std::string& template_path,
+                    const std::string& path) {
+  const std::string out = generate(g, template_path);
+  if (out.empty()) return 2;
   std::string text;
   if (!read_file(path, text)) return 2;
-  return compare(path, split_lines(text), 1, split_lines(lua), "the Lua dissector is",
-                 "--update-lua " + template_path);
+  return compare(path, split_lines(text), 1, split_lines(out), std::string(g.what) + " is",
+                 "--update-" + std::string(g.option) + " " + template_path);
 }
 
-int update_lua(const std::string& template_path, const std::string& path) {
-  const std::string lua = lua_from(template_path);
-  if (lua.empty()) return 2;
+int update_generated(const generated_file& g, const std::string& template_path,
+                     const std::string& path) {
+  const std::string out = generate(g, template_path);
+  if (out.empty()) return 2;
   std::string text;
-  if (read_file_quiet(path, text) && text == lua) {
-    std::cout << path << ": Lua dissector already up to date\n";
+  if (read_file_quiet(path, text) && text == out) {
+    std::cout << path << ": " << g.what << " already up to date\n";
     return 0;
   }
-  if (!write_file(path, lua)) return 2;
-  std::cout << path << ": Lua dissector written\n";
+  if (!write_file(path, out)) return 2;
+  std::cout << path << ": " << g.what << " written\n";
   return 0;
+}
+
+int print_generated(const generated_file& g, const std::string& template_path) {
+  const std::string out = generate(g, template_path);
+  if (out.empty()) return 2;
+  std::cout << out;
+  return std::cout.flush() ? 0 : 2;
 }
 
 // profiles/default.json: the default profile as the file `scaleup --profile FILE` reads.
@@ -538,9 +539,9 @@ int usage() {
                "       scaleup_docgen --update FILE\n"
                "       scaleup_docgen --check-rules FILE\n"
                "       scaleup_docgen --update-rules FILE\n"
-               "       scaleup_docgen --scapy\n"
-               "       scaleup_docgen --check-scapy FILE\n"
-               "       scaleup_docgen --update-scapy FILE\n"
+               "       scaleup_docgen --scapy TEMPLATE\n"
+               "       scaleup_docgen --check-scapy TEMPLATE FILE\n"
+               "       scaleup_docgen --update-scapy TEMPLATE FILE\n"
                "       scaleup_docgen --check-profile FILE\n"
                "       scaleup_docgen --update-profile FILE\n"
                "       scaleup_docgen --lua TEMPLATE\n"
@@ -563,23 +564,15 @@ int main(int argc, char** argv) {
   if (args.size() == 2 && args[0] == "--update") return update(args[1], field_tables);
   if (args.size() == 2 && args[0] == "--check-rules") return check(args[1], rule_table);
   if (args.size() == 2 && args[0] == "--update-rules") return update(args[1], rule_table);
-  if (args.size() == 1 && args[0] == "--scapy") {
-    const std::string module = scaleup::docgen::scapy_module();
-    if (module.empty()) return 2;
-    std::cout << module;
-    return std::cout.flush() ? 0 : 2;
+  for (const auto* g : {&scapy_file, &lua_file}) {
+    const std::string option(g->option);
+    if (args.size() == 2 && args[0] == "--" + option) return print_generated(*g, args[1]);
+    if (args.size() == 3 && args[0] == "--check-" + option)
+      return check_generated(*g, args[1], args[2]);
+    if (args.size() == 3 && args[0] == "--update-" + option)
+      return update_generated(*g, args[1], args[2]);
   }
-  if (args.size() == 2 && args[0] == "--check-scapy") return check_scapy(args[1]);
-  if (args.size() == 2 && args[0] == "--update-scapy") return update_scapy(args[1]);
   if (args.size() == 2 && args[0] == "--check-profile") return check_profile(args[1]);
   if (args.size() == 2 && args[0] == "--update-profile") return update_profile(args[1]);
-  if (args.size() == 2 && args[0] == "--lua") {
-    const std::string lua = lua_from(args[1]);
-    if (lua.empty()) return 2;
-    std::cout << lua;
-    return std::cout.flush() ? 0 : 2;
-  }
-  if (args.size() == 3 && args[0] == "--check-lua") return check_lua(args[1], args[2]);
-  if (args.size() == 3 && args[0] == "--update-lua") return update_lua(args[1], args[2]);
   return usage();
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Link layers of captures other tools wrote (issue 17 items 1 and 10): `scaleup dump` reads SUE
+"""Link layers of captures other tools wrote: `scaleup dump` reads SUE
 behind each, and shows each lower layer with the values tshark shows under the same names.
 
 usage: link_layers_test.py SCALEUP_BINARY CASE
@@ -296,7 +296,7 @@ def case_real_capture():
         if linktype in (113, 276):
             check_like_tshark(f"{interface} ({link})", out, frames,
                               ("sll.pkttype", "sll.hatype", "sll.etype"))
-        # The kernel left the UDP checksums to offload (issue 17 item 8): every PDU analysed.
+        # The kernel left the UDP checksums to offload, which is no fault: every PDU analysed.
         s = json.loads(run("stats", "--json", out).stdout)
         check(s["analysed"] == count and s["left_out"] == 0,
               f"{interface}: stats analyses {s['analysed']} PDUs")

@@ -4,7 +4,9 @@
 
 usage: scapy_test.py SCALEUP_BINARY SCALEUP_DOCGEN MODULE_DIR CASE
 
-  check_detects_drift  --check-scapy fails on a changed line of a copy, --update-scapy repairs it
+  check_detects_drift  --check-scapy fails on a changed line of a copy, --update-scapy repairs it;
+                       the template (python/scaleup_scapy.py.in) is the module's Python, and a
+                       template that names a place the generator lacks, or lacks one, is refused
   built_frames         frames built with the module (every format and encapsulation, fields set
                        to values other than the defaults) dissect in dump to the values built
   gen_captures         every `scaleup gen` capture reads in scapy to dump's values, frame by frame
@@ -221,26 +223,49 @@ def check_status(m, where, pkt, d):
 
 def case_check_detects_drift():
     module = os.path.join(MODULE_DIR, "scaleup_scapy.py")
-    p = subprocess.run([DOCGEN, "--check-scapy", module], capture_output=True, text=True)
+    template = os.path.join(MODULE_DIR, "scaleup_scapy.py.in")
+    p = subprocess.run([DOCGEN, "--check-scapy", template, module], capture_output=True,
+                       text=True)
     check(p.returncode == 0, f"the committed module is current: {p.stderr}")
     text = open(module).read()
     copy = tmp("scaleup_scapy.py")
     drifted = text.replace('BitField("xpuid", 0, 10)', 'BitField("xpuid", 0, 11)', 1)
     check(drifted != text, "the module declares xpuid as a 10-bit field")
     open(copy, "w").write(drifted)
-    p = subprocess.run([DOCGEN, "--check-scapy", copy], capture_output=True, text=True)
+    p = subprocess.run([DOCGEN, "--check-scapy", template, copy], capture_output=True, text=True)
     check(p.returncode == 1, f"--check-scapy on a changed copy: exit {p.returncode}")
-    check("run: scaleup_docgen --update-scapy" in p.stderr and 'BitField("xpuid", 0, 11)' in
-          p.stderr, f"the message shows the line and the fix: {p.stderr}")
+    check(f"run: scaleup_docgen --update-scapy {template} {copy}" in p.stderr and
+          'BitField("xpuid", 0, 11)' in p.stderr,
+          f"the message shows the line and the fix: {p.stderr}")
     open(copy, "w").write(text + "# one more line\n")
-    p = subprocess.run([DOCGEN, "--check-scapy", copy], capture_output=True, text=True)
+    p = subprocess.run([DOCGEN, "--check-scapy", template, copy], capture_output=True, text=True)
     check(p.returncode == 1 and "# one more line" in p.stderr, f"a line added: {p.stderr}")
-    p = subprocess.run([DOCGEN, "--update-scapy", copy], capture_output=True, text=True)
+    p = subprocess.run([DOCGEN, "--update-scapy", template, copy], capture_output=True, text=True)
     check(p.returncode == 0 and open(copy).read() == text, "--update-scapy repairs it")
-    p = subprocess.run([DOCGEN, "--check-scapy", tmp("none.py")],
+    p = subprocess.run([DOCGEN, "--check-scapy", template, tmp("none.py")],
                        capture_output=True, text=True)
     check(p.returncode == 2, f"a missing file: exit {p.returncode}")
-    p = subprocess.run([DOCGEN, "--scapy"], capture_output=True, text=True)
+    p = subprocess.run([DOCGEN, "--check-scapy", tmp("none.py.in"), module],
+                       capture_output=True, text=True)
+    check(p.returncode == 2, f"a missing template: exit {p.returncode}")
+    # The runtime is the template's text, written once: an edit there is in the module.
+    source = open(template).read()
+    edited = tmp("edited.py.in")
+    open(edited, "w").write(source.replace("def _crc32(data):", "def _crc32(data):  # edited", 1))
+    p = subprocess.run([DOCGEN, "--scapy", edited], capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout == text.replace("def _crc32(data):",
+                                                         "def _crc32(data):  # edited", 1),
+          f"the template's Python is the module's: exit {p.returncode}, {p.stderr}")
+    # A place the generator does not fill, and one the template lost: both refused.
+    open(edited, "w").write(source + "# @@no_such_place@@\n")
+    p = subprocess.run([DOCGEN, "--scapy", edited], capture_output=True, text=True)
+    check(p.returncode == 2 and "@@no_such_place@@" in p.stderr and p.stdout == "",
+          f"an unknown place: exit {p.returncode}, {p.stderr}")
+    open(edited, "w").write(source.replace("@@rh_size@@", "8"))
+    p = subprocess.run([DOCGEN, "--scapy", edited], capture_output=True, text=True)
+    check(p.returncode == 2 and "@@rh_size@@" in p.stderr and p.stdout == "",
+          f"a place left out: exit {p.returncode}, {p.stderr}")
+    p = subprocess.run([DOCGEN, "--scapy", template], capture_output=True, text=True)
     check(p.returncode == 0 and p.stdout == text, "--scapy prints the module")
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The `scaleup` command with tshark's habits (issue 19): input from a file, a pipe or an
+"""The `scaleup` command with tshark's habits: input from a file, a pipe or an
 interface, tshark's output forms and frame fields, and the usage errors of every option.
 
 usage: tshark_style_test.py SCALEUP_BINARY CASE

@@ -154,7 +154,7 @@ TEST_CASE("dissect commands: SUE Lite padding is not payload") {
   CHECK(commands_of(*o.tree).empty());
 }
 
-// What the profile cannot parse is opaque bytes, not a fault of the PDU (issue 17 item 9): the
+// What the profile cannot parse is opaque bytes, not a fault of the PDU: the
 // commands before it, then one "sue.opaque" layer to the end of the payload, and a warning
 // naming where the parse stopped and why; the PDU stays in the analysis.
 const d::layer_node* opaque_layer(const d::large_tree& t) { return t.find_layer("sue.opaque"); }

@@ -1619,7 +1619,7 @@ TEST_CASE("dissect: JSON lists problems and repeated fields") {
   }
 }
 
-TEST_CASE("dissect: a frame cut by the snapshot length (issue 17 item 3)") {
+TEST_CASE("dissect: a frame cut by the snapshot length") {
   const byte_vector whole = emit(params_for(w::encap::udp4), test_rh(), ramp(100, 1));
   REQUIRE(whole.size() == 154);
   d::tree t;

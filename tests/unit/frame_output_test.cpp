@@ -1,4 +1,4 @@
-// What `scaleup dump` prints of a frame beside its dissection (issue 19): tshark's frame.*
+// What `scaleup dump` prints of a frame beside its dissection: tshark's frame.*
 // fields in JSON, -V and -T fields, the summary line's tshark columns, the tools' JSON writer,
 // and the capture reader on a source that gives its bytes a few at a time (a pipe).
 #include <scaleup/dissect/engine.hpp>

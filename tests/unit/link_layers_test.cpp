@@ -1,4 +1,4 @@
-// Link layers read_frame reads before the network headers (issue 17 item 1): Linux cooked
+// Link layers read_frame reads before the network headers: Linux cooked
 // captures v1 (113) and v2 (276), BSD loopback (0, either byte order) and LINKTYPE_LOOP (108),
 // and Ethernet with a stack of 802.1Q / 802.1ad tags. Frames are hand-written bytes: each header
 // as LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2 and LINKTYPE_NULL lay it out, the golden RH

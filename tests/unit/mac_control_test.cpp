@@ -1,4 +1,4 @@
-// 802.1Qbb PFC frames in a capture (issue 20 item 2, pfc.paused): the engine decodes MAC Control
+// 802.1Qbb PFC frames in a capture (for the rule pfc.paused): the engine decodes MAC Control
 // frames of opcode 0x0101 by transport::pfc_pdu's table, tagged or not, behind Ethernet or a
 // Linux cooked header; 802.3x PAUSE and other Ethertypes stay as the reader left them; a frame
 // the snapshot length cut is no fault, one short on the wire is.

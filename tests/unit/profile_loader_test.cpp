@@ -1,4 +1,4 @@
-// Command profiles described at run time (issue 19 item 5): the default profile written as a
+// Command profiles described at run time: the default profile written as a
 // description and built back dissects exactly as the constexpr table, and every rule a
 // description can break is named with its entry.
 #include <scaleup/dissect/engine.hpp>

@@ -97,7 +97,8 @@ TEST_CASE("rdma receiver: a gap is NACKed once per issue; a new issue starts ove
   CHECK(a.response.response.cause == static_cast<std::uint8_t>(r::nack_cause::missing_packet));
   CHECK(a.response.response.seq == 20);
   CHECK(!rx.advance(data(4, 20, 20, 3, 4)).respond);  // one NACK per gap
-  // The re-issue (seq 21) collects afresh: packets 0, 2 and 3 of issue 20 do not count.
+  // The re-issue (seq 21) collects afresh: packets 0, 2 and 3 of the issue with seq 20 do not
+  // count.
   for (std::uint8_t k = 0; k < 3; ++k) CHECK(!rx.advance(data(4, 21, 20, k, 4)).deliver);
   a = rx.advance(data(4, 21, 20, 3, 4));
   CHECK(a.deliver);

@@ -1282,7 +1282,7 @@ TEST_CASE("read_pdu: a PDU on its own") {
 
 namespace {
 
-// ---- issue 17 item 3: a frame cut by the capture's snapshot length --------------------------
+// ---- a frame cut by the capture's snapshot length ------------------------------------------
 
 TEST_CASE("read_frame: a frame the snapshot length cut is read against its length on the wire") {
   // udp4: Ethernet 14, IPv4 20, UDP 8, RH 8 at 42, payload 100 at 50, R-CRC at 150; 154 bytes.
@@ -1294,7 +1294,7 @@ TEST_CASE("read_frame: a frame the snapshot length cut is read against its lengt
   CHECK(full.wire_length == 154);
   CHECK(full.not_captured == 0);
   CHECK(full.length_on_wire == 154);
-  // No port is SUE's (issue 17 item 5) and the heuristic needs a good R-CRC, which a cut frame
+  // No port is SUE's and the heuristic needs a good R-CRC, which a cut frame
   // does not hold: a header-only capture is read with its port named (--udp-port).
   const w::receive_options& named = on_golden_port;
 
@@ -1412,7 +1412,7 @@ TEST_CASE("read_frame: a frame the snapshot length cut is read against its lengt
   }
 }
 
-// ---- issue 17 item 8: what a sending host's capture holds ------------------------------------
+// ---- what a sending host's capture holds ---------------------------------------------------
 
 TEST_CASE("read_frame: a UDP checksum left to offload is not an error") {
   byte_vector f = emit(params_for(w::encap::udp4), test_rh(), kOpaque);

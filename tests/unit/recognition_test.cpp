@@ -1,7 +1,7 @@
-// SUE over UDP without taking other protocols (issue 17 item 5), and endpoints as the frame
-// carries them (item 6): no port is SUE's by default; the heuristic and the flows it binds; an RH
-// of another version on a named port; Ultra Ethernet Transport on its port 4793; IP addresses,
-// the XPU map read from text, and the analysis keyed by what the frame names.
+// SUE over UDP without taking other protocols, and endpoints as the frame carries them: no port is
+// SUE's by default; the heuristic and the flows it binds; an RH of another version on a named port;
+// Ultra Ethernet Transport on its port 4793; IP addresses, the XPU map read from text, and the
+// analysis keyed by what the frame names.
 #include <scaleup/dissect/analysis.hpp>
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/dissect/flow_table.hpp>
@@ -185,7 +185,7 @@ TEST_CASE("recognition: a flow found SUE stays SUE, its damaged PDUs included") 
 
 TEST_CASE("recognition: a datagram the capture cut is SUE on a flow or port seen SUE before") {
   // A header-only capture keeps the RH but not the R-CRC: the heuristic cannot confirm the
-  // datagram by itself (issue 17 items 3 and 5).
+  // datagram by itself.
   w::reliability_header rh = test_rh();
   // The RH and the payload byte, not the R-CRC.
   const auto cut_of = [](const byte_vector& f) { return w::bytes(f.data(), pdu4_at + 8 + 1); };

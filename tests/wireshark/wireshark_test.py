@@ -958,8 +958,8 @@ def svg_marks(path):
 
 
 def case_stats_svg_bounded():
-    """Issue 21 item 3: beyond 1024 events a connection is drawn in at most 512 time columns, so
-    the SVG's size does not grow with the capture; every event is still accounted for."""
+    """Beyond 1024 events a connection is drawn in at most 512 time columns, so the SVG's size
+    does not grow with the capture; every event is still accounted for."""
     sizes = {}
     for commands in (60000, 180000):
         pcap = os.path.join(TMP, f"long{commands}.pcap")

@@ -8,7 +8,7 @@
 //
 // What a capture can tell, and so what the results mean (docs/wire-format.md):
 // - A connection is {source, destination, port, VC} (decisions.md "SUE transport"), each end as
-//   the frame names it (issue 17 item 6): XPU ids where the destination XPU is known (AFH Gen 1
+//   the frame names it: XPU ids where the destination XPU is known (AFH Gen 1
 //   and Gen 2 carry it; over IP the user's XPU map may give it, the engine's options.xpus), the
 //   source then being the RH xpuid; otherwise, over IP, the two IP addresses, the RH xpuid kept
 //   as the connection's source XPU. A frame does not say which port it crossed: the caller
@@ -16,7 +16,7 @@
 // - Only a PDU with a payload takes a PSN. A stand-alone ACK/NACK (an RH only) carries the
 //   sender's next PSN for information; it is read only for its acknowledgement.
 // - The ACK or NACK in an RH belongs to the reverse connection on the same VC.
-// - Which frames count (issue 17 items 3, 8, 9): every frame whose RH was captured, unless a
+// - Which frames count: every frame whose RH was captured, unless a
 //   receiver would drop it before its payload is handed on: a bad R-CRC, a bad FCS, or another
 //   error (not a warning or a note) in the frame, its network headers or the RH (a datagram
 //   longer than the frame, ...). Not reasons to leave a PDU out: the capture's snapshot length
@@ -346,7 +346,7 @@ struct analysis_config {
   // Keep each frame's result, so that a frame analysed again (Wireshark's second pass, a frame
   // clicked out of order) gets its first one: a frame_result per frame of the capture. A tool
   // that reads a capture once (`scaleup stats`) turns it off, and its memory then grows with
-  // the connections only (issue 21 item 3).
+  // the connections only.
   bool keep_results = true;
   // Connections kept at most (limits.hpp); a frame naming a new one beyond is not analysed.
   std::size_t max_connections = default_max_connections;

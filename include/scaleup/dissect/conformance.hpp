@@ -1,5 +1,5 @@
 // Conformance of a capture to SUE: every rule the seeds state that can be seen on the wire,
-// each with a stable id, the seed section it rests on and one sentence (issue 20). The rule
+// each with a stable id, the seed section it rests on and one sentence. The rule
 // table below is the single source of the `scaleup check` report, its JSON, the Wireshark
 // plugin's expert infos (`sue.check.<id>`) and docs/conformance.md's table.
 //

@@ -59,7 +59,7 @@ inline constexpr field_info rcrc_status{
     .names = rcrc_status_names,
     .description = "good, bad, missing (PDU of an RH only), or not_captured (the capture's "
                    "snapshot length cut the PDU)",
-    .seed = "R2 3.3; decisions.md; issue 17 item 3"};
+    .seed = "R2 3.3; decisions.md; Wireshark packet-frame.c (a cut record is not malformed)"};
 // tshark's names and numbers (proto.h PROTO_CHECKSUM_E_*): checked only when asked.
 inline constexpr std::array<wire::value_name, 4> checksum_status_names{
     {{0, "bad"}, {1, "good"}, {2, "unverified"}, {3, "not_present"}}};
@@ -67,13 +67,13 @@ inline constexpr field_info ip_checksum_status{
     .name = "header checksum status", .filter = "ip.checksum.status", .width = 2,
     .type = wire::kind::label, .names = checksum_status_names,
     .description = "unverified unless checksums are checked (--check-checksums)",
-    .seed = "RFC 791; issue 17 item 8"};
+    .seed = "RFC 791; Wireshark packet-ip.c (not checked by default)"};
 inline constexpr field_info udp_checksum_status{
     .name = "checksum status", .filter = "udp.checksum.status", .width = 2,
     .type = wire::kind::label, .names = checksum_status_names,
     .description = "unverified unless checksums are checked (--check-checksums); not_present: 0 "
                    "over IPv4",
-    .seed = "RFC 768; issue 17 item 8"};
+    .seed = "RFC 768; Wireshark packet-udp.c (not checked by default)"};
 inline constexpr field_info payload_len{
     .name = "payload length", .filter = "sue.payload.len", .width = 16,
     .description = "Bytes between RH and R-CRC", .seed = "R2 3.3"};
@@ -95,7 +95,7 @@ inline constexpr field_info dst_xpu{
     .filter = "sue.dst_xpu",
     .width = 32,
     .description = "The XPU the IP destination is, from the user's XPU map (not on the wire)",
-    .seed = "R2 3.5.1; issue 17 item 6"};
+    .seed = "R2 3.5.1 (no destination XPU id over IP)"};
 inline constexpr std::array<const field_info*, 9> all{
     &rcrc_status, &payload_len, &lite_len,           &control_len,        &data_len,
     &fcs,         &dst_xpu,     &ip_checksum_status, &udp_checksum_status};
@@ -119,8 +119,8 @@ constexpr void add_command_error(Tree& t, const pack::command_view& c, const fie
 // bytes the commands took (trailing zero padding excluded). What the profile cannot parse (a
 // type it lacks, another vendor's commands, opaque bytes) is no fault of the PDU: the commands
 // before it are shown, the rest is one "sue.opaque" layer, and a warning says where the parse
-// stopped and why (issue 17 item 9). `cut`: the capture kept only `len` bytes of the payload, so
-// a command cut off at its end was cut by the snapshot length, and that is not even a warning.
+// stopped and why. `cut`: the capture kept only `len` bytes of the payload, so a command cut off
+// at its end was cut by the snapshot length, and that is not even a warning.
 template <class Tree>
 constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t len,
                                const options& o, bool cut = false) noexcept {

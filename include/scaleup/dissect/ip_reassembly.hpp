@@ -22,7 +22,7 @@ namespace reassembly_generated {
 inline constexpr field_info ip_fragment{
     .name = "fragment in frame", .filter = "ip.fragment", .width = 32,
     .description = "A frame that carried a fragment of the datagram, in offset order",
-    .seed = "RFC 791 3.2; issue 17 item 4"};
+    .seed = "RFC 791 3.2; Wireshark packet-ip.c"};
 inline constexpr field_info ip_fragment_count{
     .name = "fragment count", .filter = "ip.fragment.count", .width = 16,
     .description = "Fragments the datagram was reassembled from", .seed = "RFC 791 3.2"};
@@ -32,7 +32,7 @@ inline constexpr field_info ip_reassembled_length{
 inline constexpr field_info ipv6_fragment{
     .name = "fragment in frame", .filter = "ipv6.fragment", .width = 32,
     .description = "A frame that carried a fragment of the packet, in offset order",
-    .seed = "RFC 8200 4.5; issue 17 item 4"};
+    .seed = "RFC 8200 4.5; Wireshark packet-ipv6.c"};
 inline constexpr field_info ipv6_fragment_count{
     .name = "fragment count", .filter = "ipv6.fragment.count", .width = 16,
     .description = "Fragments the packet was reassembled from", .seed = "RFC 8200 4.5"};

@@ -1,6 +1,7 @@
 // A log-linear histogram of durations (HDR histogram style), for the ACK RTT percentiles of the
 // sequence analysis (analysis.hpp): its size is fixed whatever the number of samples, so
-// `scaleup stats` holds one per connection instead of every RTT of the capture (issue 21 item 3).
+// `scaleup stats` holds one per connection instead of every RTT of the capture, and its memory does
+// not grow with the capture.
 //
 // Buckets: values below 2^(S+1) each have their own (exact); above, every power of two
 // [2^e, 2^(e+1)) is cut into 2^S buckets of width 2^(e-S). A percentile is read as the middle of

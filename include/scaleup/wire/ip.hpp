@@ -15,7 +15,7 @@ namespace scaleup::wire {
 // The port the library's emitters write SUE to unless told otherwise (frame_params), and so the
 // port of every capture `scaleup gen` writes. From IANA's dynamic range (49152-65535, never
 // assigned), above Linux's ephemeral ports (32768-60999), and dissected by no Wireshark
-// dissector: not 4793, Ultra Ethernet Transport's (docs/wire-format.md, issue 17 item 5).
+// dissector: not 4793, Ultra Ethernet Transport's (docs/wire-format.md, "Ethernet, IP, UDP").
 inline constexpr std::uint16_t emit_udp_port = 61793;
 inline constexpr std::uint8_t ip_proto_udp = 17;
 

@@ -59,7 +59,7 @@ inline constexpr std::uint32_t link_linux_sll2 = 276;
 struct receive_options {
   // UDP ports the user names as SUE, on either side of a datagram: decoded as SUE whatever they
   // hold. None by default: no port is assigned to SUE (R2 3.5.1 gives none), and 4793, the
-  // port once assumed, is Ultra Ethernet Transport's (docs/wire-format.md, issue 17 item 5).
+  // port once assumed, is Ultra Ethernet Transport's (docs/wire-format.md, "Ethernet, IP, UDP").
   std::array<std::uint16_t, 16> udp_ports{};
   std::size_t udp_port_count = 0;
   // SUE on any other UDP port when the payload passes for a PDU (plausible_pdu): "the dissector
@@ -71,7 +71,7 @@ struct receive_options {
   fcs_mode fcs = fcs_mode::detect;  // Ethernet link only
   // IPv4 header and UDP checksums: checked only when asked, and then a mismatch is a warning
   // (ip.hpp checksum_status). A sending host's capture holds checksums left to the NIC; the
-  // R-CRC is SUE's own integrity check and is always checked (issue 17 item 8).
+  // R-CRC is SUE's own integrity check and is always checked.
   bool check_checksums = false;
   std::uint16_t sue_ethertype = ethertype::sue;
   std::uint16_t shim_ethertype = ethertype::afh1_shim;
@@ -82,7 +82,8 @@ struct receive_options {
   const command_boundaries* commands = nullptr;
   // Read a UDP datagram only as far as whether it carries SUE (is_sue_datagram, which asks and
   // teaches `flows`), and no further: for a pass whose one use is to teach the flow table, such
-  // as the rest of a cut file's first pass once it is certain to be read again (issue 21).
+  // as the rest of a cut file's first pass once it is certain to be read again: that pass builds no
+  // layers.
   bool flows_only = false;
 
   constexpr bool add_udp_port(std::uint16_t port) noexcept {
@@ -707,8 +708,8 @@ class frame_reader {
   // Whether a datagram carries SUE: by a port the user named; else (if heuristics are allowed)
   // by its flow, recognised before, or by what it carries, which binds its flow. A datagram the
   // capture cut has no R-CRC to show: a plausible RH takes it on a flow or port recognised
-  // before; otherwise it stays UDP with a note that says why (issue 17 items 3 and 5).
-  // `payload` is what was captured of the `on_wire` bytes at `at`.
+  // before; otherwise it stays UDP with a note that says why, since an RH alone would take one
+  // random datagram in 256. `payload` is what was captured of the `on_wire` bytes at `at`.
   constexpr bool is_sue_datagram(const udp_header& u, bytes payload, bool v6, std::size_t at,
                                  std::size_t on_wire) const noexcept {
     if (o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port)) return true;

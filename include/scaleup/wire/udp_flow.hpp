@@ -49,7 +49,8 @@ class flow_binding {
   // The flow has been recognised as SUE (by its payload): its later datagrams are SUE too.
   virtual void bind(const udp_flow& f) noexcept = 0;
   // Whether a flow on this port has been recognised: a datagram the capture cut (its R-CRC not
-  // captured) is taken for SUE on such a port when its RH is plausible (issue 17 item 3).
+  // captured) is taken for SUE on such a port when its RH is plausible, so that a header-only
+  // capture still shows SUE.
   virtual bool port_bound(std::uint16_t port) const noexcept = 0;
   // A cut datagram held a plausible RH that nothing confirmed (its port unnamed, no flow or
   // port recognised yet): it stays UDP, and the reader says so, so that a tool can read the
