@@ -262,8 +262,7 @@ bool capture_source::open_live(const source_settings& in) {
     pcap_freecode(&prog);
   }
   if (pcap_setnonblock(live_, 1, errbuf) != 0 || pcap_get_selectable_fd(live_) < 0) {
-    std::fprintf(stderr, "scaleup: %s: cannot wait for frames: %s\n", in.interface.c_str(),
-                 errbuf);
+    std::fprintf(stderr, "scaleup: %s: cannot wait for frames: %s\n", in.interface.c_str(), errbuf);
     return false;
   }
   nano_ = pcap_get_tstamp_precision(live_) == PCAP_TSTAMP_PRECISION_NANO;
@@ -314,10 +313,9 @@ capture_source::status capture_source::next_live(cap::packet& pkt) {
 bool capture_source::save(const cap::packet& pkt) {
   if (!writer_) {
     std::string err;
-    writer_ = cap::writer::create(write_path_, static_cast<cap::link_type>(pkt.link),
-                                  cap::max_snaplen, err,
-                                  pkt.precision > cap::micro_digits ? cap::time_precision::nano
-                                                                    : cap::time_precision::micro);
+    writer_ = cap::writer::create(
+        write_path_, static_cast<cap::link_type>(pkt.link), cap::max_snaplen, err,
+        pkt.precision > cap::micro_digits ? cap::time_precision::nano : cap::time_precision::micro);
     if (!writer_) return fail(err);
     write_link_ = pkt.link;
   }

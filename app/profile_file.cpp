@@ -35,7 +35,7 @@ bool take(const json& o, const char* key, T& out, const std::string& where, std:
 }
 
 bool read_field(const json& f, dissect::field_description& d, const std::string& where,
-                       std::string& error) {
+                std::string& error) {
   if (!f.is_object()) return error = where + "an object", false;
   if (!take(f, "name", d.name, where, error, true) ||
       !take(f, "filter", d.filter, where, error, true) ||
@@ -60,7 +60,7 @@ bool read_field(const json& f, dissect::field_description& d, const std::string&
 }
 
 bool read_type(const json& t, dissect::command_description& d, const std::string& where,
-                      std::string& error) {
+               std::string& error) {
   if (!t.is_object()) return error = where + "an object", false;
   if (!take(t, "code", d.code, where, error, true) ||
       !take(t, "name", d.name, where, error, true) ||

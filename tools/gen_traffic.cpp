@@ -160,7 +160,8 @@ int run_gen_traffic(const CLI::App& app, const traffic_settings& s) {
   const std::uint32_t link = s.link;
   traffic tr = s.tr;
   scaleup::app::profile_choice chosen;  // a profile file stays loaded while the packers use it
-  if (const auto why = chosen.resolve(s.profile, false)) return fail_usage(app, "--profile: " + *why);
+  if (const auto why = chosen.resolve(s.profile, false))
+    return fail_usage(app, "--profile: " + *why);
   tr.prof = chosen.profile();
   std::vector<wire::encap> list;
   const auto allowed = [&](wire::encap e) {

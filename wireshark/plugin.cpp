@@ -603,7 +603,8 @@ ws::heur_result heur_eth(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, vo
 void show_reassembled_tofu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
                            const ws::protocol* expected) {
   if (!tofu_state) init_capture();
-  if (const auto r = PINFO_FD_VISITED(pinfo) ? std::nullopt : tofu_state->lanes.push(bytes_of(tvb, pinfo))) {
+  if (const auto r =
+          PINFO_FD_VISITED(pinfo) ? std::nullopt : tofu_state->lanes.push(bytes_of(tvb, pinfo))) {
     if (*r)
       tofu_state->frames[pinfo->num].assign(r->value.begin(), r->value.end());
     else

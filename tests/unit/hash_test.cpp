@@ -177,7 +177,9 @@ TEST_CASE("hash key: drawn once per process, set by an embedding, taken by each 
   CHECK(after.key() == reference_key);
   CHECK(before.key() == drawn);
   CHECK(d::flat_index<w::udp_flow, w::udp_flow_hash>(w::hash_key{3, 4}).key() == w::hash_key{3, 4});
-  CHECK(d::flow_table(d::default_max_connections, w::hash_key{3, 4}).probe_stats().inserts.lookups == 0);
+  CHECK(
+      d::flow_table(d::default_max_connections, w::hash_key{3, 4}).probe_stats().inserts.lookups ==
+      0);
   // Copies (a thread's copy of the flow table) keep the key: equal keys find each other.
   const auto f = w::udp_flow::make(far_end, 1, w::ip_address::v4(1), 2);
   after.insert(f);
