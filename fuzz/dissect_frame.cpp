@@ -31,9 +31,10 @@ dissect::options options_of(std::uint8_t sel) {
   return o;
 }
 
+}  // namespace
+
 // The mutator reads frames as the target will.
-fuzz::mutator_config mutator_config_of(const std::uint8_t* data, std::size_t size) {
-  const std::uint8_t sel = size ? data[0] : 0;
+fuzz::mutator_config fuzz::selected_frame_config(std::uint8_t sel) {
   const dissect::options o = options_of(sel);
   fuzz::mutator_config c;
   c.link = links[sel & 3];
@@ -42,8 +43,6 @@ fuzz::mutator_config mutator_config_of(const std::uint8_t* data, std::size_t siz
   c.fcs = o.fcs == wire::fcs_mode::present;
   return c;
 }
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -56,17 +55,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dissect::put_verbose(out, tree, 1);
   dissect::put_summary(out, tree, 1);
   return 0;
-}
-
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
-                                               std::size_t max_size, unsigned seed) {
-  return fuzz::mutate_selected_frame(data, size, max_size, seed, mutator_config_of(data, size));
-}
-
-extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* a, std::size_t a_size,
-                                                 const std::uint8_t* b, std::size_t b_size,
-                                                 std::uint8_t* out, std::size_t max_out,
-                                                 unsigned seed) {
-  return fuzz::cross_over_selected_frame(a, a_size, b, b_size, out, max_out, seed,
-                                         mutator_config_of(a, a_size));
 }

@@ -48,9 +48,10 @@ dissect::options options_of(std::uint8_t sel) {
   return o;
 }
 
+}  // namespace
+
 // The mutator reads frames as the target will.
-fuzz::mutator_config mutator_config_of(const std::uint8_t* data, std::size_t size) {
-  const std::uint8_t sel = size ? data[0] : 0;
+fuzz::mutator_config fuzz::selected_frame_config(std::uint8_t sel) {
   const dissect::options o = options_of(sel);
   fuzz::mutator_config c;
   c.link = link_of(sel);
@@ -59,6 +60,8 @@ fuzz::mutator_config mutator_config_of(const std::uint8_t* data, std::size_t siz
   c.fcs = c.link == wire::link_ethernet && o.fcs == wire::fcs_mode::present;
   return c;
 }
+
+namespace {
 
 bool inside(wire::bytes part, wire::bytes whole) {
   return part.empty() ||
@@ -176,17 +179,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       !b.empty() && (b.back() & 0x80) ? b.size() + 1 + (b.back() & 0x7Fu) * 9 : 0;
   check_frame(b, link, o, wire_length);
   return 0;
-}
-
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
-                                               std::size_t max_size, unsigned seed) {
-  return fuzz::mutate_selected_frame(data, size, max_size, seed, mutator_config_of(data, size));
-}
-
-extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* a, std::size_t a_size,
-                                                 const std::uint8_t* b, std::size_t b_size,
-                                                 std::uint8_t* out, std::size_t max_out,
-                                                 unsigned seed) {
-  return fuzz::cross_over_selected_frame(a, a_size, b, b_size, out, max_out, seed,
-                                         mutator_config_of(a, a_size));
 }

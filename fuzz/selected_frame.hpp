@@ -1,7 +1,9 @@
 // The custom mutator and cross-over of the targets whose input is a selector byte (link type and
 // options, each target's own) and then a frame: the frame goes through sue_mutator as a frame of
 // the link type the selector names, read with the options it names, so that it stays a SUE frame
-// with a good R-CRC; now and then the selector itself changes.
+// with a good R-CRC; now and then the selector itself changes. Included by exactly one
+// translation unit of a target, which defines selected_frame_config: this header then defines
+// the target's LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +12,9 @@
 #include "scaleup/fuzz/sue_mutator.hpp"
 
 namespace scaleup::fuzz {
+
+// The link type and reading options the selector byte names (the target's decoding).
+mutator_config selected_frame_config(std::uint8_t selector);
 
 inline sue_mutator& selected_frame_mutator() {
   static sue_mutator m;
@@ -45,3 +50,18 @@ inline std::size_t cross_over_selected_frame(const std::uint8_t* a, std::size_t 
 }
 
 }  // namespace scaleup::fuzz
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                               std::size_t max_size, unsigned seed) {
+  return scaleup::fuzz::mutate_selected_frame(
+      data, size, max_size, seed, scaleup::fuzz::selected_frame_config(size ? data[0] : 0));
+}
+
+extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* a, std::size_t a_size,
+                                                 const std::uint8_t* b, std::size_t b_size,
+                                                 std::uint8_t* out, std::size_t max_out,
+                                                 unsigned seed) {
+  return scaleup::fuzz::cross_over_selected_frame(
+      a, a_size, b, b_size, out, max_out, seed,
+      scaleup::fuzz::selected_frame_config(a_size ? a[0] : 0));
+}
