@@ -71,11 +71,19 @@ inline bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }
 
+// The sink the printers write to in tests. One named type for every call, so that a test file
+// instantiates each printer once rather than once per call (a lambda here would be a new type
+// for every render<Fn>, and the printers are templates on their sink).
+struct string_sink {
+  std::string* s;
+  void operator()(std::string_view v) const { s->append(v.data(), v.size()); }
+};
+
 // What a printer writes to its sink, as one string: fn is called with the sink.
 template <class Fn>
 std::string render(Fn&& fn) {
   std::string s;
-  auto sink = [&](std::string_view v) { s.append(v.data(), v.size()); };
+  string_sink sink{&s};
   fn(sink);
   return s;
 }
