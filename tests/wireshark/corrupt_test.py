@@ -5,7 +5,7 @@ usage: corrupt_test.py SCALEUP PLUGIN VERSION_DIR
 
 Every scenario `scaleup gen` writes (each link type: Ethernet, AFH Gen 2 on 147, Tofu slices on
 148, RDMA on 149) is corrupted with `editcap -E RATE --seed SEED` at each rate and seed below,
-and each damaged file goes through
+and the damaged copies of a scenario, one after the other in one file (mergecap -a), go through
   - tshark, two passes, the full tree of every frame and the conversation and endpoint tables
     (`tshark -2 -V -z conv,sue -z endpoints,sue`), with the plugin;
   - `scaleup dump -v` and `scaleup stats`.
@@ -22,6 +22,8 @@ import sys
 import time
 
 import wireshark_test as wt
+
+MERGECAP = wt.shutil.which("mergecap")
 
 RATES = ("0.001", "0.01", "0.05")
 SEEDS = ("1", "2", "3")
@@ -75,6 +77,7 @@ def main():
         sys.exit(2)
     wt.SCALEUP, wt.PLUGIN, wt.VERSION_DIR = sys.argv[1:4]
     wt.check(wt.EDITCAP, "editcap not found")
+    wt.check(MERGECAP, "mergecap not found")
     wt.check(plugin_is_sanitized(), f"{wt.PLUGIN} is not built with ASan and UBSan "
              "(configure with the asan preset)")
     wt.check(os.environ.get("SCALEUP_TSHARK_PRELOAD"), "SCALEUP_TSHARK_PRELOAD is not set: "
@@ -95,27 +98,31 @@ def main():
         files = frames = ours = 0
         for name, args in SCENARIOS.items():
             clean, _ = wt.capture(name, *args)
-            clean_frames, ours_in_scenario = None, 0
+            copies = []
             for rate in RATES:
                 for seed in SEEDS:
                     bad = os.path.join(wt.TMP, f"{name}-{rate}-{seed}.pcap")
                     wt.run([wt.EDITCAP, "-E", rate, "--seed", seed, "-F", "pcap", clean, bad])
-                    wt.readable(bad)
-                    out = wt.tshark("-r", bad, "-2", "-V", "-z", "conv,sue", "-z",
-                                    "endpoints,sue").stdout
-                    stacks = PROTOCOLS_IN_FRAME.findall(out)
-                    n = len(stacks)
-                    k = sum(1 for st in stacks if protocols & set(st.split(":")))
-                    wt.check(n > 0 and k > 0, f"{bad}: {n} frames, {k} of ours in tshark")
-                    wt.scaleup("dump", "-v", bad)
-                    wt.scaleup("stats", bad)
-                    files += 1
-                    frames += n
-                    ours += k
-                    ours_in_scenario += k
-                    clean_frames = n
-            print(f"{name}: {clean_frames} frames, {len(RATES) * len(SEEDS)} corrupted copies, "
-                  f"{ours_in_scenario} frames dissected by the plugin")
+                    copies.append(bad)
+            # The copies one after the other in one file: one tshark start a scenario rather
+            # than one a copy (under the sanitizers a start costs seconds), and the flows of
+            # each copy meet those of the others, which the analysis must take as well.
+            bad = os.path.join(wt.TMP, f"{name}-corrupted.pcapng")
+            wt.run([MERGECAP, "-a", "-F", "pcapng", "-w", bad, *copies])
+            wt.readable(bad)
+            out = wt.tshark("-r", bad, "-2", "-V", "-z", "conv,sue", "-z",
+                            "endpoints,sue").stdout
+            stacks = PROTOCOLS_IN_FRAME.findall(out)
+            n = len(stacks)
+            k = sum(1 for st in stacks if protocols & set(st.split(":")))
+            wt.check(n > 0 and k > 0, f"{bad}: {n} frames, {k} of ours in tshark")
+            wt.scaleup("dump", "-v", bad)
+            wt.scaleup("stats", bad)
+            files += len(copies)
+            frames += n
+            ours += k
+            print(f"{name}: {len(copies)} corrupted copies, {n} frames, {k} dissected by the "
+                  "plugin")
         print(f"{files} corrupted files, {frames} frames ({ours} dissected by the plugin) "
               f"through tshark -2 -V, scaleup dump -v and scaleup stats: no sanitizer report, "
               f"{time.monotonic() - started:.0f} s")

@@ -1229,13 +1229,19 @@ def glossary(report, runner):
     return out
 
 
+COMPARED_FIELDS = None
+
+
 def compared_fields():
-    """Every field both register under our protocols that holds a value."""
-    plugin = glossary("fields", tshark)
-    ours = glossary("fields", lua)
-    names = [n for n, rows in plugin.items() if rows[0][0] == "F" and n in ours and
-             rows[0][3] not in ("FT_NONE", "FT_PROTOCOL")]
-    return sorted(names)
+    """Every field both register under our protocols that holds a value (asked of both once: two
+    tshark starts, which every comparison would otherwise repeat)."""
+    global COMPARED_FIELDS
+    if COMPARED_FIELDS is None:
+        plugin = glossary("fields", tshark)
+        ours = glossary("fields", lua)
+        COMPARED_FIELDS = sorted(n for n, rows in plugin.items() if rows[0][0] == "F" and
+                                 n in ours and rows[0][3] not in ("FT_NONE", "FT_PROTOCOL"))
+    return COMPARED_FIELDS
 
 
 MALFORMED = "[Malformed Packet]"
