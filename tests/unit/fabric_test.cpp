@@ -1,6 +1,6 @@
 // The fabric harness end to end: commands packed per stream, go-back-N, frames, a switch with
 // lossy links and failing ports, and back through the typed frame reader. The harness counts
-// every command delivered to an XPU; the invariants are the issue's: nothing lost, nothing
+// every command delivered to an XPU; the invariants checked: nothing lost, nothing
 // delivered twice, order kept per {source, destination, VC} in strict mode. Then what the
 // caller plugs in: link models (reordering within a port, a link that dies silently, a network
 // that carries frames itself), its own command profile, its own event loop, the trace.
