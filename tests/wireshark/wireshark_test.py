@@ -1057,13 +1057,32 @@ def rh_ops_capture():
                                       for op in range(4)])
 
 
+TSHARK_READS_TILDE_EQ = None
+
+
+def tshark_spelling(pcap, flt):
+    """The filter as the tshark at hand reads it: `~=` is Wireshark 4.0's other spelling of `!==`
+    (any not equal), which later versions dropped (tshark 4.4: '"=" was unexpected'); dump reads
+    both, and keeps `~=` in its test."""
+    global TSHARK_READS_TILDE_EQ
+    if "~=" not in flt:
+        return flt
+    if TSHARK_READS_TILDE_EQ is None:
+        probe = run(tshark_cmd("-r", pcap, "-c", "1", "-Y", "frame.len ~= 0"), expect=None,
+                    env=tshark_env())
+        TSHARK_READS_TILDE_EQ = probe.returncode == 0
+        if not TSHARK_READS_TILDE_EQ:
+            print("tshark does not read ~=: it gets !== where dump gets ~=")
+    return flt if TSHARK_READS_TILDE_EQ else flt.replace("~=", "!==")
+
+
 def kept(pcap, flt, *dump_opts):
     """The frames `scaleup dump -Y` and `tshark -Y` keep (dump prints a Tofu frame reassembled
     from its slices under the number of its last slice, as a second line)."""
     out = scaleup("dump", *dump_opts, "-Y", flt, "-T", "fields", "-e", "frame.number", pcap)
     mine = sorted({int(n) for n in out.stdout.split()})
-    theirs = [int(n) for n in tshark("-r", pcap, "-Y", flt, "-T", "fields", "-e",
-                                     "frame.number").stdout.split()]
+    theirs = [int(n) for n in tshark("-r", pcap, "-Y", tshark_spelling(pcap, flt), "-T", "fields",
+                                     "-e", "frame.number").stdout.split()]
     check(mine == theirs, f"{os.path.basename(pcap)}: -Y '{flt}': only in dump "
           f"{sorted(set(mine) - set(theirs))[:20]}, only in tshark "
           f"{sorted(set(theirs) - set(mine))[:20]}")
