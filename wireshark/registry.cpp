@@ -31,6 +31,27 @@ ftenum uint_type(unsigned width) {
   return FT_UINT64;
 }
 
+// The value names Wireshark gets: each name (in any case, as Wireshark matches names) for the
+// first value that has it only; sue.rh.op's "none" is 2 and 3, tofu.rh.pat's "reserved" 3 to 7.
+// For a name of several values, Wireshark 4.4's display-filter compiler (semcheck.c,
+// mk_fvalue_from_hfinfo) compares the field's value-name text instead of its number. In a set
+// it checks the members in order: in `sue.rh.op in {NACK, none}` NACK stays the number 1 while
+// the field becomes text, and tshark compares the text with that number as two strings
+// (fvalue_eq on FT_STRING and FT_UINT64): SIGSEGV. With one value per name every version reads
+// a name as its first value, as Wireshark 4.0 and `scaleup dump -Y` do. The items' text is the
+// library's (render.hpp), so the tree still names the later values; where Wireshark names a
+// value itself (a custom column) they show as numbers.
+std::vector<wire::value_name> named_once(const std::vector<wire::value_name>& names) {
+  std::vector<wire::value_name> once;
+  for (const auto& n : names)
+    if (std::none_of(once.begin(), once.end(), [&](const wire::value_name& o) {
+          return o.name.size() == n.name.size() &&
+                 g_ascii_strncasecmp(o.name.data(), n.name.data(), n.name.size()) == 0;
+        }))
+      once.push_back(n);
+  return once;
+}
+
 int group_of(wire::errc code) {
   switch (code) {
     case wire::errc::not_captured:
@@ -145,13 +166,14 @@ std::vector<std::pair<std::string, int*>> registry::field_hfs(
         display = p.kind == wire::kind::hex ? BASE_HEX : BASE_DEC;
         if (!p.names.empty() && p.width <= 32) {
           auto& v = vals_.emplace_back();
-          for (const auto& n : p.names)
+          for (const auto& n : named_once(p.names))
             v.push_back(value_string{static_cast<guint32>(n.value), keep(n.name)});
           v.push_back(value_string{0, nullptr});
           strings = v.data();
         } else if (!p.names.empty()) {
           auto& v = vals64_.emplace_back();
-          for (const auto& n : p.names) v.push_back(val64_string{n.value, keep(n.name)});
+          for (const auto& n : named_once(p.names))
+            v.push_back(val64_string{n.value, keep(n.name)});
           v.push_back(val64_string{0, nullptr});
           strings = v.data();
           display |= BASE_VAL64_STRING;

@@ -2217,6 +2217,21 @@ for _, p in ipairs(G.protocols) do
 end
 local SUE = PROTO["sue"]
 
+-- The value names Wireshark gets, as the plugin gives them (registry.cpp, named_once): each
+-- name, in any case, for its first (lowest) value only. Wireshark 4.4 reads a name of several
+-- values (sue.rh.op's "none" is 2 and 3) as text, and crashes on a set that holds a number
+-- before such a name (sue.rh.op in {NACK, none}). Our items' text keeps every name (name_of).
+local function named_once(names)
+  local values, once, seen = {}, {}, {}
+  for v in pairs(names) do values[#values + 1] = v end
+  table.sort(values)
+  for _, v in ipairs(values) do
+    local key = names[v]:lower()
+    if not seen[key] then seen[key], once[v] = true, names[v] end
+  end
+  return once
+end
+
 -- A field per filter name, typed as the plugin types it (the widths of 33 to 56 bits, which
 -- Lua cannot register, as 64-bit integers).
 local PF = {}
@@ -2238,7 +2253,7 @@ for _, f in ipairs(G.fields) do
       pf, how = ProtoField.bool(filter, name, base.NONE, tfs, nil, f.blurb), "number"
     else
       local display = kind == "hex" and base.HEX or base.DEC
-      local names = width <= 32 and f.names or nil
+      local names = width <= 32 and f.names and named_once(f.names) or nil
       if width <= 8 then pf = ProtoField.uint8(filter, name, display, names, nil, f.blurb)
       elseif width <= 16 then pf = ProtoField.uint16(filter, name, display, names, nil, f.blurb)
       elseif width <= 24 then pf = ProtoField.uint24(filter, name, display, names, nil, f.blurb)

@@ -50,6 +50,7 @@ packages=(
   libboost-dev libpcap-dev zlib1g-dev doctest-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev  # the scaleup command the tests compare against
   python3 python3-scapy                    # tests/wireshark
+  tcpdump                                  # its capture of real UDP on lo (display filters)
   dpkg-dev file lintian                    # cpack's dependencies and the package check
 )
 wanted=$(printf '%s\n' "${packages[@]}" | sort)

@@ -1002,6 +1002,7 @@ def case_conversations():
 FILTERS = (
     "sue", "sue_lite || afh2c", "!sue && udp", "afh1 && !afh1.shim.version",
     "sue.rh.op == ACK", "sue.rh.op in {NACK, none}", "sue.rh.op == \"nack\" || sue.rh.op == 3",
+    "sue.rh.op == none", "sue.rh.op in {1, none, 0}",
     "sue.rh.vc in {1, 3} && sue.rh.xpuid < 300",
     "sue.rh.npsn in {2..10, 100, 1000 .. 1003}", "!(sue.rh.npsn lt 100) and sue.rh.apsn ge 3",
     "sue.rh.npsn > sue.rh.apsn", "sue.rh.xpuid eq 0x89 || sue.rh.xpuid == 0b1110 || "
@@ -1048,13 +1049,40 @@ ANALYSIS_FILTERS = (
 )
 
 
+def rh_ops_capture():
+    """An RH of each op, 3 too, which gen never writes: "none" names 2 and 3, and a name is its
+    first value (2) for dump as for Wireshark 4.0; tshark 4.4 compared the name as text (both)."""
+    return write_pcap("rh-ops.pcap", [udp4_frame("10.0.0.1", "10.0.0.2", 5001, 5002,
+                                                 sue_pdu(7, 100 + op, op=op, apsn=90))
+                                      for op in range(4)])
+
+
+TSHARK_READS_TILDE_EQ = None
+
+
+def tshark_spelling(pcap, flt):
+    """The filter as the tshark at hand reads it: `~=` is Wireshark 4.0's other spelling of `!==`
+    (any not equal), which later versions dropped (tshark 4.4: '"=" was unexpected'); dump reads
+    both, and keeps `~=` in its test."""
+    global TSHARK_READS_TILDE_EQ
+    if "~=" not in flt:
+        return flt
+    if TSHARK_READS_TILDE_EQ is None:
+        probe = run(tshark_cmd("-r", pcap, "-c", "1", "-Y", "frame.len ~= 0"), expect=None,
+                    env=tshark_env())
+        TSHARK_READS_TILDE_EQ = probe.returncode == 0
+        if not TSHARK_READS_TILDE_EQ:
+            print("tshark does not read ~=: it gets !== where dump gets ~=")
+    return flt if TSHARK_READS_TILDE_EQ else flt.replace("~=", "!==")
+
+
 def kept(pcap, flt, *dump_opts):
     """The frames `scaleup dump -Y` and `tshark -Y` keep (dump prints a Tofu frame reassembled
     from its slices under the number of its last slice, as a second line)."""
     out = scaleup("dump", *dump_opts, "-Y", flt, "-T", "fields", "-e", "frame.number", pcap)
     mine = sorted({int(n) for n in out.stdout.split()})
-    theirs = [int(n) for n in tshark("-r", pcap, "-Y", flt, "-T", "fields", "-e",
-                                     "frame.number").stdout.split()]
+    theirs = [int(n) for n in tshark("-r", pcap, "-Y", tshark_spelling(pcap, flt), "-T", "fields",
+                                     "-e", "frame.number").stdout.split()]
     check(mine == theirs, f"{os.path.basename(pcap)}: -Y '{flt}': only in dump "
           f"{sorted(set(mine) - set(theirs))[:20]}, only in tshark "
           f"{sorted(set(theirs) - set(mine))[:20]}")
@@ -1113,7 +1141,8 @@ def case_display_filters():
                      "0.0005", "--seed", "3")[0],
              capture("rdma", "rdma", "--transfers", "2", "--loss", "0.01", "--seed", "5")[0],
              capture("session-afh2c", "session", "--encap", "afh2c", "--xpus", "3", "--loss",
-                     "0.05", "--commands", "300", "--seed", "9")[0]]
+                     "0.05", "--commands", "300", "--seed", "9")[0],
+             rh_ops_capture()]
     lo = lo_capture()
     if lo:
         parts.append(lo)
@@ -1125,6 +1154,9 @@ def case_display_filters():
     # A filter that keeps every frame or none tells little: most must keep some and not all.
     trivial = [f for f, n in counts.items() if n in (0, total)]
     check(len(trivial) <= 2, f"filters that keep all or nothing: {trivial}")
+    # rh_ops_capture's op 3: SUE to both, and not "none".
+    three = kept(merged, "sue.rh.op == 3")
+    check(len(three) == 1 and three[0] not in kept(merged, "sue.rh.op == none"), f"op 3: {three}")
     if lo:
         check(len(kept(lo, "sue")) == 8 and len(kept(lo, "frame contains \"hello\"")) == 4,
               "the lo capture: 8 SUE PDUs found by the heuristic, 4 plain datagrams")
