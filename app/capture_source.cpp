@@ -164,9 +164,14 @@ bool capture_source::open(const source_settings& in, bool progress) {
   progress_wanted_ = progress && ::isatty(2);
   count_limit_ = in.count;
   write_path_ = in.write;
+  name_ = in.read.empty() ? in.file : in.read;
+  if (in.memory) {
+    auto source = std::make_unique<cap::memory_source>(*in.memory);
+    return open_bytes(std::move(source),
+                      in.memory->first(std::min<std::size_t>(2, in.memory->size())), name_);
+  }
   catch_stop_signals();
   if (!in.interface.empty()) return open_live(in);
-  name_ = in.read.empty() ? in.file : in.read;
   return open_file(name_);
 }
 
@@ -211,15 +216,21 @@ bool capture_source::open_file(const std::string& path) {
       source = std::move(file);
     }
   }
+  return open_bytes(std::move(source), first, standard_input ? "(standard input)" : path);
+}
+
+bool capture_source::open_bytes(std::unique_ptr<cap::byte_source> source,
+                                std::span<const std::uint8_t> first, const std::string& name) {
   // gzip is told by the content (its magic), never by the file name.
   if (first.size() == 2 && first[0] == gzip_id1 && first[1] == gzip_id2) {
     source = gzip_source::over(std::move(source));
     if (!source) {
-      std::fprintf(stderr, "scaleup: %s: cannot set up gzip decompression\n", path.c_str());
+      std::fprintf(stderr, "scaleup: %s: cannot set up gzip decompression\n", name.c_str());
       return false;
     }
   }
-  reader_ = cap::reader::open(std::move(source), standard_input ? "(standard input)" : path, err);
+  std::string err;
+  reader_ = cap::reader::open(std::move(source), name, err);
   if (!reader_) {
     std::fprintf(stderr, "scaleup: %s\n", err.c_str());
     return false;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,9 @@ struct source_settings {
   std::uint64_t count = 0;            // -c N; 0: all
   std::vector<std::string> autostop;  // -a duration:S
   std::string write;                  // -w FILE
+  // A capture already in memory, read as a file named `file` (a program that holds the bytes,
+  // a fuzz target); the bytes must outlive the reading. No stop signals are caught for it.
+  std::optional<std::span<const std::uint8_t>> memory;
 };
 
 // -a's condition, tshark's one for time: "duration:S", S seconds above 0.
@@ -136,6 +140,8 @@ class capture_source {
 
  private:
   bool open_file(const std::string& path);
+  bool open_bytes(std::unique_ptr<cap::byte_source> source, std::span<const std::uint8_t> first,
+                  const std::string& name);
   bool open_live(const source_settings& in);
   status next_live(cap::packet& pkt);
   bool save(const cap::packet& pkt);
