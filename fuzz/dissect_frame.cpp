@@ -1,6 +1,8 @@
 // The whole dissection engine: the first byte picks the link type (Ethernet, AFH Gen 2, Tofu
 // slices, ExaJet RDMA) and a few options; the rest is the frame. The tree is printed as JSON
-// and verbose text into a sink that discards, so the printers are exercised too. The custom
+// and verbose text into a sink that discards, so the printers are exercised too. The frame is
+// dissected a second time for the PDU's summary only, as `stats` asks, which must give the
+// sequence analysis the same facts as the whole tree. The custom
 // mutator (selected_frame.hpp) keeps the frame a SUE frame with a good R-CRC, so that inputs
 // reach the commands and the printers of a whole PDU.
 #include <array>
@@ -8,6 +10,7 @@
 #include <cstdint>
 
 #include "common.hpp"
+#include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/print.hpp"
 #include "selected_frame.hpp"
@@ -31,6 +34,12 @@ dissect::options options_of(std::uint8_t sel) {
   return o;
 }
 
+bool same_facts(const dissect::frame_facts& a, const dissect::frame_facts& b) {
+  return a.frame == b.frame && a.time_ns == b.time_ns && a.key == b.key && a.xpuid == b.xpuid &&
+         a.op == b.op && a.npsn == b.npsn && a.apsn == b.apsn && a.data == b.data &&
+         a.length == b.length;
+}
+
 }  // namespace
 
 // The mutator reads frames as the target will.
@@ -50,6 +59,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const dissect::options o = options_of(sel);
   static dissect::large_tree tree;
   dissect::dissect_frame(tree, wire::bytes(data + 1, size - 1), links[sel & 3], o);
+  dissect::options summary = o;
+  summary.nodes = false;
+  static dissect::large_tree light;
+  dissect::dissect_frame(light, wire::bytes(data + 1, size - 1), links[sel & 3], summary);
+  dissect::frame_facts a, b;
+  const bool has = dissect::set_facts(tree, 1, 0, a);
+  fuzz::check(dissect::set_facts(light, 1, 0, b) == has && (!has || same_facts(a, b)),
+              "summary: the facts differ from the whole dissection's");
   fuzz::null_sink out;
   dissect::put_json(out, tree, 1);
   dissect::put_verbose(out, tree, 1);
