@@ -273,6 +273,9 @@ def capture_session_seeds(add, caps):
     add("capture_session", with_options(write_pcap(link, frames[:30]), 0x10 | 0x40, 0x23))
     add("capture_session", with_options(write_pcap(link, frames[:30]), 0x01 | 0x04 | 0x08))
     add("capture_session", with_options(write_pcap(link, frames[:30]), 0x02 | 0x20, 0x1f))
+    # Two dissecting threads over a lossy session: frames taken back in frame order.
+    link, frames = caps["session_lossy"]
+    add("capture_session", with_options(write_pcap(link, frames[:40]), 0x80 | 0x10, 0x04))
     # Records cut by a snapshot length of 80 bytes, as editcap -s 80 writes them.
     out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 80, link)
     for i, fr in enumerate(frames[:30]):
