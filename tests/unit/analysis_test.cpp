@@ -21,7 +21,9 @@ namespace w = scaleup::wire;
 using d::flag;
 using d::result_value;
 
-constexpr std::uint8_t op_ack = 0, op_nack = 1, op_none = 2;
+using scaleup::test::op_ack;
+using scaleup::test::op_nack;
+using scaleup::test::op_none;
 
 // A connection between XPUs, as AFH frames name its ends.
 d::connection_key key(std::uint32_t src, std::uint32_t dst, std::uint16_t port, std::uint8_t vc) {

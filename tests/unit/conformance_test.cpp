@@ -24,17 +24,19 @@ namespace p = scaleup::pack;
 using d::rule;
 using scaleup::test::byte_vector;
 
-constexpr std::uint8_t op_ack = 0, op_nack = 1, op_none = 2;
+using scaleup::test::op_ack;
+using scaleup::test::op_nack;
+using scaleup::test::op_none;
 
 // A capture written by hand: XPU 1 sends to XPU 2 on VC 0 (AFH Gen 2 compressed, which names
 // both XPUs); XPU 2 answers on the same VC with stand-alone ACKs and NACKs.
-struct capture {
+struct judged_capture {
   std::unique_ptr<d::large_tree> tree = std::make_unique<d::large_tree>();
   d::conformance c;
   std::uint64_t frame = 0;
   w::encap kind = w::encap::afh2c;
 
-  explicit capture(d::check_config cfg = {}) : c(std::move(cfg)) {}
+  explicit judged_capture(d::check_config cfg = {}) : c(std::move(cfg)) {}
 
   static byte_vector command() {
     const auto c = w::to_bytes(p::cmd_read{.dlen = 63, .tag = 2});
@@ -88,7 +90,7 @@ struct capture {
 };
 
 // Every rule's tally: `r` violated once, at `at`; every other rule not at all.
-void only(capture& cap, rule r, std::uint64_t at) {
+void only(judged_capture& cap, rule r, std::uint64_t at) {
   cap.c.finish();
   for (const auto& info : d::rules) {
     CAPTURE(info.id);
@@ -108,7 +110,7 @@ void only(capture& cap, rule r, std::uint64_t at) {
   CHECK(!cap.c.conformant());
 }
 
-void none(capture& cap) {
+void none(judged_capture& cap) {
   cap.c.finish();
   for (const auto& info : d::rules) {
     CAPTURE(info.id);
@@ -135,7 +137,7 @@ TEST_CASE("conformance: the rule table is the contract") {
 }
 
 TEST_CASE("conformance: go-back-N with a NACK, a timeout and duplicates is conformant") {
-  capture cap;
+  judged_capture cap;
   for (std::uint16_t s = 10; s < 14; ++s) cap.pdu(s);  // 10..13
   cap.ack(11);
   cap.nack(12);                                        // 12 lost after the capture point
@@ -161,14 +163,14 @@ TEST_CASE("conformance: go-back-N with a NACK, a timeout and duplicates is confo
 }
 
 TEST_CASE("conformance: PSNs wrap around 65535 without a violation") {
-  capture cap;
+  judged_capture cap;
   for (std::uint32_t s = 65533; s < 65540; ++s) cap.pdu(static_cast<std::uint16_t>(s));
   cap.ack(2);
   none(cap);
 }
 
 TEST_CASE("conformance: psn.next, a skipped PSN") {
-  capture cap;
+  judged_capture cap;
   cap.pdu(1);
   cap.pdu(2);
   cap.pdu(4);
@@ -182,11 +184,12 @@ TEST_CASE("conformance: psn.next keeps the first skips by frame, across connecti
   // the one kept is frame 2's, whatever order the connections are held in.
   d::check_config cfg;
   cfg.keep = 1;
-  capture cap(cfg);
+  judged_capture cap(cfg);
   const auto from = [&](std::uint32_t xpu, std::uint16_t psn) {
-    return capture::build(capture::params(xpu, 2),
-                          {.op = op_none, .xpuid = static_cast<std::uint16_t>(xpu), .npsn = psn},
-                          capture::command());
+    return judged_capture::build(
+        judged_capture::params(xpu, 2),
+        {.op = op_none, .xpuid = static_cast<std::uint16_t>(xpu), .npsn = psn},
+        judged_capture::command());
   };
   cap.add(from(3, 1));
   cap.add(from(3, 3));  // frame 2: 2 skipped
@@ -201,18 +204,18 @@ TEST_CASE("conformance: psn.next keeps the first skips by frame, across connecti
 
 TEST_CASE("conformance: psn.next, PSNs the capture missed are no skip once they show up") {
   // A capture behind a lossy link: 3 and 4 missed, then resent (a NACK of 3, go back).
-  capture resent;
+  judged_capture resent;
   for (const std::uint16_t s : {1, 2, 5}) resent.pdu(s);
   resent.nack(3);
   for (const std::uint16_t s : {3, 4, 5}) resent.pdu(s);
   none(resent);
   // ...or acknowledged: the receiver got them.
-  capture acked;
+  judged_capture acked;
   for (const std::uint16_t s : {1, 2, 5}) acked.pdu(s);
   acked.ack(5);
   none(acked);
   // Half shown: the other half was skipped.
-  capture half;
+  judged_capture half;
   for (const std::uint16_t s : {1, 2, 6}) half.pdu(s);
   half.ack(3);
   only(half, rule::psn_next, 3);
@@ -221,7 +224,7 @@ TEST_CASE("conformance: psn.next, PSNs the capture missed are no skip once they 
 
 TEST_CASE("conformance: gbn.resend, a resend that skips a PSN or stops short") {
   SUBCASE("skips") {
-    capture cap;
+    judged_capture cap;
     for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
     cap.nack(2);
     cap.pdu(2);
@@ -229,14 +232,14 @@ TEST_CASE("conformance: gbn.resend, a resend that skips a PSN or stops short") {
     only(cap, rule::gbn_resend, 7);
   }
   SUBCASE("selective repeat: goes back to a PSN nobody NACKed, past the oldest unacknowledged") {
-    capture cap;
+    judged_capture cap;
     for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
     cap.ack(1);
     cap.pdu(3);
     only(cap, rule::gbn_resend, 6);
   }
   SUBCASE("stops short: a new PSN before the resend reached the highest sent") {
-    capture cap;
+    judged_capture cap;
     for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
     cap.nack(2);
     cap.pdu(2);
@@ -246,13 +249,13 @@ TEST_CASE("conformance: gbn.resend, a resend that skips a PSN or stops short") {
 }
 
 TEST_CASE("conformance: nack.once, a gap NACKed twice") {
-  capture cap;
+  judged_capture cap;
   for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
   cap.nack(2);
   cap.nack(2);
   only(cap, rule::nack_once, 6);
   // Once the PSN was sent again, a new NACK of it is a new gap.
-  capture again;
+  judged_capture again;
   for (std::uint16_t s = 1; s <= 4; ++s) again.pdu(s);
   again.nack(2);
   again.pdu(2);
@@ -263,13 +266,13 @@ TEST_CASE("conformance: nack.once, a gap NACKed twice") {
 TEST_CASE("conformance: ack.past_gap, an ACK past a NACKed PSN") {
   // Frames 1 us apart: with a bound of 8 us on the way to the receiver, PSN 2's copy of frame 2
   // may still arrive after the NACK of frame 5, so the ACK is not judged...
-  capture late;
+  judged_capture late;
   for (std::uint16_t s = 1; s <= 4; ++s) late.pdu(s);
   late.nack(2);
   late.ack(3);
   none(late);
   // ...with a bound of 2.5 us it cannot: the receiver ACKed past its gap.
-  capture cap(d::check_config{.rto_ns = 2500});
+  judged_capture cap(d::check_config{.rto_ns = 2500});
   for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
   cap.nack(2);
   cap.ack(3);
@@ -278,12 +281,12 @@ TEST_CASE("conformance: ack.past_gap, an ACK past a NACKed PSN") {
 }
 
 TEST_CASE("conformance: ack.monotonic, an apsn that moves backwards") {
-  capture cap;
+  judged_capture cap;
   for (std::uint16_t s = 1; s <= 4; ++s) cap.pdu(s);
   cap.ack(3);
   cap.ack(2);
   only(cap, rule::ack_monotonic, 6);
-  capture nack;  // a NACK of 2 says 1 was the last delivered: behind an ACK of 3
+  judged_capture nack;  // a NACK of 2 says 1 was the last delivered: behind an ACK of 3
   for (std::uint16_t s = 1; s <= 4; ++s) nack.pdu(s);
   nack.ack(3);
   nack.nack(2);
@@ -291,7 +294,7 @@ TEST_CASE("conformance: ack.monotonic, an apsn that moves backwards") {
 }
 
 TEST_CASE("conformance: ack.unsent, an ACK of a PSN never sent") {
-  capture cap;
+  judged_capture cap;
   cap.ack(0);  // before any PDU: the capture may have started late
   CHECK(cap.c.tally(rule::ack_unsent).not_examinable == 1);
   cap.pdu(1);
@@ -301,7 +304,7 @@ TEST_CASE("conformance: ack.unsent, an ACK of a PSN never sent") {
 }
 
 TEST_CASE("conformance: the transport rules need the port when a fabric has several") {
-  capture cap(d::check_config{.ports = 2});
+  judged_capture cap(d::check_config{.ports = 2});
   cap.pdu(1);
   cap.pdu(5);
   none(cap);
@@ -310,7 +313,7 @@ TEST_CASE("conformance: the transport rules need the port when a fabric has seve
 }
 
 TEST_CASE("conformance: a per-connection violation on one port may be ports that mix") {
-  capture one;
+  judged_capture one;
   one.pdu(1);
   one.pdu(2);
   one.ack(2);
@@ -319,12 +322,13 @@ TEST_CASE("conformance: a per-connection violation on one port may be ports that
   only(one, rule::ack_monotonic, 4);
   CHECK(one.c.ports_may_mix());
   // A violation of another kind says nothing of ports; nor does a capture that names them.
-  capture vc(d::check_config{.vcs = 1});
-  vc.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 1},
-                        capture::command()));
+  judged_capture vc(d::check_config{.vcs = 1});
+  vc.add(judged_capture::build(judged_capture::params(1, 2),
+                               {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 1},
+                               judged_capture::command()));
   only(vc, rule::vc_range, 1);
   CHECK(!vc.c.ports_may_mix());
-  capture named(d::check_config{.port_known = true});
+  judged_capture named(d::check_config{.port_known = true});
   named.pdu(1);
   named.ack(1);
   named.ack(0);
@@ -333,19 +337,22 @@ TEST_CASE("conformance: a per-connection violation on one port may be ports that
 }
 
 TEST_CASE("conformance: pdu.one_dst, a group address") {
-  capture cap;
-  auto fp = capture::params(1, 2);
+  judged_capture cap;
+  auto fp = judged_capture::params(1, 2);
   fp.multicast = true;
-  cap.add(capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, capture::command()));
+  cap.add(
+      judged_capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, judged_capture::command()));
   only(cap, rule::pdu_one_dst, 1);
 }
 
 TEST_CASE("conformance: pdu.one_dst, an AFH Gen 1 address and shim that name two XPUs") {
-  capture cap;
-  auto fp = capture::params(1, 2);
+  judged_capture cap;
+  auto fp = judged_capture::params(1, 2);
   fp.kind = w::encap::afh1_shim;
-  cap.add(capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, capture::command()));
-  byte_vector f = capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 2}, capture::command());
+  cap.add(
+      judged_capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, judged_capture::command()));
+  byte_vector f =
+      judged_capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 2}, judged_capture::command());
   f[5] ^= 0x01;  // the destination XPU in the DA's last two bytes: 3, where the shim says 2
   cap.add(f);
   only(cap, rule::pdu_one_dst, 2);
@@ -353,7 +360,7 @@ TEST_CASE("conformance: pdu.one_dst, an AFH Gen 1 address and shim that name two
 }
 
 TEST_CASE("conformance: pdu.one_vc, a data PDU on another traffic class") {
-  capture cap;
+  judged_capture cap;
   cap.add(cap.pdu_frame(1, 3));
   cap.add(cap.pdu_frame(2, 3));
   cap.add(cap.pdu_frame(3, 4));
@@ -363,28 +370,32 @@ TEST_CASE("conformance: pdu.one_vc, a data PDU on another traffic class") {
 TEST_CASE("conformance: pdu.size, vc.range, lite.size: the configured limits") {
   byte_vector big;
   for (int i = 0; i < 20; ++i) {
-    const auto c = capture::command();
+    const auto c = judged_capture::command();
     big.insert(big.end(), c.begin(), c.end());
   }
   SUBCASE("pdu.size") {
-    capture cap(d::check_config{.max_pdu = static_cast<std::uint32_t>(big.size() - 1)});
-    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, big));
+    judged_capture cap(d::check_config{.max_pdu = static_cast<std::uint32_t>(big.size() - 1)});
+    cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                  {.op = op_none, .xpuid = 1, .npsn = 1}, big));
     only(cap, rule::pdu_size, 1);
-    capture fits(d::check_config{.max_pdu = static_cast<std::uint32_t>(big.size())});
-    fits.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, big));
+    judged_capture fits(d::check_config{.max_pdu = static_cast<std::uint32_t>(big.size())});
+    fits.add(judged_capture::build(judged_capture::params(1, 2),
+                                   {.op = op_none, .xpuid = 1, .npsn = 1}, big));
     none(fits);
   }
   SUBCASE("vc.range") {
-    capture cap(d::check_config{.vcs = 2});
-    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 1},
-                           capture::command()));
-    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 2},
-                           capture::command()));
+    judged_capture cap(d::check_config{.vcs = 2});
+    cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                  {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 1},
+                                  judged_capture::command()));
+    cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                  {.op = op_none, .xpuid = 1, .npsn = 1, .vc = 2},
+                                  judged_capture::command()));
     only(cap, rule::vc_range, 2);
   }
   SUBCASE("lite.size") {
-    capture cap(d::check_config{.max_lite = static_cast<std::uint32_t>(big.size() - 1)});
-    w::frame_params fp = capture::params(1, 2);
+    judged_capture cap(d::check_config{.max_lite = static_cast<std::uint32_t>(big.size() - 1)});
+    w::frame_params fp = judged_capture::params(1, 2);
     fp.kind = w::encap::lite;
     byte_vector out(big.size() + 64);
     const auto n = w::emit_frame(fp, big, out);
@@ -397,11 +408,12 @@ TEST_CASE("conformance: pdu.size, vc.range, lite.size: the configured limits") {
 }
 
 TEST_CASE("conformance: lite.no_rh, a SUE Lite frame that carries a PDU") {
-  capture cap;
-  w::frame_params fp = capture::params(1, 2);
+  judged_capture cap;
+  w::frame_params fp = judged_capture::params(1, 2);
   fp.kind = w::encap::lite;
   byte_vector pdu(64);
-  const auto n = w::emit_pdu({.op = op_none, .xpuid = 1, .npsn = 1}, capture::command(), pdu);
+  const auto n =
+      w::emit_pdu({.op = op_none, .xpuid = 1, .npsn = 1}, judged_capture::command(), pdu);
   REQUIRE(n);
   pdu.resize(n.value);
   byte_vector out(128);
@@ -413,9 +425,9 @@ TEST_CASE("conformance: lite.no_rh, a SUE Lite frame that carries a PDU") {
   // frame breaks: its payload is not judged as commands.
   only(cap, rule::lite_no_rh, 1);
   // A Lite frame of commands is fine.
-  capture ok;
+  judged_capture ok;
   byte_vector out2(128);
-  const auto g = w::emit_frame(fp, capture::command(), out2);
+  const auto g = w::emit_frame(fp, judged_capture::command(), out2);
   REQUIRE(g);
   out2.resize(g.value);
   ok.add(out2);
@@ -430,25 +442,27 @@ TEST_CASE("conformance: rcrc.good, rh.version, reserved.zero: bytes of the PDU")
     // Four commands: a frame above the 60-byte minimum, so the R-CRC is its last four bytes.
     byte_vector payload;
     for (int i = 0; i < 4; ++i) {
-      const auto c = capture::command();
+      const auto c = judged_capture::command();
       payload.insert(payload.end(), c.begin(), c.end());
     }
-    byte_vector f =
-        capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, payload);
+    byte_vector f = judged_capture::build(judged_capture::params(1, 2),
+                                          {.op = op_none, .xpuid = 1, .npsn = 1}, payload);
     REQUIRE(f.size() > w::ethernet_min_frame);
     f[rh + 8 + 6] ^= 0x01;  // a bit of the first command's address: the R-CRC no longer matches
-    capture cap;
+    judged_capture cap;
     cap.add(f);
     only(cap, rule::rcrc_good, 1);
   }
   SUBCASE("rh.version and reserved.zero, each with a good R-CRC") {
-    capture cap;
-    cap.add(capture::build(capture::params(1, 2), {.ver = 1, .op = op_none, .xpuid = 1, .npsn = 1},
-                           capture::command()));
+    judged_capture cap;
+    cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                  {.ver = 1, .op = op_none, .xpuid = 1, .npsn = 1},
+                                  judged_capture::command()));
     only(cap, rule::rh_version, 1);
-    capture res;
-    res.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1, .rsvd = 3},
-                           capture::command()));
+    judged_capture res;
+    res.add(judged_capture::build(judged_capture::params(1, 2),
+                                  {.op = op_none, .xpuid = 1, .npsn = 1, .rsvd = 3},
+                                  judged_capture::command()));
     only(res, rule::reserved_zero, 1);
     CHECK(scaleup::test::contains(res.c.tally(rule::reserved_zero).first[0].seen, "rsvd"));
   }
@@ -456,24 +470,26 @@ TEST_CASE("conformance: rcrc.good, rh.version, reserved.zero: bytes of the PDU")
 
 TEST_CASE("conformance: pad.after_rcrc, padding before the R-CRC or past the minimum") {
   SUBCASE("zeros between the commands and the R-CRC") {
-    capture cap;
-    byte_vector payload = capture::command();
+    judged_capture cap;
+    byte_vector payload = judged_capture::command();
     payload.resize(payload.size() + 8, 0);
-    cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1}, payload));
+    cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                  {.op = op_none, .xpuid = 1, .npsn = 1}, payload));
     only(cap, rule::pad_after_rcrc, 1);
   }
   SUBCASE("zeros after the R-CRC in a frame above 60 bytes") {
-    capture cap;
-    auto fp = capture::params(1, 2);
+    judged_capture cap;
+    auto fp = judged_capture::params(1, 2);
     fp.pad = false;
-    byte_vector f = capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1}, capture::command());
+    byte_vector f = judged_capture::build(fp, {.op = op_none, .xpuid = 1, .npsn = 1},
+                                          judged_capture::command());
     REQUIRE(f.size() < w::ethernet_min_frame);
     f.resize(w::ethernet_min_frame + 8, 0);
     cap.add(f);
     only(cap, rule::pad_after_rcrc, 1);
   }
   SUBCASE("zeros after the R-CRC up to the minimum are right") {
-    capture cap;
+    judged_capture cap;
     cap.ack(0);  // an RH-only PDU padded to 60 bytes
     none(cap);
     CHECK(cap.c.tally(rule::pad_after_rcrc).examined == 1);
@@ -484,42 +500,44 @@ TEST_CASE("conformance: partition.allowed, an ACK of a PDU its partition should 
   d::partition_policy table;
   table.listed.set(1);
   table.allowed->allow(1, 5);
-  capture cap(d::check_config{.partitions = &table});
-  cap.add(capture::build(capture::params(1, 2),
-                         {.op = op_none, .xpuid = 1, .npsn = 1, .partition = 5},
-                         capture::command()));
+  judged_capture cap(d::check_config{.partitions = &table});
+  cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                {.op = op_none, .xpuid = 1, .npsn = 1, .partition = 5},
+                                judged_capture::command()));
   cap.ack(1);
-  cap.add(capture::build(capture::params(1, 2),
-                         {.op = op_none, .xpuid = 1, .npsn = 2, .partition = 6},
-                         capture::command()));
+  cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                {.op = op_none, .xpuid = 1, .npsn = 2, .partition = 6},
+                                judged_capture::command()));
   cap.ack(2);
   only(cap, rule::partition_allowed, 4);
   CHECK(cap.c.tally(rule::partition_allowed).examined == 2);
   // Without a table: nothing to examine.
-  capture none_given;
+  judged_capture none_given;
   none_given.pdu(1);
   none_given.ack(1);
   CHECK(none_given.c.tally(rule::partition_allowed).examined == 0);
 }
 
 TEST_CASE("conformance: cmd.profile, a payload the profile cannot parse") {
-  capture cap;
-  cap.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1},
-                         byte_vector{0xEE, 1, 2, 3, 4, 5}));
+  judged_capture cap;
+  cap.add(judged_capture::build(judged_capture::params(1, 2),
+                                {.op = op_none, .xpuid = 1, .npsn = 1},
+                                byte_vector{0xEE, 1, 2, 3, 4, 5}));
   only(cap, rule::cmd_profile, 1);
-  capture opaque(d::check_config{.profile = false});
-  opaque.add(capture::build(capture::params(1, 2), {.op = op_none, .xpuid = 1, .npsn = 1},
-                            capture::command()));
+  judged_capture opaque(d::check_config{.profile = false});
+  opaque.add(judged_capture::build(judged_capture::params(1, 2),
+                                   {.op = op_none, .xpuid = 1, .npsn = 1},
+                                   judged_capture::command()));
   CHECK(opaque.c.tally(rule::cmd_profile).not_examinable == 1);
 }
 
-// Frames are 1000 ns apart (capture::add). At 100 Gb/s a quantum (512 bit times) is 5.12 ns:
+// Frames are 1000 ns apart (judged_capture::add). At 100 Gb/s a quantum (512 bit times) is 5.12 ns:
 // 1000 quanta pause for 5120 ns.
 TEST_CASE("conformance: pfc.paused, a frame of a paused priority while the pause holds") {
   constexpr std::uint64_t station = 0x02AA00000002;  // the receiver's port: it pauses
   d::check_config cfg;
   cfg.pfc_reaction_ns = 500;
-  capture cap(cfg);
+  judged_capture cap(cfg);
   cap.kind = w::encap::afh1;  // untagged, no IP: VC0's priority through the PFC map, 3
   cap.pdu(1);
   cap.pfc(station, {3}, 1000);  // frame 2 at 2000 ns: priority 3 paused from 2500 to 7620
@@ -541,7 +559,7 @@ TEST_CASE(
     "conformance: pfc.paused, the reaction time, the pauser's own frames, a pause that ran out") {
   d::check_config cfg;
   cfg.pfc_reaction_ns = 1500;
-  capture cap(cfg);
+  judged_capture cap(cfg);
   cap.kind = w::encap::afh1_vlan;  // the VLAN PCP is the priority: the tc here
   cap.pdu(1);
   // XPU 1's own pause: its frames are not judged by it, XPU 2's would be.
@@ -552,15 +570,16 @@ TEST_CASE(
   cap.pdu(4);                           // 6000 ns: the pause ran out
   only(cap, rule::pfc_paused, 5);
   // A refresh before it ran out keeps the pause from its start; another priority is free.
-  capture more(cfg);
+  judged_capture more(cfg);
   more.kind = w::encap::afh1_vlan;
   more.pfc(0x02AA00000002, {1}, 200);  // frame 1 at 1000 ns: from 2500 to 3524
   more.pfc(0x02AA00000002, {1}, 200);  // frame 2 at 2000 ns: to 4524, still from 2500
   more.pdu(2);                         // 3000 ns, priority 0: free
   // 4000 ns on priority 1 (another connection, 3 to 2: one class per connection): paused only
   // because of the refresh.
-  more.add(capture::build(capture::params(3, 2, 1, more.kind),
-                          {.op = op_none, .xpuid = 3, .npsn = 1}, capture::command()));
+  more.add(judged_capture::build(judged_capture::params(3, 2, 1, more.kind),
+                                 {.op = op_none, .xpuid = 3, .npsn = 1},
+                                 judged_capture::command()));
   only(more, rule::pfc_paused, 4);
 }
 
@@ -568,13 +587,13 @@ TEST_CASE("conformance: --rules selects, and the rules without a wire format are
   d::check_config cfg;
   cfg.selected.reset();
   cfg.selected.set(static_cast<std::size_t>(rule::ack_unsent));
-  capture cap(cfg);
+  judged_capture cap(cfg);
   cap.pdu(1);
   cap.pdu(3);  // psn.next, not selected
   cap.ack(4);
   only(cap, rule::ack_unsent, 3);
   CHECK(cap.c.tally(rule::psn_next).examined == 0);
-  capture all;
+  judged_capture all;
   all.pdu(1);
   for (const rule r : {rule::cbfc_credit, rule::llr_replay}) {
     CHECK(!all.c.selected(r));
@@ -583,7 +602,7 @@ TEST_CASE("conformance: --rules selects, and the rules without a wire format are
 }
 
 TEST_CASE("conformance: per-frame violations for the plugin, and a second pass changes nothing") {
-  capture cap(d::check_config{.per_frame = true});
+  judged_capture cap(d::check_config{.per_frame = true});
   cap.pdu(1);
   cap.pdu(3);
   cap.ack(7);  // an ACK of a PSN never sent: judged at once
@@ -606,7 +625,7 @@ TEST_CASE("conformance: per-frame violations for the plugin, and a second pass c
 }
 
 TEST_CASE("conformance: a connection's state stays bounded, and skips cost a visit each") {
-  capture cap(
+  judged_capture cap(
       d::check_config{.selected = d::rule_set{}.set(static_cast<std::size_t>(rule::psn_next))});
   // PSN 0, then every other PSN: M skips, more than half the PSN space can hold.
   constexpr int M = 20'000;
@@ -642,12 +661,12 @@ TEST_CASE("conformance: pfc.paused looks at the pauses running, not at every sta
   d::check_config cfg;
   cfg.selected = d::rule_set{}.set(static_cast<std::size_t>(rule::pfc_paused));
   cfg.pfc_reaction_ns = 0;
-  capture cap(cfg);
+  judged_capture cap(cfg);
   cap.kind = w::encap::afh1;  // VC0: priority 3
   // 5000 stations pause priority 3 for 100 quanta (512 ns) each, one after the other.
   constexpr int stations = 5000;
   for (int k = 0; k < stations; ++k)
-    cap.add_at(capture::pfc_frame(0x020000000000 + static_cast<std::uint64_t>(k), {3}, 100),
+    cap.add_at(judged_capture::pfc_frame(0x020000000000 + static_cast<std::uint64_t>(k), {3}, 100),
                std::int64_t{1000} * k);
   // Long after: every pause ran out; each frame looks at none.
   for (int k = 0; k < stations; ++k)
@@ -657,12 +676,13 @@ TEST_CASE("conformance: pfc.paused looks at the pauses running, not at every sta
   CHECK(cap.c.tally(rule::pfc_paused).violations == 0);
   // 5000 pauses that begin an hour from now: a frame before them is not examined, after at most
   // 64 looks, rather than walked through all of them.
-  capture ahead(cfg);
+  judged_capture ahead(cfg);
   ahead.kind = w::encap::afh1;
   constexpr std::int64_t hour = std::int64_t{3600} * 1'000'000'000;
   for (int k = 0; k < stations; ++k)
-    ahead.add_at(capture::pfc_frame(0x020000000000 + static_cast<std::uint64_t>(k), {3}, 100),
-                 hour + k);
+    ahead.add_at(
+        judged_capture::pfc_frame(0x020000000000 + static_cast<std::uint64_t>(k), {3}, 100),
+        hour + k);
   for (int k = 0; k < stations; ++k)
     ahead.add_at(ahead.pdu_frame(static_cast<std::uint16_t>(k)), k);
   CHECK(ahead.c.holding().pause_looks <= 64 * stations);
@@ -675,11 +695,12 @@ TEST_CASE("conformance: pfc.paused looks at the pauses running, not at every sta
 TEST_CASE("conformance: denied PSNs kept at most half the PSN space") {
   d::partition_policy table;
   table.listed.set(1);  // XPU 1 may use no partition at all
-  capture cap(d::check_config{.partitions = &table});
+  judged_capture cap(d::check_config{.partitions = &table});
   for (int k = 0; k < 40'000; ++k)
-    cap.add(capture::build(capture::params(1, 2),
-                           {.op = op_none, .xpuid = 1, .npsn = static_cast<std::uint16_t>(k)},
-                           capture::command()));
+    cap.add(
+        judged_capture::build(judged_capture::params(1, 2),
+                              {.op = op_none, .xpuid = 1, .npsn = static_cast<std::uint16_t>(k)},
+                              judged_capture::command()));
   CHECK(cap.c.holding().denied == 32768);
   cap.ack(static_cast<std::uint16_t>(39'999));
   CHECK(cap.c.holding().denied == 0);
@@ -687,18 +708,19 @@ TEST_CASE("conformance: denied PSNs kept at most half the PSN space") {
 }
 
 TEST_CASE("conformance: at most max_connections connections and PFC stations") {
-  capture cap(d::check_config{.max_connections = 1});
+  judged_capture cap(d::check_config{.max_connections = 1});
   const auto from3 = [&](std::uint16_t psn) {
-    cap.add(capture::build(capture::params(3, 2), {.op = op_none, .xpuid = 3, .npsn = psn},
-                           capture::command()));
+    cap.add(judged_capture::build(judged_capture::params(3, 2),
+                                  {.op = op_none, .xpuid = 3, .npsn = psn},
+                                  judged_capture::command()));
   };
   cap.pdu(1);
   cap.pdu(2);
   from3(1);  // a second connection: not judged
   from3(2);
-  cap.add(capture::build(capture::params(2, 3), {.op = op_ack, .xpuid = 2, .npsn = 7, .apsn = 2},
-                         {}));  // its ACK
-  cap.ack(2);                   // the first's ACK: judged
+  cap.add(judged_capture::build(judged_capture::params(2, 3),
+                                {.op = op_ack, .xpuid = 2, .npsn = 7, .apsn = 2}, {}));  // its ACK
+  cap.ack(2);  // the first's ACK: judged
   CHECK(cap.c.holding().connections == 1);
   CHECK(cap.c.not_analysed_frames() == 3);
   CHECK(cap.c.tally(rule::ack_monotonic).examined == 1);

@@ -29,9 +29,8 @@ using scaleup::test::cat;
 
 // WR_FULL (type 0x04), 5 data bytes A1..A5; BARRIER (type 0x12), tag 7: a PDU of two commands,
 // so that sue.cmd.type and sue.cmd.tag are there twice (docs/wire-format.md's layouts).
-const byte_vector write5{0x04, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
-                         0x00, 0x10, 0x00, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5};
-const byte_vector barrier{0x12, 0x00, 0x00, 0x07};
+using scaleup::test::barrier;
+using scaleup::test::write5;
 
 struct frame {
   byte_vector bytes;

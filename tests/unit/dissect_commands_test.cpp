@@ -24,11 +24,8 @@ using scaleup::test::byte_vector;
 using scaleup::test::cat;
 using scaleup::test::render;
 
-// WR_FULL, data 5 bytes: type 04, dlen 04, tag 0x1234, address 0x0000000000001000, data.
-const byte_vector write5{0x04, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
-                         0x00, 0x10, 0x00, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5};
-// BARRIER: type 12, reserved 00, tag 0x0007.
-const byte_vector barrier{0x12, 0x00, 0x00, 0x07};
+using scaleup::test::barrier;  // BARRIER, tag 7
+using scaleup::test::write5;   // WR_FULL, tag 0x1234, 5 data bytes A1..A5
 // WR_RSP: type 0E, reserved, tag 0x1234, status SLVERR (2), reserved.
 const byte_vector wr_rsp{0x0E, 0x00, 0x12, 0x34, 0x02, 0x00};
 // WR_FULL whose data ends in zero bytes: 3 bytes 11 00 00.
@@ -51,14 +48,14 @@ byte_vector frame(w::encap e, const byte_vector& payload) {
   return out;
 }
 
-struct dissected {
+struct commands_dissected {
   byte_vector bytes;
   std::unique_ptr<d::large_tree> tree = std::make_unique<d::large_tree>();
   const d::large_tree* operator->() const { return tree.get(); }
 };
 
-dissected dissect(byte_vector f, const d::options& o = {}) {
-  dissected r{std::move(f)};
+commands_dissected dissect_pdu(byte_vector f, const d::options& o = {}) {
+  commands_dissected r{std::move(f)};
   d::dissect_frame(*r.tree, w::bytes(r.bytes.data(), r.bytes.size()), d::link_ethernet, o);
   return r;
 }
@@ -81,7 +78,7 @@ std::uint64_t member(const d::large_tree& t, const d::layer_node* l, std::string
 }  // namespace
 
 TEST_CASE("dissect commands: each command is a layer with its table's fields") {
-  const auto t = dissect(frame(w::encap::udp4, cat({write5, barrier, wr_rsp})));
+  const auto t = dissect_pdu(frame(w::encap::udp4, cat({write5, barrier, wr_rsp})));
   CHECK(t->encap == "udp4");
   CHECK(t->error_count == 0);
   const auto cmds = commands_of(*t.tree);
@@ -105,7 +102,7 @@ TEST_CASE("dissect commands: each command is a layer with its table's fields") {
 }
 
 TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line each") {
-  const auto t = dissect(frame(w::encap::udp4, cat({write5, wr_rsp})));
+  const auto t = dissect_pdu(frame(w::encap::udp4, cat({write5, wr_rsp})));
   const std::string json = render([&](auto& out) { d::put_json(out, *t.tree, 1); });
   CHECK(json.find("\"sue.cmds\":[{\"sue.cmd.type\":4,\"sue.cmd.dlen\":4,\"sue.cmd.tag\":4660,"
                   "\"sue.cmd.addr\":4096,\"sue.cmd.name\":\"WR_FULL\",\"sue.cmd.control_len\":12,"
@@ -126,7 +123,7 @@ TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line
 TEST_CASE("dissect commands: the R-CRC of a padded frame sits at a command boundary") {
   // afh2c: 8 header bytes + 8 RH + 15 command bytes + 4 R-CRC = 35, padded to 60. The command
   // ends in two zero bytes, which a search over zeros alone could not tell from padding.
-  const auto t = dissect(frame(w::encap::afh2c, write_zeros));
+  const auto t = dissect_pdu(frame(w::encap::afh2c, write_zeros));
   CHECK(t->encap == "afh2c");
   CHECK(t->error_count == 0);
   CHECK(t->find("sue.payload.len")->value == 15);
@@ -140,7 +137,7 @@ TEST_CASE("dissect commands: the R-CRC of a padded frame sits at a command bound
 }
 
 TEST_CASE("dissect commands: SUE Lite padding is not payload") {
-  const auto t = dissect(frame(w::encap::lite, cat({barrier, wr_rsp})));
+  const auto t = dissect_pdu(frame(w::encap::lite, cat({barrier, wr_rsp})));
   CHECK(t->encap == "lite");
   CHECK(t->error_count == 0);
   CHECK(t->frame_length == 60);
@@ -149,7 +146,7 @@ TEST_CASE("dissect commands: SUE Lite padding is not payload") {
   // Opaque, the same frame's padding counts as payload.
   d::options opaque;
   opaque.profile = nullptr;
-  const auto o = dissect(frame(w::encap::lite, cat({barrier, wr_rsp})), opaque);
+  const auto o = dissect_pdu(frame(w::encap::lite, cat({barrier, wr_rsp})), opaque);
   CHECK(o->find("sue_lite.len")->value == 54);
   CHECK(commands_of(*o.tree).empty());
 }
@@ -162,7 +159,7 @@ const d::layer_node* opaque_layer(const d::large_tree& t) { return t.find_layer(
 TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a warning") {
   SUBCASE("unknown type second") {
     const byte_vector bad{0x77, 0x00, 0x00, 0x00};
-    const auto t = dissect(frame(w::encap::udp4, cat({barrier, bad, wr_rsp})));
+    const auto t = dissect_pdu(frame(w::encap::udp4, cat({barrier, bad, wr_rsp})));
     REQUIRE(commands_of(*t.tree).size() == 1);  // the barrier; nothing after the bad one
     REQUIRE(t->error_count == 1);
     const auto& e = t->errors[0];
@@ -191,7 +188,7 @@ TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a war
   }
   SUBCASE("data cut off by the end of the payload") {
     const byte_vector cut(write5.begin(), write5.end() - 2);
-    const auto t = dissect(frame(w::encap::udp6, cut));
+    const auto t = dissect_pdu(frame(w::encap::udp6, cut));
     CHECK(commands_of(*t.tree).empty());
     REQUIRE(t->error_count == 1);
     CHECK(t->errors[0].code == w::errc::truncated);
@@ -204,7 +201,8 @@ TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a war
     CHECK(d::facts_of(*t.tree, 1, 0));
   }
   SUBCASE("garbage after padding") {
-    const auto t = dissect(frame(w::encap::udp4, cat({barrier, byte_vector{0x00, 0x00, 0x05}})));
+    const auto t =
+        dissect_pdu(frame(w::encap::udp4, cat({barrier, byte_vector{0x00, 0x00, 0x05}})));
     CHECK(commands_of(*t.tree).size() == 1);
     REQUIRE(t->error_count == 1);
     CHECK(t->errors[0].code == w::errc::bad_value);
@@ -217,7 +215,7 @@ TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a war
   }
   SUBCASE("8-byte opaque payloads: every one a PDU of the analysis") {
     const byte_vector junk{0xDE, 0xAD, 0xBE, 0xEF, 0x01, 0x02, 0x03, 0x04};
-    const auto t = dissect(frame(w::encap::afh1, junk));
+    const auto t = dissect_pdu(frame(w::encap::afh1, junk));
     CHECK(commands_of(*t.tree).empty());
     CHECK_FALSE(t->has_errors());
     REQUIRE(opaque_layer(*t.tree) != nullptr);
@@ -226,7 +224,7 @@ TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a war
     // --profile none: no walk, no warning, the payload opaque as before.
     d::options none;
     none.profile = nullptr;
-    const auto n = dissect(frame(w::encap::afh1, junk), none);
+    const auto n = dissect_pdu(frame(w::encap::afh1, junk), none);
     CHECK(n->error_count == 0);
     CHECK(opaque_layer(*n.tree) == nullptr);
     CHECK(d::facts_of(*n.tree, 1, 0));
@@ -234,7 +232,7 @@ TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a war
   SUBCASE("a reserved control field set is a warning, and the walk goes on") {
     byte_vector rsp = wr_rsp;
     rsp[5] = 0x40;  // reserved byte
-    const auto t = dissect(frame(w::encap::udp4, cat({barrier, rsp, barrier})));
+    const auto t = dissect_pdu(frame(w::encap::udp4, cat({barrier, rsp, barrier})));
     CHECK(commands_of(*t.tree).size() == 3);
     REQUIRE(t->error_count == 1);
     CHECK(t->errors[0].level == w::severity::warning);
@@ -247,7 +245,7 @@ TEST_CASE("dissect commands: what the profile cannot parse is opaque, with a war
 TEST_CASE("dissect commands: a PDU full of the smallest commands fits the large tree") {
   byte_vector payload;
   for (int i = 0; i < 1024; ++i) payload.insert(payload.end(), barrier.begin(), barrier.end());
-  const auto t = dissect(frame(w::encap::udp4, payload));
+  const auto t = dissect_pdu(frame(w::encap::udp4, payload));
   CHECK(t->error_count == 0);
   CHECK_FALSE(t->overflow);
   CHECK(commands_of(*t.tree).size() == 1024);
@@ -280,13 +278,13 @@ TEST_CASE("dissect commands: without nodes, the same facts and the readers' prob
         if (damaged) {
           // The RH's PSN changed: its R-CRC no longer matches. The first tree is kept while
           // its RH layer is read.
-          const auto first = dissect(f);
+          const auto first = dissect_pdu(f);
           const auto* rh = first->find_layer("sue.rh");
           REQUIRE(rh != nullptr);
           f[rh->offset + 3] ^= 0x10;
         }
-        const auto full = dissect(f);
-        const auto lean = dissect(f, bare);
+        const auto full = dissect_pdu(f);
+        const auto lean = dissect_pdu(f, bare);
         CHECK(lean->layer_count == 0);
         CHECK(lean->field_count == 0);
         CHECK(lean->encap == full->encap);

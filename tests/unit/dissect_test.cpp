@@ -44,18 +44,17 @@ using scaleup::test::set16;
 using scaleup::test::test_rh;
 using scaleup::test::with_ethernet_fcs;
 
-// Offsets in an untagged udp4 frame.
-constexpr std::size_t ip4_at = 14;
-constexpr std::size_t udp4_at = 34;
-constexpr std::size_t pdu4_at = 42;
+using scaleup::test::ip4_at;
+using scaleup::test::pdu4_at;
+using scaleup::test::udp4_at;
 
 // ---- frames -----------------------------------------------------------------------------
 
-const byte_vector kPayload{0xAA, 0xBB, 0xCC};
-constexpr std::uint32_t kRcrc = 0x6323B880;  // CRC-32 of 00 01 12 34 40 05 00 42 AA BB CC
+const byte_vector kDissectPayload{0xAA, 0xBB, 0xCC};
+constexpr std::uint32_t kRcrcValue = 0x6323B880;  // CRC-32 of 00 01 12 34 40 05 00 42 AA BB CC
 
-byte_vector emit(const w::frame_params& p, const w::reliability_header& rh = test_rh(),
-                 const byte_vector& payload = kPayload) {
+byte_vector emit_frame(const w::frame_params& p, const w::reliability_header& rh = test_rh(),
+                       const byte_vector& payload = kDissectPayload) {
   byte_vector out(8192);
   const auto r = p.kind == w::encap::lite ? w::emit_frame(p, payload, out)
                                           : w::emit_sue_frame(p, rh, payload, out);
@@ -63,7 +62,7 @@ byte_vector emit(const w::frame_params& p, const w::reliability_header& rh = tes
   out.resize(r.value);
   return out;
 }
-byte_vector emit(w::encap e) { return emit(params_for(e)); }
+byte_vector emit_frame(w::encap e) { return emit_frame(params_for(e)); }
 
 byte_vector emit_inner(const w::frame_params& p, const byte_vector& inner) {
   byte_vector out(8192);
@@ -390,7 +389,7 @@ TEST_CASE("dissect: every encapsulation round-trips through the emitter") {
   for (w::encap e : all_encaps) {
     const std::string_view name = w::to_string(e);
     CAPTURE(name);
-    const byte_vector f = emit(e);
+    const byte_vector f = emit_frame(e);
     const auto t = dissect(f);
     INFO("errors:\n" << errors_text(*t));
     CHECK(t->encap == name);
@@ -419,7 +418,7 @@ TEST_CASE("dissect: every encapsulation round-trips through the emitter") {
     check_rh(*t);
     CHECK(status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 3);
-    CHECK(val(*t, "sue.rcrc") == kRcrc);
+    CHECK(val(*t, "sue.rcrc") == kRcrcValue);
     const std::size_t hs = w::header_size(e);
     const auto* rh_layer = t->find_layer("sue.rh");
     REQUIRE(rh_layer != nullptr);
@@ -507,26 +506,26 @@ TEST_CASE("dissect: unpadded Layer 2 frames and bigger payloads") {
     CAPTURE(w::to_string(e));
     w::frame_params p = params_for(e);
     p.pad = false;
-    auto t = dissect(emit(p));
+    auto t = dissect(emit_frame(p));
     CHECK(t->error_count == 0);
     CHECK(status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 3);
     byte_vector payload = ramp(100, 0x00);
     payload.back() = 0;  // trailing zeros in the payload itself
-    t = dissect(emit(params_for(e), test_rh(), payload));
+    t = dissect(emit_frame(params_for(e), test_rh(), payload));
     CHECK(t->error_count == 0);
     CHECK(status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 100);
   }
   // A short payload ending in zeros, inside a padded frame: the R-CRC is still found.
   const byte_vector zero_tail{0x11, 0x00, 0x00};
-  const auto t = dissect(emit(params_for(w::encap::afh2c), test_rh(), zero_tail));
+  const auto t = dissect(emit_frame(params_for(w::encap::afh2c), test_rh(), zero_tail));
   CHECK(status(*t) == "good");
   CHECK(val(*t, "sue.payload.len") == 3);
   CHECK(t->error_count == 0);
   w::frame_params p = params_for(w::encap::lite);
   p.pad = false;
-  const auto lt = dissect(emit(p));
+  const auto lt = dissect(emit_frame(p));
   CHECK(lt->error_count == 0);
   CHECK(val(*lt, "sue_lite.len") == 3);
 }
@@ -536,7 +535,7 @@ TEST_CASE("dissect: unpadded Layer 2 frames and bigger payloads") {
 TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::absent") {
   for (w::encap e : all_encaps) {
     CAPTURE(w::to_string(e));
-    const byte_vector f = emit(e);
+    const byte_vector f = emit_frame(e);
     const byte_vector ff = with_ethernet_fcs(f);
     const std::uint32_t fcs = ref_crc32(f.data(), f.size());
     const auto plain = dissect(f);
@@ -612,7 +611,7 @@ TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::abs
 TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
   for (w::encap e : {w::encap::afh2, w::encap::afh2c, w::encap::lite}) {
     CAPTURE(w::to_string(e));
-    const byte_vector f = emit(e);
+    const byte_vector f = emit_frame(e);
     const auto t = dissect(f, d::link_afh2);
     const auto eth = dissect(f, d::link_ethernet);
     CHECK(t->encap == w::to_string(e));
@@ -628,7 +627,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     }
   }
   SUBCASE("no FCS stripping on link 147") {
-    const byte_vector ff = with_ethernet_fcs(emit(w::encap::lite));
+    const byte_vector ff = with_ethernet_fcs(emit_frame(w::encap::lite));
     const auto t = dissect(ff, d::link_afh2);
     CHECK(val(*t, "sue_lite.len") == 58);
     CHECK_FALSE(has(*t, "eth.fcs"));
@@ -636,7 +635,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
   SUBCASE("a first octet without the SLAP signature") {
     for (std::uint8_t first : {0x00, 0x42, 0x06, 0x0A, 0x12, 0x82, 0x43, 0x01}) {
       CAPTURE(int{first});
-      byte_vector f = emit(w::encap::afh2);
+      byte_vector f = emit_frame(w::encap::afh2);
       f[0] = first;
       const auto t = dissect(f, d::link_afh2);
       CHECK(t->encap == "afh2");
@@ -649,7 +648,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     }
   }
   SUBCASE("AFH Gen 2 normal naming another transport: a warning") {
-    byte_vector f = emit(w::encap::afh2);
+    byte_vector f = emit_frame(w::encap::afh2);
     set16(f, 12, 0x0800);
     const auto t = dissect(f, d::link_afh2);
     CHECK(t->encap == "afh2");
@@ -664,7 +663,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
                           .value = 0x0800});
   }
   SUBCASE("AFH Gen 2 normal with a group source half: bad_value, header kept") {
-    byte_vector f = emit(w::encap::afh2);
+    byte_vector f = emit_frame(w::encap::afh2);
     f[6] = 0x19;  // tc 3, spare 0, SA U/L 0, SA I/G 1
     const auto t = dissect(f, d::link_afh2);
     CHECK(val(*t, "afh2.src_xpu") == 1);
@@ -677,7 +676,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     CHECK(t->errors[0].field == "afh2.sa_ul");
   }
   SUBCASE("spare bits set in the compressed header: a warning, SUE still decoded") {
-    byte_vector f = emit(w::encap::afh2c);
+    byte_vector f = emit_frame(w::encap::afh2c);
     f[1] = 0x1D;  // tc 3, spare 101
     const auto t = dissect(f, d::link_afh2);
     check_rh(*t);
@@ -697,7 +696,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
   w::frame_params p9999 = params_for(w::encap::udp4);
   p9999.udp_src_port = 9999;
   p9999.udp_dst_port = 9999;
-  const byte_vector on_9999 = emit(p9999);
+  const byte_vector on_9999 = emit_frame(p9999);
 
   SUBCASE("no port is SUE's by default") {
     const d::options defaults;
@@ -705,7 +704,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     CHECK_FALSE(defaults.is_sue_port(golden_udp_port));
     CHECK_FALSE(defaults.is_sue_port(w::emit_udp_port));
     // A damaged PDU on 4793 (Ultra Ethernet Transport's port) is UDP: no port says SUE.
-    byte_vector f = emit(w::encap::udp4);
+    byte_vector f = emit_frame(w::encap::udp4);
     f[pdu4_at + 8] ^= 0xFF;  // first payload byte: the R-CRC no longer matches
     fix_udp4_checksum(f, ip4_at, udp4_at);
     d::tree t;
@@ -718,12 +717,12 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     p.udp_src_port = 50000;
     opaque_options no_heur;
     no_heur.heuristics = false;
-    auto t = dissect(emit(p), d::link_ethernet, no_heur);
+    auto t = dissect(emit_frame(p), d::link_ethernet, no_heur);
     CHECK(t->encap == "udp4");
     check_rh(*t);
     p.udp_src_port = 4793;
     p.udp_dst_port = 50000;
-    t = dissect(emit(p), d::link_ethernet, no_heur);
+    t = dissect(emit_frame(p), d::link_ethernet, no_heur);
     CHECK(t->encap == "udp4");
   }
   SUBCASE("a port added with add_udp_port") {
@@ -738,7 +737,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     w::frame_params p6 = params_for(w::encap::udp6);
     p6.udp_dst_port = 9999;
     p6.udp_src_port = 9998;
-    t = dissect(emit(p6), d::link_ethernet, o);
+    t = dissect(emit_frame(p6), d::link_ethernet, o);
     CHECK(t->encap == "udp6");
     check_rh(*t);
   }
@@ -812,7 +811,7 @@ TEST_CASE("dissect: an RH-only PDU on 4793 has no R-CRC") {
 // ---- error paths ------------------------------------------------------------------------------
 
 TEST_CASE("dissect: Ethernet and IPv4 errors") {
-  const byte_vector good = emit(w::encap::udp4);
+  const byte_vector good = emit_frame(w::encap::udp4);
 
   SUBCASE("truncated Ethernet header") {
     for (std::size_t n : {std::size_t{10}, std::size_t{13}}) {
@@ -971,7 +970,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
 }
 
 TEST_CASE("dissect: UDP errors") {
-  const byte_vector good = emit(w::encap::udp4);
+  const byte_vector good = emit_frame(w::encap::udp4);
 
   SUBCASE("length below 8") {
     byte_vector f = good;
@@ -1030,7 +1029,7 @@ TEST_CASE("dissect: UDP errors") {
     for (const bool asked : {false, true}) {
       opaque_options o;
       o.check_checksums = asked;
-      const auto t = dissect(emit(p), d::link_ethernet, o);
+      const auto t = dissect(emit_frame(p), d::link_ethernet, o);
       CHECK(val(*t, "udp.checksum") == 0);
       CHECK(t->error_count == 0);
       CHECK(status(*t) == "good");
@@ -1038,7 +1037,7 @@ TEST_CASE("dissect: UDP errors") {
     }
   }
   SUBCASE("checksum 0 over IPv6 is wrong (RFC 8200 8.1): a warning when checked") {
-    byte_vector f = emit(w::encap::udp6);
+    byte_vector f = emit_frame(w::encap::udp6);
     set16(f, 60, 0);
     CHECK(dissect(f)->error_count == 0);
     const auto t = dissect(f, d::link_ethernet, check);
@@ -1052,7 +1051,7 @@ TEST_CASE("dissect: UDP errors") {
                           .value = 0});
   }
   SUBCASE("IPv6 payload length beyond the frame") {
-    byte_vector f = emit(w::encap::udp6);
+    byte_vector f = emit_frame(w::encap::udp6);
     set16(f, 18, 100);
     const auto t = dissect(f);
     CHECK(t->encap == "udp6");
@@ -1091,14 +1090,14 @@ TEST_CASE("dissect: SUE PDU errors") {
         {.layer = "sue.rh", .code = w::errc::truncated, .offset = 42, .needed = 8, .available = 5});
   }
   SUBCASE("bad R-CRC over UDP") {
-    byte_vector f = emit(w::encap::udp4);
+    byte_vector f = emit_frame(w::encap::udp4);
     f[pdu4_at + 8] ^= 0xFF;  // first payload byte
     fix_udp4_checksum(f, ip4_at, udp4_at);
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
     CHECK(status(*t) == "bad");
-    CHECK(val(*t, "sue.rcrc") == kRcrc);
+    CHECK(val(*t, "sue.rcrc") == kRcrcValue);
     CHECK(val(*t, "sue.payload.len") == 3);
     check_only_error(*t, {.layer = "sue.rcrc",
                           .code = w::errc::bad_checksum,
@@ -1108,7 +1107,7 @@ TEST_CASE("dissect: SUE PDU errors") {
   }
   SUBCASE("bad R-CRC over Layer 2, unpadded") {
     const byte_vector payload(40, 0x5A);
-    byte_vector f = emit(params_for(w::encap::afh1), test_rh(), payload);
+    byte_vector f = emit_frame(params_for(w::encap::afh1), test_rh(), payload);
     REQUIRE(f.size() == 66);
     f[30] ^= 0x01;
     const auto t = dissect(f);
@@ -1122,7 +1121,7 @@ TEST_CASE("dissect: SUE PDU errors") {
                           .value = ref_crc32(f.data() + 14, 48)});
   }
   SUBCASE("bad R-CRC in a padded frame: no boundary matches, the last four bytes are blamed") {
-    byte_vector f = emit(w::encap::afh1);
+    byte_vector f = emit_frame(w::encap::afh1);
     f[22] ^= 0x01;
     const auto t = dissect(f);
     CHECK(status(*t) == "bad");
@@ -1137,7 +1136,7 @@ TEST_CASE("dissect: SUE PDU errors") {
     w::reliability_header rh = test_rh();
     rh.rsv = 1;
     rh.rsvd = 0xF;
-    const byte_vector f = emit(params_for(w::encap::udp4), rh);
+    const byte_vector f = emit_frame(params_for(w::encap::udp4), rh);
     REQUIRE(f[42] == 0x04);  // 00 00 01 00 | 0000 0001
     REQUIRE(f[46] == 0x7C);  // 01 1111 00 | 0000 0101
     const auto t = dissect(f);
@@ -1166,7 +1165,7 @@ TEST_CASE("dissect: SUE PDU errors") {
   SUBCASE("op 3 is accepted as 'none'") {
     w::reliability_header rh = test_rh();
     rh.op = 3;
-    const auto t = dissect(emit(params_for(w::encap::afh2c), rh));
+    const auto t = dissect(emit_frame(params_for(w::encap::afh2c), rh));
     CHECK(t->error_count == 0);
     CHECK(t->find("sue.rh.op")->value_name() == "none");
   }
@@ -1190,7 +1189,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
   SUBCASE("length past the end of the frame") {
     w::frame_params p = params_for(w::encap::afh1_shim);
     p.pad = false;
-    byte_vector f = emit(p);
+    byte_vector f = emit_frame(p);
     REQUIRE(f.size() == 45);
     set_shim_length(f, 14, 100);
     const auto t = dissect(f);
@@ -1208,7 +1207,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
                           .available = 15});
   }
   SUBCASE("a set_shim_length sanity check against the emitter's bytes") {
-    byte_vector f = emit(w::encap::afh1_shim);
+    byte_vector f = emit_frame(w::encap::afh1_shim);
     byte_vector g = f;
     set_shim_length(g, 14, 15);
     CHECK(f == g);
@@ -1216,7 +1215,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
     CHECK(f == g);
   }
   SUBCASE("next header other than SUE: a warning") {
-    byte_vector f = emit(w::encap::afh1_vlan_shim);
+    byte_vector f = emit_frame(w::encap::afh1_vlan_shim);
     set_shim_next(f, 18, 17);
     const auto t = dissect(f);
     CHECK(t->encap == "afh1-vlan-shim");
@@ -1231,7 +1230,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
                           .value = 17});
   }
   SUBCASE("version other than 0: bad_value") {
-    byte_vector f = emit(w::encap::afh1_shim);
+    byte_vector f = emit_frame(w::encap::afh1_shim);
     f[14] |= 0x10;
     const auto t = dissect(f);
     CHECK(t->encap == "afh1-shim");
@@ -1246,7 +1245,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
                           .value = 1});
   }
   SUBCASE("shim cut off") {
-    byte_vector f = emit(w::encap::afh1_shim);
+    byte_vector f = emit_frame(w::encap::afh1_shim);
     f.resize(20);
     const auto t = dissect(f);
     CHECK(t->encap == "afh1-shim");
@@ -1261,14 +1260,14 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
 
 TEST_CASE("dissect: link types, empty and one-byte frames, look-alike addresses") {
   SUBCASE("an unknown link type") {
-    const auto t = dissect(emit(w::encap::udp4), 105);
+    const auto t = dissect(emit_frame(w::encap::udp4), 105);
     CHECK(t->encap == "unknown");
     CHECK(t->field_count == 0);
     check_only_error(*t,
                      {.layer = "frame", .code = w::errc::unsupported, .offset = 0, .value = 105});
   }
   SUBCASE("a docker-style MAC (02:42:...) on IPv4 is not AFH Gen 2") {
-    byte_vector f = emit(w::encap::udp4);
+    byte_vector f = emit_frame(w::encap::udp4);
     const byte_vector docker{0x02, 0x42, 0xAC, 0x11, 0x00, 0x02};
     std::copy(docker.begin(), docker.end(), f.begin());
     const auto t = dissect(f);
@@ -1337,7 +1336,7 @@ TEST_CASE("dissect: link types, empty and one-byte frames, look-alike addresses"
 
 TEST_CASE("dissect: more truncations and size limits") {
   SUBCASE("VLAN tag cut off") {
-    byte_vector f = emit(w::encap::afh1_vlan);
+    byte_vector f = emit_frame(w::encap::afh1_vlan);
     f.resize(16);
     const auto t = dissect(f);
     CHECK(val(*t, "eth.type") == 0x8100);
@@ -1347,7 +1346,7 @@ TEST_CASE("dissect: more truncations and size limits") {
         {.layer = "vlan", .code = w::errc::truncated, .offset = 14, .needed = 4, .available = 2});
   }
   SUBCASE("AFH Gen 2 Ethertype cut off on link 147") {
-    byte_vector f = emit(w::encap::afh2);
+    byte_vector f = emit_frame(w::encap::afh2);
     f.resize(13);
     const auto t = dissect(f, d::link_afh2);
     CHECK(t->encap == "afh2");
@@ -1359,7 +1358,7 @@ TEST_CASE("dissect: more truncations and size limits") {
                           .available = 1});
   }
   SUBCASE("UDP header cut off") {
-    byte_vector f = emit(w::encap::udp4);
+    byte_vector f = emit_frame(w::encap::udp4);
     f.resize(38);
     const auto t = dissect(f);
     CHECK(t->encap == "ipv4/udp");
@@ -1377,14 +1376,14 @@ TEST_CASE("dissect: more truncations and size limits") {
     CHECK(udp->available == 4);
   }
   SUBCASE("IPv6 header cut off, and another next header") {
-    byte_vector f = emit(w::encap::udp6);
+    byte_vector f = emit_frame(w::encap::udp6);
     f.resize(50);
     auto t = dissect(f);
     CHECK(t->encap == "ipv6");
     check_only_error(
         *t,
         {.layer = "ipv6", .code = w::errc::truncated, .offset = 14, .needed = 40, .available = 36});
-    byte_vector g = emit(w::encap::udp6);
+    byte_vector g = emit_frame(w::encap::udp6);
     g[20] = 59;  // no next header
     t = dissect(g);
     CHECK(t->encap == "ipv6");
@@ -1427,7 +1426,7 @@ TEST_CASE("dissect: more truncations and size limits") {
 }
 
 TEST_CASE("dissect: a tree too small says so instead of cutting silently") {
-  const byte_vector f = emit(w::encap::udp4);
+  const byte_vector f = emit_frame(w::encap::udp4);
   SUBCASE("fields") {
     d::basic_tree<24, 8, 16> t;
     d::dissect_frame(t, w::bytes(f.data(), f.size()), d::link_ethernet, opaque_options{});
@@ -1467,8 +1466,8 @@ TEST_CASE("dissect: arbitrary bytes never break the tree's invariants") {
   std::mt19937 rng(20240611);
   byte_vector buf(1500);
   std::vector<byte_vector> seeds;
-  for (w::encap e : all_encaps) seeds.push_back(emit(e));
-  for (w::encap e : all_encaps) seeds.push_back(with_ethernet_fcs(emit(e)));
+  for (w::encap e : all_encaps) seeds.push_back(emit_frame(e));
+  for (w::encap e : all_encaps) seeds.push_back(with_ethernet_fcs(emit_frame(e)));
   seeds.push_back(
       emit_inner(params_for(w::encap::udp4), {0x00, 0x01, 0x12, 0x34, 0x40, 0x05, 0x00, 0x42}));
   std::size_t sue_seen = 0, errors_seen = 0, json_checked = 0;
@@ -1528,7 +1527,7 @@ TEST_CASE("dissect: arbitrary bytes never break the tree's invariants") {
 // ---- printing -----------------------------------------------------------------------------------
 
 TEST_CASE("dissect: JSON of a udp4 SUE frame") {
-  const auto t = dissect(emit(w::encap::udp4));
+  const auto t = dissect(emit_frame(w::encap::udp4));
   const std::string js = json_of(*t, 7);
   INFO(js);
   const auto doc = parse_json(js);
@@ -1600,7 +1599,7 @@ TEST_CASE("dissect: JSON lists problems and repeated fields") {
     CHECK(doc->get("vlan.id")->items.size() == 2);
   }
   SUBCASE("an error object") {
-    byte_vector f = emit(w::encap::udp4);
+    byte_vector f = emit_frame(w::encap::udp4);
     f[pdu4_at + 8] ^= 0x01;  // the payload: the R-CRC no longer matches
     const auto t = dissect(f);
     const std::string js = json_of(*t);
@@ -1620,7 +1619,7 @@ TEST_CASE("dissect: JSON lists problems and repeated fields") {
 }
 
 TEST_CASE("dissect: a frame cut by the snapshot length") {
-  const byte_vector whole = emit(params_for(w::encap::udp4), test_rh(), ramp(100, 1));
+  const byte_vector whole = emit_frame(params_for(w::encap::udp4), test_rh(), ramp(100, 1));
   REQUIRE(whole.size() == 154);
   d::tree t;
   d::dissect_frame(t, w::bytes(whole).first(80), d::link_ethernet, opaque_options{}, whole.size());
@@ -1660,7 +1659,7 @@ TEST_CASE("dissect: a frame cut by the snapshot length") {
 
 TEST_CASE("dissect: summary and verbose text") {
   SUBCASE("summary of a SUE frame") {
-    const auto t = dissect(emit(w::encap::udp4));
+    const auto t = dissect(emit_frame(w::encap::udp4));
     const std::string s = summary_of(*t, 12);
     INFO(s);
     CHECK(s.rfind("    12  udp4", 0) == 0);
@@ -1672,30 +1671,30 @@ TEST_CASE("dissect: summary and verbose text") {
   SUBCASE("no apsn when the op carries none") {
     w::reliability_header rh = test_rh();
     rh.op = 2;
-    const auto t = dissect(emit(params_for(w::encap::afh2), rh));
+    const auto t = dissect(emit_frame(params_for(w::encap::afh2), rh));
     const std::string s = summary_of(*t);
     INFO(s);
     CHECK(contains(s, " op=none"));
     CHECK_FALSE(contains(s, "apsn"));
   }
   SUBCASE("SUE Lite summary") {
-    const auto t = dissect(emit(w::encap::lite));
+    const auto t = dissect(emit_frame(w::encap::lite));
     const std::string s = summary_of(*t);
     INFO(s);
     CHECK(contains(s, "SUE Lite src=1 dst=2 tc=3 payload=54"));
   }
   SUBCASE("problems are counted") {
-    byte_vector f = emit(w::encap::udp4);
+    byte_vector f = emit_frame(w::encap::udp4);
     f[pdu4_at + 8] ^= 0x01;  // the R-CRC fails
     w::reliability_header rh = test_rh();
     const auto t = dissect(f);
     CHECK(contains(summary_of(*t), "[1 error]"));
     rh.rsv = 2;
-    const auto u = dissect(emit(params_for(w::encap::udp4), rh));
+    const auto u = dissect(emit_frame(params_for(w::encap::udp4), rh));
     CHECK(contains(summary_of(*u), "[0 errors, 1 warning]"));
   }
   SUBCASE("verbose shows bit patterns") {
-    const auto t = dissect(emit(w::encap::udp4));
+    const auto t = dissect(emit_frame(w::encap::udp4));
     const std::string v = verbose_of(*t, 3);
     INFO(v);
     CHECK(v.rfind("Frame 3: 60 bytes, encap udp4\n", 0) == 0);
@@ -1733,13 +1732,13 @@ TEST_CASE("dissect: IPv6 addresses are printed per RFC 5952") {
   CHECK(show({0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
               0xFF, 0xFF}) == "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff");
   // And through a real dissection, in JSON.
-  const auto t = dissect(emit(w::encap::udp6));
+  const auto t = dissect(emit_frame(w::encap::udp6));
   CHECK(contains(json_of(*t), "\"ipv6.src\":\"fd53:5545::1\",\"ipv6.dst\":\"fd53:5545::2\""));
 }
 
 TEST_CASE("dissect: 22:.. and 23:.. MACs carrying common Ethertypes are ordinary Ethernet") {
   for (const std::uint8_t first : {std::uint8_t{0x22}, std::uint8_t{0x23}}) {
-    byte_vector f = emit(w::encap::udp4);
+    byte_vector f = emit_frame(w::encap::udp4);
     f[0] = first;  // a randomised, locally administered destination MAC
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
@@ -1748,16 +1747,16 @@ TEST_CASE("dissect: 22:.. and 23:.. MACs carrying common Ethertypes are ordinary
     check_rh(*t);
   }
   // The same first octet with no common Ethertype at bytes 12-13 is SUE Lite.
-  byte_vector lite = emit(w::encap::lite);
+  byte_vector lite = emit_frame(w::encap::lite);
   CHECK(dissect(lite)->encap == "lite");
   // On the bare AFH Gen 2 link there is no Ethernet to fall back to.
-  byte_vector f = emit(w::encap::udp4);
+  byte_vector f = emit_frame(w::encap::udp4);
   f[0] = 0x22;
   CHECK(dissect(f, d::link_afh2)->encap == "lite");
 }
 
 TEST_CASE("dissect: fcs_mode::present checks the FCS it strips") {
-  const byte_vector good = with_ethernet_fcs(emit(w::encap::afh1));
+  const byte_vector good = with_ethernet_fcs(emit_frame(w::encap::afh1));
   opaque_options o;
   o.fcs = d::fcs_mode::present;
   {

@@ -16,17 +16,17 @@
 
 namespace {
 
-namespace t = scaleup::sim;
+namespace sim = scaleup::sim;
 namespace w = scaleup::wire;
 
 struct run_result {
-  t::fabric_stats stats;
+  sim::fabric_stats stats;
   std::uint64_t frames_seen = 0;
   std::uint64_t end = 0;
 };
 
-run_result run(t::fabric_config cfg, std::uint32_t commands, std::uint64_t gap = 3) {
-  t::fabric f(cfg);
+run_result run(sim::fabric_config cfg, std::uint32_t commands, std::uint64_t gap = 3) {
+  sim::fabric f(cfg);
   run_result r;
   f.on_wire([&](std::uint64_t, std::span<const std::uint8_t>) { ++r.frames_seen; });
   std::mt19937_64 rng(cfg.seed * 7 + 1);
@@ -57,7 +57,7 @@ void check_invariants(const run_result& r, std::uint32_t commands) {
 }  // namespace
 
 TEST_CASE("fabric: a clean fabric delivers everything once, in order, without retransmission") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 6;
   // All offered at once: queues build up, so PDUs carry several commands.
   const auto r = run(cfg, 5000, 0);
@@ -76,7 +76,7 @@ TEST_CASE("fabric: a clean fabric delivers everything once, in order, without re
 TEST_CASE("fabric: loss, corruption, duplication and reordering up to 20 percent") {
   for (const double p : {0.01, 0.05, 0.2}) {
     for (const std::uint8_t ports : {std::uint8_t{1}, std::uint8_t{2}, std::uint8_t{4}}) {
-      t::fabric_config cfg;
+      sim::fabric_config cfg;
       cfg.xpus = 5;
       cfg.ports = ports;
       cfg.loss = cfg.corrupt = cfg.duplicate = cfg.reorder = p;
@@ -94,7 +94,7 @@ TEST_CASE("fabric: loss, corruption, duplication and reordering up to 20 percent
 }
 
 TEST_CASE("fabric: unordered mode spreads PDUs over every port and loses nothing") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 2;  // one peer, one VC: strict mode would pin everything to one port
   cfg.vcs = 1;
   cfg.ports = 4;
@@ -113,7 +113,7 @@ TEST_CASE("fabric: unordered mode spreads PDUs over every port and loses nothing
 
 TEST_CASE("fabric: a link going down moves its outstanding work to another port") {
   for (const bool unordered : {false, true}) {
-    t::fabric_config cfg;
+    sim::fabric_config cfg;
     cfg.xpus = 4;
     cfg.ports = 2;
     cfg.unordered = unordered;
@@ -130,7 +130,7 @@ TEST_CASE("fabric: a link going down moves its outstanding work to another port"
 }
 
 TEST_CASE("fabric: with one port, work waits for the link to come back") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 3;
   cfg.ports = 1;
   cfg.link_events = {{1'000, 2, 0, false}, {300'000, 2, 0, true}};
@@ -144,14 +144,14 @@ TEST_CASE("fabric: with one port, work waits for the link to come back") {
 TEST_CASE("fabric: every encapsulation and both keyings carry the session") {
   for (const auto e : {w::encap::udp4, w::encap::udp6, w::encap::afh1_vlan, w::encap::afh1_shim,
                        w::encap::afh2, w::encap::afh2c}) {
-    t::fabric_config cfg;
+    sim::fabric_config cfg;
     cfg.xpus = 3;
     cfg.encap = e;
     cfg.loss = 0.02;
     CAPTURE(w::to_string(e));
     check_invariants(run(cfg, 1000), 1000);
   }
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 3;
   cfg.vcs = 2;
   cfg.keys = scaleup::transport::keying::port_peer;
@@ -160,7 +160,7 @@ TEST_CASE("fabric: every encapsulation and both keyings carry the session") {
 }
 
 TEST_CASE("fabric: a seed makes a run reproducible") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 4;
   cfg.loss = cfg.corrupt = 0.05;
   cfg.seed = 99;
@@ -175,7 +175,7 @@ TEST_CASE("fabric: a seed makes a run reproducible") {
 
 TEST_CASE("fabric: each link can have its own delay") {
   // Two XPUs, one far away: the far one's commands take longer, and nothing else changes.
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 2;
   cfg.link_delay = 100;
   const auto near = run(cfg, 200, 50);
@@ -188,17 +188,17 @@ TEST_CASE("fabric: each link can have its own delay") {
 }
 
 TEST_CASE("fabric: every delivery is reported once, with its own offer time") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 4;
   cfg.loss = 0.05;
   cfg.seed = 5;
-  t::fabric f(cfg);
+  sim::fabric f(cfg);
   // Offers at known times: source s sends its k-th command to s+1 at 1000*k + s.
   for (std::uint16_t k = 0; k < 50; ++k)
     for (std::uint16_t s = 0; s < 4; ++s)
       f.add({.at = 1000u * k + s, .src = s, .dst = static_cast<std::uint16_t>((s + 1) % 4)});
-  std::vector<t::delivery> got;
-  f.on_delivery([&](const t::delivery& d) { got.push_back(d); });
+  std::vector<sim::delivery> got;
+  f.on_delivery([&](const sim::delivery& d) { got.push_back(d); });
   const auto& st = f.run();
   CHECK(st.retransmissions > 0);  // the loss made some go round again
   REQUIRE(got.size() == 200);
@@ -216,7 +216,7 @@ TEST_CASE("fabric: every delivery is reported once, with its own offer time") {
 namespace {
 
 // Offers `commands` random commands at `gap` ns apart (as run() does) without running.
-void offer_random(t::fabric& f, std::uint32_t commands, std::uint64_t gap = 3) {
+void offer_random(sim::fabric& f, std::uint32_t commands, std::uint64_t gap = 3) {
   const auto& cfg = f.config();
   std::mt19937_64 rng(cfg.seed * 7 + 1);
   for (std::uint32_t i = 0; i < commands; ++i) {
@@ -232,10 +232,10 @@ void offer_random(t::fabric& f, std::uint32_t commands, std::uint64_t gap = 3) {
 
 // Every delivery, in the order reported, checked per stream: sequence numbers 0, 1, 2, ...
 struct delivery_log {
-  std::vector<t::delivery> got;
+  std::vector<sim::delivery> got;
   std::map<std::uint64_t, std::uint64_t> next;  // per stream
   std::uint64_t out_of_order = 0;
-  void operator()(const t::delivery& d) {
+  void operator()(const sim::delivery& d) {
     got.push_back(d);
     got.back().command = {};  // the bytes are the fabric's: valid during the call only
     auto& n = next[(std::uint64_t{d.src} << 24) | (std::uint64_t{d.dst} << 8) | d.vc];
@@ -246,16 +246,16 @@ struct delivery_log {
 
 // A link model that holds some frames back by up to `spread` ns on every link, so that frames
 // of one port arrive in another order than they were sent, and records that they did.
-struct reordering_links final : t::link_model {
+struct reordering_links final : sim::link_model {
   std::mt19937_64 rng{3};
   std::uint64_t spread = 2'000;
   std::map<std::uint32_t, std::uint64_t> last_arrival;  // per link: the latest arrival so far
   std::uint64_t overtaken = 0;                          // frames that arrive before an earlier one
-  t::link_verdict on_frame(const t::link_frame& f) override {
-    t::link_verdict v;
+  sim::link_verdict on_frame(const sim::link_frame& f) override {
+    sim::link_verdict v;
     v.at = f.arrival + (rng() % 3 == 0 ? rng() % spread : 0);
     const std::uint32_t link = (std::uint32_t{f.xpu} << 3) | (std::uint32_t{f.port} << 1) |
-                               (f.direction == t::hop::down ? 1u : 0u);
+                               (f.direction == sim::hop::down ? 1u : 0u);
     std::uint64_t& last = last_arrival[link];
     if (v.at < last) ++overtaken;
     last = std::max(last, v.at);
@@ -265,15 +265,15 @@ struct reordering_links final : t::link_model {
 
 // A link that dies silently at `at`: the XPU's port loses every frame both ways, and nothing
 // tells the fabric (no link event): only go-back-N's retry limit can notice.
-struct dying_link final : t::link_model {
+struct dying_link final : sim::link_model {
   std::uint16_t xpu = 1;
   std::uint8_t port = 0;
   std::uint64_t at = 2'000;
   std::uint64_t dropped = 0;
-  t::link_verdict on_frame(const t::link_frame& f) override {
-    t::link_verdict v;
+  sim::link_verdict on_frame(const sim::link_frame& f) override {
+    sim::link_verdict v;
     if (f.xpu == xpu && f.port == port && f.sent >= at) {
-      v.what = t::link_verdict::fate::drop;
+      v.what = sim::link_verdict::fate::drop;
       ++dropped;
     }
     return v;
@@ -285,11 +285,11 @@ struct dying_link final : t::link_model {
 TEST_CASE("fabric: a link model that reorders frames within a port loses and repeats nothing") {
   for (const std::uint8_t ports : {std::uint8_t{1}, std::uint8_t{2}}) {
     reordering_links links;
-    t::fabric_config cfg;
+    sim::fabric_config cfg;
     cfg.xpus = 5;
     cfg.ports = ports;
     cfg.seed = 21;
-    t::fabric f(cfg, &links);
+    sim::fabric f(cfg, &links);
     delivery_log log;
     f.on_delivery(std::ref(log));
     offer_random(f, 4'000, 5);
@@ -311,14 +311,14 @@ TEST_CASE("fabric: a link model that reorders frames within a port loses and rep
 TEST_CASE("fabric: a link that dies silently fails over; nothing is lost or repeated") {
   for (const bool unordered : {false, true}) {
     dying_link links;
-    t::fabric_config cfg;
+    sim::fabric_config cfg;
     cfg.xpus = 4;
     cfg.ports = 2;
     cfg.unordered = unordered;
-    t::fabric f(cfg, &links);
-    std::vector<t::trace_event> failovers;
-    f.on_trace([&](const t::trace_event& e) {
-      if (e.kind == t::trace_kind::failover) failovers.push_back(e);
+    sim::fabric f(cfg, &links);
+    std::vector<sim::trace_event> failovers;
+    f.on_trace([&](const sim::trace_event& e) {
+      if (e.kind == sim::trace_kind::failover) failovers.push_back(e);
     });
     delivery_log log;
     f.on_delivery(std::ref(log));
@@ -340,31 +340,31 @@ TEST_CASE("fabric: a link that dies silently fails over; nothing is lost or repe
     // surviving one.
     for (const auto& e : failovers) CHECK(e.to_port != e.port);
     CHECK(std::any_of(failovers.begin(), failovers.end(),
-                      [](const t::trace_event& e) { return e.xpu == 1 && e.port == 0; }));
+                      [](const sim::trace_event& e) { return e.xpu == 1 && e.port == 0; }));
   }
 }
 
 TEST_CASE("fabric: an outside event loop (next_event_time, advance) gives what run() gives") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 6;
   cfg.ports = 2;
   cfg.loss = cfg.corrupt = cfg.duplicate = cfg.reorder = 0.03;
   cfg.link_events = {{3'000, 2, 1, false}, {20'000, 2, 1, true}};
   cfg.seed = 8;
   struct outcome {
-    t::fabric_stats st;
+    sim::fabric_stats st;
     std::uint64_t end;
     std::vector<std::uint64_t> trace;  // kind, time, xpu, port, psn of every event
   };
-  const auto record = [](t::fabric& f, std::vector<std::uint64_t>& out) {
-    f.on_trace([&](const t::trace_event& e) {
+  const auto record = [](sim::fabric& f, std::vector<std::uint64_t>& out) {
+    f.on_trace([&](const sim::trace_event& e) {
       out.push_back((static_cast<std::uint64_t>(e.kind) << 56) ^ (e.at << 20) ^
                     (std::uint64_t{e.xpu} << 8) ^ (std::uint64_t{e.port} << 4) ^ e.psn);
     });
   };
   outcome a;
   {
-    t::fabric f(cfg);
+    sim::fabric f(cfg);
     record(f, a.trace);
     offer_random(f, 3'000, 7);
     a.st = f.run();
@@ -374,15 +374,15 @@ TEST_CASE("fabric: an outside event loop (next_event_time, advance) gives what r
   // fabric next needs it, and runs it then. Offers are added as their time comes, not upfront.
   outcome b;
   {
-    t::fabric f(cfg);
+    sim::fabric f(cfg);
     record(f, b.trace);
     std::mt19937_64 rng(cfg.seed * 7 + 1);
     std::uint32_t offered = 0;
     std::uint64_t steps = 0;
     for (;;) {
-      const std::uint64_t next_offer = offered < 3'000 ? offered * 7ull : t::fabric::never;
+      const std::uint64_t next_offer = offered < 3'000 ? offered * 7ull : sim::fabric::never;
       const std::uint64_t t_next = std::min(f.next_event_time(), next_offer);
-      if (t_next == t::fabric::never) break;
+      if (t_next == sim::fabric::never) break;
       while (offered < 3'000 && offered * 7ull <= t_next) {
         const auto src = static_cast<std::uint16_t>(rng() % cfg.xpus);
         const auto dst = static_cast<std::uint16_t>((src + 1 + rng() % (cfg.xpus - 1u)) % cfg.xpus);
@@ -411,31 +411,31 @@ TEST_CASE("fabric: an outside event loop (next_event_time, advance) gives what r
   CHECK(b.end == a.end);
   CHECK(b.trace == a.trace);  // event for event
   // Advancing in coarse slices, past several events at once, changes nothing either.
-  t::fabric f(cfg);
+  sim::fabric f(cfg);
   std::vector<std::uint64_t> c;
   record(f, c);
   offer_random(f, 3'000, 7);
-  for (std::uint64_t now = 0; f.next_event_time() != t::fabric::never; now += 777) f.advance(now);
+  for (std::uint64_t now = 0; f.next_event_time() != sim::fabric::never; now += 777) f.advance(now);
   CHECK(f.stats().frames == a.st.frames);
   CHECK(c == a.trace);
 }
 
 TEST_CASE("fabric: the trace reports every transmission, retransmission, ACK, NACK and drop") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 5;
   cfg.ports = 2;
   cfg.loss = cfg.corrupt = cfg.duplicate = cfg.reorder = 0.05;
   cfg.link_events = {{2'000, 3, 0, false}};
-  t::fabric f(cfg);
-  std::map<t::trace_kind, std::uint64_t> kinds;
-  std::map<t::drop_reason, std::uint64_t> drops;
+  sim::fabric f(cfg);
+  std::map<sim::trace_kind, std::uint64_t> kinds;
+  std::map<sim::drop_reason, std::uint64_t> drops;
   std::uint64_t bad_frames = 0;
-  f.on_trace([&](const t::trace_event& e) {
+  f.on_trace([&](const sim::trace_event& e) {
     ++kinds[e.kind];
-    if (e.kind == t::trace_kind::drop) ++drops[e.reason];
+    if (e.kind == sim::trace_kind::drop) ++drops[e.reason];
     // A (re)transmission's frame is the PDU it names, as the receiver will read it.
-    if (e.kind == t::trace_kind::transmit || e.kind == t::trace_kind::retransmit) {
-      const auto r = t::read_pdu(e.frame);
+    if (e.kind == sim::trace_kind::transmit || e.kind == sim::trace_kind::retransmit) {
+      const auto r = sim::read_pdu(e.frame);
       if (!r.good() || r.rh->npsn != e.psn || r.rh->xpuid != e.xpu || r.dst_xpu != e.peer)
         ++bad_frames;
     }
@@ -444,34 +444,34 @@ TEST_CASE("fabric: the trace reports every transmission, retransmission, ACK, NA
   const auto& st = f.run();
   CHECK(st.delivered == 5'000);
   CHECK(bad_frames == 0);
-  CHECK(kinds[t::trace_kind::retransmit] == st.retransmissions);
+  CHECK(kinds[sim::trace_kind::retransmit] == st.retransmissions);
   CHECK(st.retransmissions > 0);
-  CHECK(kinds[t::trace_kind::nack] == st.nacks);
+  CHECK(kinds[sim::trace_kind::nack] == st.nacks);
   CHECK(st.nacks > 0);
-  CHECK(kinds[t::trace_kind::ack] == st.acks);
+  CHECK(kinds[sim::trace_kind::ack] == st.acks);
   // New PDUs, and PDUs moved to a new connection by a failover, go out first as `transmit`.
-  CHECK(kinds[t::trace_kind::transmit] == st.pdus + st.moved);
-  CHECK(kinds[t::trace_kind::failover] == st.failovers);
+  CHECK(kinds[sim::trace_kind::transmit] == st.pdus + st.moved);
+  CHECK(kinds[sim::trace_kind::failover] == st.failovers);
   CHECK(st.failovers > 0);
-  CHECK(kinds[t::trace_kind::link_down] == 1);
-  CHECK(drops[t::drop_reason::link_model] == st.lost);
+  CHECK(kinds[sim::trace_kind::link_down] == 1);
+  CHECK(drops[sim::drop_reason::link_model] == st.lost);
   CHECK(st.lost > 0);
-  CHECK(drops[t::drop_reason::link_down] == st.dropped_link_down);
-  CHECK(drops[t::drop_reason::bad_rcrc] == st.bad_rcrc);
-  CHECK(st.bad_rcrc > 0);                 // corrupted frames die at the R-CRC...
-  CHECK(st.bad_rcrc <= st.corrupted);     // ...unless the flipped bit was one it does not cover
-  CHECK(drops[t::drop_reason::gap] > 0);  // go-back-N's receivers drop after a gap...
-  CHECK(drops[t::drop_reason::duplicate] > 0);  // ...and what they already have
+  CHECK(drops[sim::drop_reason::link_down] == st.dropped_link_down);
+  CHECK(drops[sim::drop_reason::bad_rcrc] == st.bad_rcrc);
+  CHECK(st.bad_rcrc > 0);                   // corrupted frames die at the R-CRC...
+  CHECK(st.bad_rcrc <= st.corrupted);       // ...unless the flipped bit was one it does not cover
+  CHECK(drops[sim::drop_reason::gap] > 0);  // go-back-N's receivers drop after a gap...
+  CHECK(drops[sim::drop_reason::duplicate] > 0);  // ...and what they already have
 }
 
 TEST_CASE("fabric: the specification's largest fabric, 1024 XPUs with 4 ports, runs") {
   for (const bool unordered : {false, true}) {
-    t::fabric_config cfg;
+    sim::fabric_config cfg;
     cfg.xpus = 1024;
     cfg.ports = 4;
     cfg.unordered = unordered;
     cfg.loss = 0.01;
-    t::fabric f(cfg);
+    sim::fabric f(cfg);
     CHECK(f.config().xpus == 1024);
     offer_random(f, 4'000, 2);
     const auto& st = f.run();
@@ -487,9 +487,9 @@ TEST_CASE("fabric: the specification's largest fabric, 1024 XPUs with 4 ports, r
     // Some XPU near the top of the range sent and received.
     CHECK(st.frames_per_port[3] > 0);
   }
-  t::fabric_config big;
+  sim::fabric_config big;
   big.xpus = 5000;  // clamped: the RH's xpuid has 10 bits
-  CHECK(t::fabric(big).config().xpus == 1024);
+  CHECK(sim::fabric(big).config().xpus == 1024);
 }
 
 TEST_CASE("fabric: the caller's command profile and commands, delivered byte for byte") {
@@ -500,11 +500,11 @@ TEST_CASE("fabric: the caller's command profile and commands, delivered byte for
   }};
   static const scaleup::pack::profile mine("caller", types);
   REQUIRE(mine.check().empty());
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 3;
   cfg.loss = 0.05;
   cfg.profile = &mine;
-  t::fabric f(cfg);
+  sim::fabric f(cfg);
   std::map<std::uint64_t, std::vector<std::uint8_t>> sent;  // by (src, seq) to XPU 2 on VC 1
   std::uint64_t seq[2] = {0, 0};
   std::mt19937_64 rng(4);
@@ -523,7 +523,7 @@ TEST_CASE("fabric: the caller's command profile and commands, delivered byte for
         {.at = i * 20ull, .src = src, .dst = 2, .vc = 1, .command = c, .send_now = i % 7 == 0}));
   }
   std::uint64_t same = 0, differ = 0;
-  f.on_delivery([&](const t::delivery& d) {
+  f.on_delivery([&](const sim::delivery& d) {
     const auto& want = sent[(std::uint64_t{d.src} << 32) | d.seq];
     (std::equal(d.command.begin(), d.command.end(), want.begin(), want.end()) ? same : differ)++;
   });
@@ -544,10 +544,10 @@ TEST_CASE("fabric: the caller's command profile and commands, delivered byte for
 }
 
 TEST_CASE("fabric: offers it cannot carry are refused with the reason") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 3;
   cfg.vcs = 2;
-  t::fabric f(cfg);
+  sim::fabric f(cfg);
   CHECK(f.add({.src = 0, .dst = 3}).what == std::string_view("XPU out of range"));
   CHECK(f.add({.src = 1, .dst = 1}).what == std::string_view("source and destination are one XPU"));
   CHECK(f.add({.src = 0, .dst = 1, .vc = 2}).what == std::string_view("VC out of range"));
@@ -563,19 +563,19 @@ TEST_CASE("fabric: a network that carries frames itself hands them back with the
   // and hands it to its destination 300 ns later, losing every 10th.
   struct carried {
     std::vector<std::uint8_t> bytes;
-    t::pdu_tag tag;
+    sim::pdu_tag tag;
     std::uint16_t to;
     std::uint8_t port;
     std::uint64_t at;
   };
-  struct own_network final : t::link_model {
+  struct own_network final : sim::link_model {
     std::vector<carried> in_flight;
     std::uint64_t n = 0;
-    t::link_verdict on_frame(const t::link_frame& f) override {
-      t::link_verdict v;
-      v.what = t::link_verdict::fate::take;
-      if (++n % 10 == 0) return v;          // taken, never handed back: lost on the caller's wire
-      const auto r = t::read_pdu(f.frame);  // the destination, as any switch would find it
+    sim::link_verdict on_frame(const sim::link_frame& f) override {
+      sim::link_verdict v;
+      v.what = sim::link_verdict::fate::take;
+      if (++n % 10 == 0) return v;            // taken, never handed back: lost on the caller's wire
+      const auto r = sim::read_pdu(f.frame);  // the destination, as any switch would find it
       if (r.dst_xpu)
         in_flight.push_back({{f.frame.begin(), f.frame.end()},
                              f.tag,
@@ -585,15 +585,15 @@ TEST_CASE("fabric: a network that carries frames itself hands them back with the
       return v;
     }
   } net;
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 4;
-  t::fabric f(cfg, &net);
+  sim::fabric f(cfg, &net);
   offer_random(f, 1'000, 10);
   while (true) {
     // The caller's agenda: its own frames and the fabric's next event, whichever is first.
     std::uint64_t next = f.next_event_time();
     for (const auto& c : net.in_flight) next = std::min(next, c.at);
-    if (next == t::fabric::never) break;
+    if (next == sim::fabric::never) break;
     f.advance(next);
     std::vector<carried> due;
     for (auto it = net.in_flight.begin(); it != net.in_flight.end();)
@@ -620,7 +620,7 @@ TEST_CASE("fabric: random configurations keep the invariants") {
   // found strict mode keyed per peer re-pinning another VC's stream on a failover.)
   for (std::uint64_t seed = 0; seed < 120; ++seed) {
     std::mt19937_64 r(seed * 7919 + 1);
-    t::fabric_config c;
+    sim::fabric_config c;
     c.xpus = static_cast<std::uint16_t>(2 + r() % 12);
     c.ports = std::array<std::uint8_t, 3>{1, 2, 4}[r() % 3];
     c.unordered = r() % 2;
@@ -643,7 +643,7 @@ TEST_CASE("fabric: random configurations keep the invariants") {
       c.link_events.push_back({at, x, port, false});
       c.link_events.push_back({at + 1'000 + r() % 100'000, x, port, true});
     }
-    t::fabric f(c);
+    sim::fabric f(c);
     const auto commands = static_cast<std::uint32_t>(500 + r() % 3'000);
     for (std::uint32_t i = 0; i < commands; ++i) {
       const auto src = static_cast<std::uint16_t>(r() % c.xpus);
@@ -661,7 +661,7 @@ TEST_CASE("fabric: random configurations keep the invariants") {
     CHECK(st.duplicates == 0);
     if (!c.unordered) CHECK(st.out_of_order == 0);
     CHECK(st.mismatched == 0);
-    CHECK(f.next_event_time() == t::fabric::never);
+    CHECK(f.next_event_time() == sim::fabric::never);
     CHECK(f.buffers_in_use() == 0);  // every frame and kept PDU given back
   }
 }
@@ -670,21 +670,21 @@ TEST_CASE("fabric: random configurations keep the invariants") {
 // VC it was packed for: a timeout resend, a NACK resend and a failover move all resend the kept
 // PDU, whose VC is its own, not the connection's (VC 0) or the NACKing frame's.
 TEST_CASE("fabric: with R1 keying a PDU keeps its VC through retransmission and failover") {
-  t::fabric_config cfg;
+  sim::fabric_config cfg;
   cfg.xpus = 3;
   cfg.ports = 2;
   cfg.vcs = 2;
   cfg.keys = scaleup::transport::keying::port_peer;
   cfg.loss = 0.05;
   cfg.link_events = {{2'000, 1, 0, false}};
-  t::fabric f(cfg);
+  sim::fabric f(cfg);
   // The VC each PDU first went out with, by its first command's address (which names the
   // stream, VC included, and the command), so a moved or resent PDU is recognised by it.
   std::map<std::uint64_t, std::uint8_t> first_vc;
   std::uint64_t resent = 0, wrong_vc = 0, wrong_tc = 0, acks_only = 0;
-  f.on_trace([&](const t::trace_event& e) {
-    if (e.kind != t::trace_kind::transmit && e.kind != t::trace_kind::retransmit &&
-        e.kind != t::trace_kind::ack && e.kind != t::trace_kind::nack)
+  f.on_trace([&](const sim::trace_event& e) {
+    if (e.kind != sim::trace_kind::transmit && e.kind != sim::trace_kind::retransmit &&
+        e.kind != sim::trace_kind::ack && e.kind != sim::trace_kind::nack)
       return;
     const auto fr = w::read_frame(e.frame, w::link_ethernet);
     REQUIRE(fr.rh);
@@ -728,17 +728,17 @@ TEST_CASE("fabric: with R1 keying a PDU keeps its VC through retransmission and 
 // is still released.
 TEST_CASE("fabric: acknowledgements ride in the RH of reverse traffic") {
   const auto run_pairs = [](bool both_ways) {
-    t::fabric_config cfg;
+    sim::fabric_config cfg;
     cfg.xpus = 2;
-    t::fabric f(cfg);
+    sim::fabric f(cfg);
     std::uint64_t piggybacked = 0, standalone = 0;
-    f.on_trace([&](const t::trace_event& e) {
-      if (e.kind != t::trace_kind::transmit && e.kind != t::trace_kind::retransmit &&
-          e.kind != t::trace_kind::ack)
+    f.on_trace([&](const sim::trace_event& e) {
+      if (e.kind != sim::trace_kind::transmit && e.kind != sim::trace_kind::retransmit &&
+          e.kind != sim::trace_kind::ack)
         return;
       const auto fr = w::read_frame(e.frame, w::link_ethernet);
       REQUIRE(fr.rh);
-      if (e.kind == t::trace_kind::ack && fr.payload.empty()) ++standalone;
+      if (e.kind == sim::trace_kind::ack && fr.payload.empty()) ++standalone;
       if (!fr.payload.empty() && fr.rh->op == static_cast<std::uint8_t>(w::rh_op::ack))
         ++piggybacked;
     });

@@ -21,6 +21,7 @@ namespace {
 namespace w = scaleup::wire;
 namespace d = scaleup::dissect;
 using scaleup::test::byte_vector;
+using scaleup::test::cat;
 using scaleup::test::fix_ipv4_checksum;
 using scaleup::test::fix_udp4_checksum;
 using scaleup::test::ref_crc32;
@@ -35,12 +36,6 @@ byte_vector pdu() {
   const std::uint32_t c = ref_crc32(p.data(), p.size());
   for (int i = 3; i >= 0; --i) p.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
   return p;
-}
-
-byte_vector cat(std::initializer_list<byte_vector> parts) {
-  byte_vector out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
 }
 
 // 127.0.0.1 -> 127.0.0.1, UDP 40000 -> 50000 (no port of SUE's: the heuristic finds it).

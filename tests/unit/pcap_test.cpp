@@ -55,7 +55,7 @@ std::string open_error(const std::string& path) {
   return err;
 }
 
-struct frame {
+struct pcap_frame {
   byte_vector data;
   std::uint64_t ts_ns;
 };
@@ -104,7 +104,7 @@ TEST_CASE("pcap: link type names and values") {
 }
 
 TEST_CASE("pcap: three frames round-trip on each link type, in nanoseconds") {
-  const std::array<frame, 3> frames{{
+  const std::array<pcap_frame, 3> frames{{
       {ramp(14, 1, 7), 1700000000 * s_ns},
       {ramp(60, 2, 7), 1700000000 * s_ns + 999999999},
       {ramp(1514, 3, 7), 1700000123 * s_ns + 42},
@@ -117,7 +117,7 @@ TEST_CASE("pcap: three frames round-trip on each link type, in nanoseconds") {
       auto w = writer::create(tmp.str(), lt, 65535, err);
       INFO(err);
       REQUIRE(w.has_value());
-      for (const frame& f : frames) CHECK(w->write(f.data, f.ts_ns));
+      for (const pcap_frame& f : frames) CHECK(w->write(f.data, f.ts_ns));
       CHECK(w->close());
       CHECK(w->error().empty());
     }

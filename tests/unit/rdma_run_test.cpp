@@ -21,7 +21,7 @@ namespace r = scaleup::rdma;
 namespace sm = scaleup::sim;
 using r::packet_type;
 
-constexpr std::uint32_t BS = 65536;
+constexpr std::uint32_t block_size = 65536;
 
 // ---- receiver ---------------------------------------------------------------------------------
 
@@ -52,7 +52,7 @@ r::packet control(std::uint16_t tid, std::uint16_t seq, std::uint16_t block_seq)
   return p;
 }
 
-const std::uint8_t value[8] = {0, 0, 0, 0, 0, 0, 0x12, 0x34};
+const std::uint8_t atomic_operand[8] = {0, 0, 0, 0, 0, 0, 0x12, 0x34};
 
 TEST_CASE("rdma receiver: a block is delivered once and ACKed, duplicates re-ACKed per issue") {
   r::receiver<> rx;
@@ -120,20 +120,20 @@ TEST_CASE("rdma receiver: a notified block is ACKed with its control packet, not
   auto a = rx.advance(data(7, 30, 30, 1, 2, true));
   CHECK(a.deliver);
   CHECK(!a.respond);  // waits for the control packet
-  a = rx.advance(control(7, 30, 30), value);
+  a = rx.advance(control(7, 30, 30), atomic_operand);
   CHECK(a.notification);
   CHECK(a.notify_addr == 0xF000);
   CHECK(a.notify_value == 0x1234);
   REQUIRE(a.respond);
   CHECK(a.response.type == packet_type::ack);
   // Control re-sent (the ACK was lost): ACK again, no second notification.
-  a = rx.advance(control(7, 30, 30), value);
+  a = rx.advance(control(7, 30, 30), atomic_operand);
   CHECK(!a.notification);
   CHECK(a.respond);
   CHECK(rx.stats.notifications == 1);
 
   // Control first, then the data (the Packet queue overtakes blocks at the sender).
-  a = rx.advance(control(8, 40, 40), value);
+  a = rx.advance(control(8, 40, 40), atomic_operand);
   CHECK(!a.respond);
   rx.advance(data(8, 40, 40, 0, 2, true));
   a = rx.advance(data(8, 40, 40, 1, 2, true));
@@ -198,7 +198,7 @@ TEST_CASE("rdma run: randomized lossy runs complete every transfer exactly once"
         q.xfer.notify_addr = 0x0001'0000'0000'0000u + i;
       }
       q.xfer.src = (std::uint64_t{i} << 32);
-      q.xfer.dst = (std::uint64_t{1} << 48) | (std::uint64_t{i} << 24) | (rng() % BS);
+      q.xfer.dst = (std::uint64_t{1} << 48) | (std::uint64_t{i} << 24) | (rng() % block_size);
       reqs.push_back(q);
     }
     sm::rdma_run_config rc;

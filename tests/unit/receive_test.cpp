@@ -68,10 +68,9 @@ void set32(byte_vector& f, std::size_t at, std::uint32_t v) {
   set16(f, at + 2, static_cast<std::uint16_t>(v));
 }
 
-// Offsets in an untagged udp4 frame.
-constexpr std::size_t ip4_at = 14;
-constexpr std::size_t udp4_at = 34;
-constexpr std::size_t pdu4_at = 42;
+using scaleup::test::ip4_at;
+using scaleup::test::pdu4_at;
+using scaleup::test::udp4_at;
 
 // The R-CRC of the PDU at [at, end - 4) written at end - 4, by the reference CRC.
 void fix_rcrc(byte_vector& f, std::size_t at, std::size_t end) {

@@ -32,7 +32,9 @@ using scaleup::test::fix_udp4_checksum;
 using scaleup::test::params_for;
 using scaleup::test::test_rh;
 
-constexpr std::size_t ip4_at = 14, udp4_at = 34, pdu4_at = 42;
+using scaleup::test::ip4_at;
+using scaleup::test::pdu4_at;
+using scaleup::test::udp4_at;
 constexpr std::uint16_t uet_port = 4793;  // packet-uet.c: UDP_PORT_UET
 
 // A SUE frame over IPv4 from 192.168.1.10 to 192.168.1.20 (ordinary addresses, outside the

@@ -49,6 +49,16 @@ inline byte_vector ramp(std::size_t n, std::uint8_t first, std::uint8_t step = 1
   return v;
 }
 
+// The RH's op field as the tests write it into frames: ACK 0, NACK 1, no acknowledgement 2.
+inline constexpr std::uint8_t op_ack = 0, op_nack = 1, op_none = 2;
+
+// Commands in the default profile's layout, written by hand (docs/wire-format.md):
+// WR_FULL, type 04, dlen 04, tag 0x1234, address 0x1000, 5 data bytes A1..A5; and BARRIER,
+// type 12, reserved 00, tag 0x0007.
+inline const byte_vector write5{0x04, 0x04, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                0x00, 0x10, 0x00, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5};
+inline const byte_vector barrier{0x12, 0x00, 0x00, 0x07};
+
 // ---- text ---------------------------------------------------------------------------------
 
 // Bytes as upper-case hex pairs separated by spaces ("0A BC 00"), for expected strings and
@@ -161,6 +171,9 @@ inline void fix_udp4_checksum(std::span<std::uint8_t> f, std::size_t ip, std::si
 }
 
 // ---- frame fixtures -----------------------------------------------------------------------
+
+// Offsets in an untagged udp4 frame: IPv4 header, UDP header, the PDU.
+inline constexpr std::size_t ip4_at = 14, udp4_at = 34, pdu4_at = 42;
 
 // The reliability header of the header and PDU goldens: wire_headers_test.cpp works out its
 // bytes bit by bit (13 FF 12 34 C3 FF BE EF), wire_pdu_test.cpp builds its golden PDU on it.

@@ -181,9 +181,9 @@ TEST_CASE("tofu routing header: coordinates out of range are refused on encode")
 
 TEST_CASE("tofu routing header: coordinates out of range are reported on decode") {
   byte_array<8> b = golden_bytes;
-  b[1] |= 0xC0;                                   // DABC1 B = 3 (bits 8-9)
-  std::vector<std::uint8_t> in_buffer(10, 0xEE);  // the header found 10 bytes into a buffer
-  in_buffer.insert(in_buffer.end(), b.begin(), b.end());
+  b[1] |= 0xC0;                                              // DABC1 B = 3 (bits 8-9)
+  std::vector<std::uint8_t> in_buffer(10 + b.size(), 0xEE);  // the header 10 bytes into a buffer
+  std::copy(b.begin(), b.end(), in_buffer.begin() + 10);
   const auto r = tf::decode_header(in_buffer, 10);
   CHECK(!r.ok());
   CHECK(r.err.code == w::errc::bad_value);
