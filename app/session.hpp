@@ -64,13 +64,17 @@ struct filter_settings {
   filter_scope scope = filter_scope::shown;
 };
 
+// The frames `dump`, `stats` and `check` hold at most by default while their flows are not known.
+inline constexpr std::size_t default_hold = std::size_t{1} << 16;
+
 struct session_settings {
   source_settings source;
   engine_settings engine;
   filter_settings filter;
   unsigned threads = 1;  // dissecting threads on a file, the reading one included
   unsigned batch = 512;  // frames a thread takes at a time
-  // Frames held at most while their flows are not known (0: none); see session.cpp.
+  // Frames held at most while their flows are not known (0: none; the commands' --hold gives
+  // default_hold); see session.cpp.
   std::size_t hold = 0;
   // Read a file whose first reading left cut datagrams on flows it later recognised a second
   // time, with what the first taught (the report is then the second reading's).

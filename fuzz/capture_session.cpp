@@ -194,7 +194,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ss.engine.nodes = !o.summary_only;
   ss.threads = o.threads;
   ss.batch = 16;  // small batches, so that a capture of a few frames spans several
-  ss.hold = std::size_t{1} << 16;
+  ss.hold = app::default_hold;
   ss.reread = true;
   ss.progress = false;
   ss.trees_in_order = !o.summary_only;

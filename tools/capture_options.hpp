@@ -82,7 +82,7 @@ inline void add_filter_option(CLI::App* app, scaleup::app::filter_settings& f,
 // Frames held at most while their flows are not known (app/session.cpp): 65536 by default.
 // --hold N, hidden: 0 holds none, so a cut file is read twice; for the tests.
 inline void add_hold_option(CLI::App* app, scaleup::app::session_settings& s) {
-  s.hold = std::size_t{1} << 16;
+  s.hold = scaleup::app::default_hold;
   app->add_option("--hold", s.hold, "frames held at most while their flows are not known")
       ->group("");
 }
