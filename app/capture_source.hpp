@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/frame_meta.hpp"
 #include "scaleup/pcap/capture.hpp"
 
 struct pcap;  // libpcap's handle (pcap_t)

@@ -12,7 +12,9 @@
 #include "common.hpp"
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/field_tree.hpp"
+#include "scaleup/dissect/frame_json.hpp"
+#include "scaleup/dissect/summary.hpp"
 #include "selected_frame.hpp"
 
 namespace {

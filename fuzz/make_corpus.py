@@ -13,6 +13,7 @@ the tool.
 """
 import hashlib
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -20,7 +21,22 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
-HEADER_TYPES = 46  # entries of dissect::tables (fuzz/headers.cpp checks the count)
+
+
+def header_types():
+    """The types of the registry's table list (dissect::table_types), in order: the headers
+    fuzz target picks one by the input's first byte."""
+    path = os.path.join(HERE, "..", "include", "scaleup", "dissect", "registry.hpp")
+    with open(path) as f:
+        text = f.read()
+    start = text.index("using table_types = std::tuple<")
+    end = text.index(">;", start)
+    names = re.findall(r"table_entry<([\w:]+),", text[start:end])
+    assert names, "no table_entry in " + path
+    return names
+
+
+HEADER_TYPES = header_types()
 
 
 def read_pcap(path):
@@ -380,13 +396,15 @@ def main():
     # Headers: every type gets zeros or bytes taken from real frames.
     _, basic = caps["basic"]
     udp4 = [fr for fr in basic if fr[12:14] == b"\x08\x00"][:2]
-    for t in range(HEADER_TYPES):
+    for t in range(len(HEADER_TYPES)):
         if t % 2:
             add("headers", bytes([t]) + bytes(64))
         else:
             src = udp4[t % len(udp4)] if udp4 else bytes(64)
             add("headers", bytes([t]) + src[(t * 7) % 40:][:64])
-    for t, off in [(0, 42), (1, 0), (3, 14), (6, 34)]:  # RH, Ethernet, IPv4, UDP in place
+    in_place = [("wire::reliability_header", 42), ("wire::ethernet_header", 0),
+                ("wire::ipv4_header", 14), ("wire::udp_header", 34)]
+    for t, off in [(HEADER_TYPES.index(name), off) for name, off in in_place]:
         for fr in udp4:
             add("headers", bytes([t]) + fr[off:])
 

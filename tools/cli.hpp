@@ -28,7 +28,7 @@
 #include "app/profile_file.hpp"
 #include "app/text_buffer.hpp"
 #include "scaleup/dissect/engine.hpp"
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/json_writer.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
 #include "scaleup/wire/frame.hpp"

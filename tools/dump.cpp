@@ -10,8 +10,10 @@
 
 #include "capture_options.hpp"
 #include "cli.hpp"
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/field_tree.hpp"
+#include "scaleup/dissect/frame_json.hpp"
 #include "scaleup/dissect/registry.hpp"
+#include "scaleup/dissect/summary.hpp"
 
 namespace scaleup::cli {
 

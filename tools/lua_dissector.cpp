@@ -316,19 +316,19 @@ std::string names_text() {
 }
 
 std::string computed_text() {
-  namespace g = dissect::generated;
-  namespace t = dissect::tofu_generated;
-  namespace r = dissect::rdma_generated;
+  namespace c = dissect::computed_fields;
+  namespace t = dissect::tofu_computed_fields;
+  namespace r = dissect::rdma_computed_fields;
   const std::vector<std::pair<std::string_view, const field_info*>> roles{
-      {"rcrc_status", &g::rcrc_status},
-      {"ip_checksum_status", &g::ip_checksum_status},
-      {"udp_checksum_status", &g::udp_checksum_status},
-      {"payload_len", &g::payload_len},
-      {"lite_len", &g::lite_len},
-      {"control_len", &g::control_len},
-      {"data_len", &g::data_len},
-      {"fcs", &g::fcs},
-      {"dst_xpu", &g::dst_xpu},
+      {"rcrc_status", &c::rcrc_status},
+      {"ip_checksum_status", &c::ip_checksum_status},
+      {"udp_checksum_status", &c::udp_checksum_status},
+      {"payload_len", &c::payload_len},
+      {"lite_len", &c::lite_len},
+      {"control_len", &c::control_len},
+      {"data_len", &c::data_len},
+      {"fcs", &c::fcs},
+      {"dst_xpu", &c::dst_xpu},
       {"tofu_fcs_status", &t::fcs_status},
       {"tofu_ways", &t::ways},
       {"tofu_words", &t::words},

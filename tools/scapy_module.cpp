@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "scaleup/dissect/address_text.hpp"
 #include "scaleup/dissect/registry.hpp"
 
 namespace scaleup::docgen {
@@ -100,9 +101,9 @@ const field_info& rdma_crc_field = wire::info_of<rdma::packet_footer, &rdma::pac
 // In the registry's order. The SUE PDU is named for the protocol: its class is what a user
 // stacks on UDP or an AFH.
 std::vector<layer> layers() {
-  const trailer rcrc{"SUERCRC", &dissect::generated::rcrc_status};
-  const trailer tofu_fcs{"TofuFCS", &dissect::tofu_generated::fcs_status};
-  const trailer footer{"ExaJetFooter", &dissect::rdma_generated::crc_status};
+  const trailer rcrc{"SUERCRC", &dissect::computed_fields::rcrc_status};
+  const trailer tofu_fcs{"TofuFCS", &dissect::tofu_computed_fields::fcs_status};
+  const trailer footer{"ExaJetFooter", &dissect::rdma_computed_fields::crc_status};
   return {
       {"SUE", "_PDU", {part_of<wire::reliability_header>()}, rcrc},
       // AFH Gen 1 takes Ethernet's place: the Ethertype comes with it.
@@ -256,22 +257,20 @@ bool is_crc(const field_info& f) {
   return false;
 }
 
-// The default of an address field, in the text form scapy takes.
+// The default of an address field, in the text form scapy takes: as `scaleup dump` writes it.
 std::string address_default(const field_info& f, const std::vector<std::uint8_t>& d) {
-  static constexpr char digits[] = "0123456789abcdef";
   const std::size_t at = f.bit / 8;
   std::string out;
-  if (f.type == wire::kind::ipv4) {
-    for (std::size_t i = 0; i < 4; ++i) out += (i ? "." : "") + std::to_string(d[at + i]);
-    return py_str(out);
-  }
-  // MAC: 6 bytes as xx:xx:..; IPv6: 8 groups of 2 bytes, uncompressed.
-  const std::size_t group = f.type == wire::kind::mac ? 1 : 2;
-  for (std::size_t i = 0; i < f.width / 8; ++i) {
-    if (i && i % group == 0) out += ':';
-    out += digits[d[at + i] >> 4];
-    out += digits[d[at + i] & 0xF];
-  }
+  auto sink = [&out](std::string_view s) { out += s; };
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < f.width / 8 && f.type != wire::kind::ipv6; ++i)
+    v = v << 8 | d[at + i];
+  if (f.type == wire::kind::ipv4)
+    dissect::detail::put_ipv4(sink, v);
+  else if (f.type == wire::kind::mac)
+    dissect::detail::put_mac(sink, v);
+  else
+    dissect::detail::put_ipv6(sink, d.data() + at);
   return py_str(out);
 }
 

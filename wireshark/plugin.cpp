@@ -41,7 +41,7 @@
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/hash_key.hpp"
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/summary.hpp"
 #include "scaleup/dissect/xpu_table.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/tofu/slicer.hpp"
@@ -229,7 +229,7 @@ std::string info_text(const Tree& t, const std::optional<dissect::endpoint>& dst
   if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>().filter)) {
     s = "XPU " + num(*src) + arrow + to();
     if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) s += " VC " + num(*vc);
-    const auto payload = value(dissect::generated::payload_len.filter);
+    const auto payload = value(dissect::computed_fields::payload_len.filter);
     const auto op = value(wire::info_of<rh_t, &rh_t::op>().filter);
     const auto apsn = value(wire::info_of<rh_t, &rh_t::apsn>().filter);
     if (payload && *payload > 0)
@@ -244,7 +244,7 @@ std::string info_text(const Tree& t, const std::optional<dissect::endpoint>& dst
     if (const auto tc =
             value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>().filter))
       s += " TC " + num(*tc);
-    if (const auto len = value(dissect::generated::lite_len.filter)) s += " Len=" + num(*len);
+    if (const auto len = value(dissect::computed_fields::lite_len.filter)) s += " Len=" + num(*len);
   } else {
     // Other formats: the summary line `scaleup dump` prints, without its frame columns.
     std::string line;

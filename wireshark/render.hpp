@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "registry.hpp"
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/field_text.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 

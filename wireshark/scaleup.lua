@@ -933,7 +933,7 @@ local function truncated(layer, offset, needed, available, what)
                    {needed = needed, available = available})
 end
 
--- As `scaleup dump` prints a problem (dissect/print.hpp, put_error_text).
+-- As `scaleup dump` prints a problem (dissect/field_text.hpp, put_error_text).
 local function error_text(e)
   local s = G.severities[e.level + 1] .. ": " .. e.layer
   if e.item ~= 0 then s = s .. " #" .. dec(e.item) end
@@ -2525,7 +2525,7 @@ local function field_value(t, filter)
   end
 end
 
--- A value as `scaleup dump` prints it (dissect/print.hpp, put_value).
+-- A value as `scaleup dump` prints it (dissect/field_text.hpp, put_value).
 local function value_text(node)
   local info, v = node.info, node.value
   local kind = info.kind

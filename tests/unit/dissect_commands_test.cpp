@@ -3,7 +3,9 @@
 // Command bytes are written by hand from the default profile's layouts (docs/wire-format.md).
 #include <scaleup/dissect/analysis.hpp>
 #include <scaleup/dissect/engine.hpp>
-#include <scaleup/dissect/print.hpp>
+#include <scaleup/dissect/field_tree.hpp>
+#include <scaleup/dissect/frame_json.hpp>
+#include <scaleup/dissect/summary.hpp>
 #include <scaleup/pack/default_profile.hpp>
 #include <scaleup/wire/frame.hpp>
 

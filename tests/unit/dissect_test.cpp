@@ -5,7 +5,9 @@
 // from the header layouts, with checksums fixed by a reference ones'-complement sum and a
 // bitwise reference CRC-32 that share no code with scaleup (support.hpp).
 #include <scaleup/dissect/engine.hpp>
-#include <scaleup/dissect/print.hpp>
+#include <scaleup/dissect/field_tree.hpp>
+#include <scaleup/dissect/frame_json.hpp>
+#include <scaleup/dissect/summary.hpp>
 #include <scaleup/wire/frame.hpp>
 
 #include <doctest/doctest.h>

@@ -2,8 +2,11 @@
 // fields in JSON, -V and -T fields, the summary line's tshark columns, the tools' JSON writer,
 // and the capture reader on a source that gives its bytes a few at a time (a pipe).
 #include <scaleup/dissect/engine.hpp>
-#include <scaleup/dissect/print.hpp>
+#include <scaleup/dissect/field_tree.hpp>
+#include <scaleup/dissect/frame_json.hpp>
+#include <scaleup/dissect/json_writer.hpp>
 #include <scaleup/dissect/registry.hpp>
+#include <scaleup/dissect/summary.hpp>
 #include <scaleup/pcap/reader.hpp>
 #include <scaleup/wire/frame.hpp>
 
@@ -294,22 +297,27 @@ TEST_CASE("every field's filter name is a display-filter name: a JSON key withou
 namespace {
 
 // A sink the printers write into in place (dissect::direct_sink), that checks what it is told:
-// a commit within what the last reserve handed out.
+// a commit within what the last reserve handed out, and no byte written past it (a guard of
+// bytes after the room, which must still hold what they were given at the commit).
 struct in_place {
+  static constexpr std::size_t guard = 16;
   std::string text;
   std::size_t reserved = 0;  // bytes handed out by the last reserve
+  std::size_t end = 0;       // where they end
   int reserves = 0;
   char* reserve(std::size_t n) {
     ++reserves;
     const std::size_t at = text.size();
-    text.resize(at + n, '\xff');
+    text.resize(at + n + guard, '\xff');
     reserved = n;
+    end = at + n;
     return text.data() + at;
   }
-  void commit(char* end) {
-    const auto used = static_cast<std::size_t>(end - text.data());
-    REQUIRE(used <= text.size());
-    REQUIRE(text.size() - used <= reserved);
+  void commit(char* to) {
+    const auto used = static_cast<std::size_t>(to - text.data());
+    REQUIRE(used <= end);
+    REQUIRE(end - used <= reserved);
+    CHECK(text.find_first_not_of('\xff', end) == std::string::npos);
     text.resize(used);
   }
 };
@@ -357,6 +365,30 @@ TEST_CASE("printers: a direct sink gets the same text, numbers as to_chars") {
   };
   CHECK(plain(numbers_json) == want);
   CHECK(direct(numbers_json) == want);
+}
+
+// The IPv4 writer stores the dot after each byte without a branch and keeps it only between
+// bytes, so the last one lands past the address: it asks for room for 16 bytes, not 15, and an
+// address at the very end of the writer's window stays inside it.
+TEST_CASE("printers: an address at the end of the writer's window is written inside it") {
+  using writer = d::detail::chunked<in_place>;
+  for (std::size_t left = 14; left <= 18; ++left) {
+    CAPTURE(left);
+    const std::string pad(writer::capacity - left, 'x');  // leaves `left` bytes of the window
+    in_place ip, mac;
+    {
+      writer w(ip);
+      w(pad);
+      w.ipv4(0xFFFFFFFF);
+    }
+    {
+      writer w(mac);
+      w(pad);
+      w.mac(0xFFFFFFFFFFFF);
+    }
+    CHECK(ip.text == pad + "255.255.255.255");
+    CHECK(mac.text == pad + "ff:ff:ff:ff:ff:ff");
+  }
 }
 
 TEST_CASE("printers: JSON members across the writer's 4 KB window come out whole, in any sink") {

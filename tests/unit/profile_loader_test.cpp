@@ -2,7 +2,7 @@
 // description and built back dissects exactly as the constexpr table, and every rule a
 // description can break is named with its entry.
 #include <scaleup/dissect/engine.hpp>
-#include <scaleup/dissect/print.hpp>
+#include <scaleup/dissect/frame_json.hpp>
 #include <scaleup/dissect/profile_loader.hpp>
 #include <scaleup/pack/default_profile.hpp>
 #include <scaleup/wire/frame.hpp>

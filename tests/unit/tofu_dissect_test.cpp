@@ -1,7 +1,8 @@
 // Dissection of Tofu slice records and reassembled frames (dissect/tofu.hpp) into the library's
 // dissection tree, and the printers on top of it. Records are built by hand from the small frame
 // of tofu_slice_test.cpp (LEN 0) with the suite's own CRC-32.
-#include <scaleup/dissect/print.hpp>
+#include <scaleup/dissect/field_tree.hpp>
+#include <scaleup/dissect/frame_json.hpp>
 #include <scaleup/dissect/tofu.hpp>
 #include <scaleup/dissect/tree.hpp>
 #include <scaleup/tofu/slicer.hpp>

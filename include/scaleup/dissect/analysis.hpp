@@ -50,13 +50,14 @@
 #include <utility>
 #include <vector>
 
+#include "scaleup/dissect/address_text.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/flat_index.hpp"
 #include "scaleup/dissect/limits.hpp"
-#include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/psn_trace.hpp"
 #include "scaleup/dissect/rtt_histogram.hpp"
+#include "scaleup/dissect/text_format.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/transport/go_back_n.hpp"
 #include "scaleup/transport/psn.hpp"

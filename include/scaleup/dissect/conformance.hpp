@@ -42,10 +42,10 @@
 #include <string_view>
 #include <vector>
 
+#include "scaleup/dissect/address_text.hpp"
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/engine.hpp"
 #include "scaleup/dissect/flat_index.hpp"
-#include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/psn_ordered.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/transport/partition.hpp"
@@ -324,9 +324,9 @@ inline constexpr std::array<const field_info*, check_slot_count> check_fields{{
     &wire::info_of<wire::afh2_normal, &wire::afh2_normal::tc>(),
     &wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>(),
     &wire::info_of<wire::reliability_header, &wire::reliability_header::partition>(),
-    &generated::payload_len,
-    &generated::lite_len,
-    &generated::rcrc_status,
+    &computed_fields::payload_len,
+    &computed_fields::lite_len,
+    &computed_fields::rcrc_status,
     &wire::info_of<wire::reliability_header, &wire::reliability_header::op>(),
     &wire::info_of<wire::ethernet_header, &wire::ethernet_header::src>(),
     &wire::info_of<wire::linux_sll, &wire::linux_sll::address>(),

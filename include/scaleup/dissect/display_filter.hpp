@@ -35,7 +35,7 @@
 
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/conformance.hpp"
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/frame_meta.hpp"
 #include "scaleup/dissect/registry.hpp"
 #include "scaleup/dissect/tree.hpp"
 #include "scaleup/pack/command.hpp"

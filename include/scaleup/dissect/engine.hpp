@@ -50,7 +50,7 @@ struct options : wire::receive_options {
 
 // Fields the engine computes rather than reads; described like table fields so that every
 // consumer (printers, JSON, Wireshark) treats them alike.
-namespace generated {
+namespace computed_fields {
 // clang-format off
 inline constexpr std::array<wire::value_name, 4> rcrc_status_names{
     {{0, "good"}, {1, "bad"}, {2, "missing"}, {3, "not_captured"}}};
@@ -99,7 +99,7 @@ inline constexpr field_info dst_xpu{
 inline constexpr std::array<const field_info*, 9> all{
     &rcrc_status, &payload_len, &lite_len,           &control_len,        &data_len,
     &fcs,         &dst_xpu,     &ip_checksum_status, &udp_checksum_status};
-}  // namespace generated
+}  // namespace computed_fields
 
 namespace detail {
 
@@ -136,8 +136,8 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
       if (f.check != wire::rule::any) add_command_error(t, c, f, v);
     }
     add_generated(t, l, o.profile->name_field(), c.code());
-    add_generated(t, l, generated::control_len, c.control.size());
-    add_generated(t, l, generated::data_len, c.data.size());
+    add_generated(t, l, computed_fields::control_len, c.control.size());
+    add_generated(t, l, computed_fields::data_len, c.data.size());
   }
   if (error e = u.error_found()) {
     const std::size_t stop = at + u.consumed();
@@ -214,7 +214,7 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
   bool status_due = false;
   const auto add_status = [&] {
     if (status_due)
-      add_generated(t, status_layer, generated::rcrc_status,
+      add_generated(t, status_layer, computed_fields::rcrc_status,
                     static_cast<std::uint64_t>(f.bounds.status));
     status_due = false;
   };
@@ -247,7 +247,7 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         header(f.shim);
         break;
       case layer_kind::ipv4:
-        add_generated(t, header(f.ipv4), generated::ip_checksum_status,
+        add_generated(t, header(f.ipv4), computed_fields::ip_checksum_status,
                       static_cast<std::uint64_t>(f.ipv4_checksum));
         break;
       case layer_kind::ipv4_options:
@@ -260,7 +260,7 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         header(f.ipv6_frag);
         break;
       case layer_kind::udp:
-        add_generated(t, header(f.udp), generated::udp_checksum_status,
+        add_generated(t, header(f.udp), computed_fields::udp_checksum_status,
                       static_cast<std::uint64_t>(f.udp_checksum));
         break;
       case layer_kind::afh2:
@@ -275,14 +275,14 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
       case layer_kind::sue_rh: {
         const auto rh = add_fields(t, frame, l.offset, *f.rh);
         if (const auto dst = mapped_destination(f, o))
-          add_generated(t, rh, generated::dst_xpu, *dst);
+          add_generated(t, rh, computed_fields::dst_xpu, *dst);
         break;
       }
       case layer_kind::sue_payload: {
         const auto pl = t.add_layer(
             "sue.payload", o.profile ? "SUE payload" : "SUE payload (opaque)", l.offset, l.length);
         // The length on the wire; the layer spans what was captured.
-        add_generated(t, pl, generated::payload_len, l.length + l.not_captured);
+        add_generated(t, pl, computed_fields::payload_len, l.length + l.not_captured);
         copied = copy_errors(t, f.errors, copied, f.command_errors_at);
         (void)commands(t, frame, l.offset, l.length, o, l.not_captured > 0);
         status_layer = pl;
@@ -302,13 +302,13 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         copied = copy_errors(t, f.errors, copied, f.command_errors_at);
         const std::size_t used = commands(t, frame, l.offset, carried, o, l.not_captured > 0);
         t.layers[ll].length = static_cast<std::uint32_t>(used);
-        add_generated(t, ll, generated::lite_len, used + l.not_captured);
+        add_generated(t, ll, computed_fields::lite_len, used + l.not_captured);
         break;
       }
       case layer_kind::fcs: {
         add_status();
         const auto fl = t.add_layer("eth.fcs", "Frame check sequence", l.offset, l.length);
-        add_generated(t, fl, generated::fcs, f.fcs.value);
+        add_generated(t, fl, computed_fields::fcs, f.fcs.value);
         break;
       }
     }

@@ -17,7 +17,7 @@
 namespace scaleup::dissect {
 
 // The reassembled datagram's computed fields, under Wireshark's names.
-namespace reassembly_generated {
+namespace reassembly_computed_fields {
 // clang-format off
 inline constexpr field_info ip_fragment{
     .name = "fragment in frame", .filter = "ip.fragment", .width = 32,
@@ -43,7 +43,7 @@ inline constexpr field_info ipv6_reassembled_length{
 inline constexpr std::array<const field_info*, 6> all{
     &ip_fragment,   &ip_fragment_count,   &ip_reassembled_length,
     &ipv6_fragment, &ipv6_fragment_count, &ipv6_reassembled_length};
-}  // namespace reassembly_generated
+}  // namespace reassembly_computed_fields
 
 // Where a frame's fragment stands, as a note on the frame: a warning (the frame is not at fault)
 // of code `unsupported` (what the frame carries is not decoded in it), as read_frame reported an
@@ -91,7 +91,7 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, con
     case wire::fragment_state::complete:
       break;
   }
-  namespace g = reassembly_generated;
+  namespace cf = reassembly_computed_fields;
   const wire::received_frame d =
       pack::read_frame(got.datagram, v6 ? wire::link_ipv6 : wire::link_ipv4, o.profile, o);
   if (o.flows_only) return;
@@ -106,9 +106,9 @@ constexpr void dissect_frame(Tree& t, wire::bytes frame, std::uint32_t link, con
                      : "Reassembled IPv4 datagram; the offsets below count from its first byte",
                   0, got.datagram.size());
   for (const auto& p : got.fragments)
-    add_generated(t, l, v6 ? g::ipv6_fragment : g::ip_fragment, p.frame);
-  add_generated(t, l, v6 ? g::ipv6_fragment_count : g::ip_fragment_count, got.fragments.size());
-  add_generated(t, l, v6 ? g::ipv6_reassembled_length : g::ip_reassembled_length,
+    add_generated(t, l, v6 ? cf::ipv6_fragment : cf::ip_fragment, p.frame);
+  add_generated(t, l, v6 ? cf::ipv6_fragment_count : cf::ip_fragment_count, got.fragments.size());
+  add_generated(t, l, v6 ? cf::ipv6_reassembled_length : cf::ip_reassembled_length,
                 got.datagram.size());
   // The datagram's IP header is the frame's, shown above: its layers start after it.
   std::size_t first = 0;

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "scaleup/dissect/print.hpp"
+#include "scaleup/dissect/json_writer.hpp"
 #include "scaleup/pack/command.hpp"
 #include "scaleup/wire/field.hpp"
 

@@ -16,7 +16,7 @@
 namespace scaleup::dissect {
 
 // Fields the dissector computes rather than reads, described like table fields.
-namespace rdma_generated {
+namespace rdma_computed_fields {
 // clang-format off
 inline constexpr std::array<wire::value_name, 2> crc_status_names{{{0, "good"}, {1, "bad"}}};
 inline constexpr wire::field_info crc_status{
@@ -32,13 +32,13 @@ inline constexpr wire::field_info payload_len{
     .description = "Bytes between header and footer", .seed = "Thesis Terminology"};
 // clang-format on
 inline constexpr std::array<const wire::field_info*, 3> all{&crc_status, &reissue, &payload_len};
-}  // namespace rdma_generated
+}  // namespace rdma_computed_fields
 
 // One packet. Appends to `t` (the caller clears it and sets frame_length, as dissect_frame does
 // for its link types).
 template <class Tree>
 constexpr void dissect_rdma_packet(Tree& t, wire::bytes b) noexcept {
-  namespace g = rdma_generated;
+  namespace cf = rdma_computed_fields;
   t.encap = "rdma";
   const rdma::received_packet d = rdma::read_packet(b);
   if (b.size() < rdma::header_size + rdma::footer_size) {
@@ -48,7 +48,7 @@ constexpr void dissect_rdma_packet(Tree& t, wire::bytes b) noexcept {
   const std::size_t f = rdma::header_size + d.payload.size();
   if (rdma::is_data(d.p.type)) {
     const auto l = add_fields(t, b, 0, d.p.data);
-    add_generated(t, l, g::reissue, d.p.data.seq != d.p.data.block_seq ? 1 : 0);
+    add_generated(t, l, cf::reissue, d.p.data.seq != d.p.data.block_seq ? 1 : 0);
   } else if (rdma::is_response(d.p.type)) {
     add_fields(t, b, 0, d.p.response);
   } else if (d.p.type == rdma::packet_type::control) {
@@ -61,11 +61,11 @@ constexpr void dissect_rdma_packet(Tree& t, wire::bytes b) noexcept {
     add_fields(t, b, rdma::header_size, *d.notification);
   } else if (!d.payload.empty()) {
     const auto l = t.add_layer("rdma.payload", "Payload", rdma::header_size, d.payload.size());
-    add_generated(t, l, g::payload_len, d.payload.size());
+    add_generated(t, l, cf::payload_len, d.payload.size());
   }
   copied = copy_errors(t, d.errors, copied, d.errors_before_footer);
   const auto l = add_fields(t, b, f, d.p.footer);
-  add_generated(t, l, g::crc_status, d.crc_ok ? 0 : 1);
+  add_generated(t, l, cf::crc_status, d.crc_ok ? 0 : 1);
   copy_errors(t, d.errors, copied, d.errors.size());
 }
 

@@ -1,15 +1,17 @@
-// Every field table the library has, in one list: what the docs generator draws and what the
-// Wireshark plugin registers. A new header is added here once and appears in both.
+// Every field table the library has, in one list: what the docs generator draws, the Wireshark
+// plugin registers, the scapy module is checked against and the header fuzz target round-trips.
+// A new header is added here once and appears in all of them.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <tuple>
 
 #include "scaleup/dissect/engine.hpp"
+#include "scaleup/dissect/frame_meta.hpp"
 #include "scaleup/dissect/ip_reassembly.hpp"
-#include "scaleup/dissect/print.hpp"
 #include "scaleup/dissect/rdma.hpp"
 #include "scaleup/dissect/tofu.hpp"
 #include "scaleup/pack/axi.hpp"
@@ -61,68 +63,86 @@ constexpr table table_of(table_group g) noexcept {
           wire::layout<T>::size, wire::field_infos<T>,   g};
 }
 
-// Document order: frame headers in the order of include/scaleup/wire/, then the default
-// profile's command shapes, then link and XPU-interface tables.
-inline constexpr auto tables = std::array{
-    table_of<wire::reliability_header>(table_group::frame),
-    table_of<wire::linux_sll>(table_group::frame),
-    table_of<wire::linux_sll2>(table_group::frame),
-    table_of<wire::bsd_loopback>(table_group::frame),
-    table_of<wire::ethernet_header>(table_group::frame),
-    table_of<wire::vlan_tag>(table_group::frame),
-    table_of<wire::service_tag>(table_group::frame),
-    table_of<wire::ipv4_header>(table_group::frame),
-    table_of<wire::ipv6_header>(table_group::frame),
-    table_of<wire::ipv6_fragment_header>(table_group::frame),
-    table_of<wire::udp_header>(table_group::frame),
-    table_of<wire::afh1_addresses>(table_group::frame),
-    table_of<wire::afh1_shim>(table_group::frame),
-    table_of<wire::afh2_normal>(table_group::frame),
-    table_of<wire::afh2_compressed>(table_group::frame),
-    table_of<wire::afh2_ethertype>(table_group::frame),
-    table_of<wire::rcrc_trailer>(table_group::frame),
-    table_of<tofu::record_header>(table_group::frame),
-    table_of<tofu::routing_header>(table_group::frame),
-    table_of<tofu::fcs_trailer>(table_group::frame),
-    table_of<rdma::data_header>(table_group::frame),
-    table_of<rdma::response_header>(table_group::frame),
-    table_of<rdma::control_header>(table_group::frame),
-    table_of<rdma::control_payload>(table_group::frame),
-    table_of<rdma::packet_footer>(table_group::frame),
-    table_of<pack::cmd_write>(table_group::command),
-    table_of<pack::cmd_write_partial>(table_group::command),
-    table_of<pack::cmd_read>(table_group::command),
-    table_of<pack::cmd_response_data>(table_group::command),
-    table_of<pack::cmd_response>(table_group::command),
-    table_of<pack::cmd_message>(table_group::command),
-    table_of<pack::cmd_barrier>(table_group::command),
-    table_of<pack::cmd_atomic>(table_group::command),
-    table_of<transport::llr_header>(table_group::link),
-    table_of<transport::llr_control>(table_group::link),
-    table_of<transport::cbfc_update>(table_group::link),
-    table_of<transport::pfc_pdu>(table_group::link),
-    table_of<pack::credit_word>(table_group::xpu),
-    table_of<pack::axi_user>(table_group::xpu),
-    table_of<rdma::memory_descriptor>(table_group::engine),
-    table_of<rdma::memory_descriptor_notify>(table_group::engine),
-    table_of<rdma::inline_descriptor>(table_group::engine),
-    table_of<rdma::inline_descriptor_long>(table_group::engine),
-    table_of<rdma::block_descriptor>(table_group::engine),
-    table_of<rdma::pending_entry>(table_group::engine),
-    table_of<rdma::transfer_metadata>(table_group::engine),
+// One entry of the list below: a header's type and its group.
+template <class T, table_group G>
+struct table_entry {
+  using type = T;
+  static constexpr table_group group = G;
 };
+
+// Every field table, as types: the one list. `tables` is made from it, and so is whatever needs
+// the types themselves (fuzz/headers.cpp decodes and encodes each). Document order: frame
+// headers in the order of include/scaleup/wire/, then the default profile's command shapes,
+// then link and XPU-interface tables.
+using table_types = std::tuple<table_entry<wire::reliability_header, table_group::frame>,
+                               table_entry<wire::linux_sll, table_group::frame>,
+                               table_entry<wire::linux_sll2, table_group::frame>,
+                               table_entry<wire::bsd_loopback, table_group::frame>,
+                               table_entry<wire::ethernet_header, table_group::frame>,
+                               table_entry<wire::vlan_tag, table_group::frame>,
+                               table_entry<wire::service_tag, table_group::frame>,
+                               table_entry<wire::ipv4_header, table_group::frame>,
+                               table_entry<wire::ipv6_header, table_group::frame>,
+                               table_entry<wire::ipv6_fragment_header, table_group::frame>,
+                               table_entry<wire::udp_header, table_group::frame>,
+                               table_entry<wire::afh1_addresses, table_group::frame>,
+                               table_entry<wire::afh1_shim, table_group::frame>,
+                               table_entry<wire::afh2_normal, table_group::frame>,
+                               table_entry<wire::afh2_compressed, table_group::frame>,
+                               table_entry<wire::afh2_ethertype, table_group::frame>,
+                               table_entry<wire::rcrc_trailer, table_group::frame>,
+                               table_entry<tofu::record_header, table_group::frame>,
+                               table_entry<tofu::routing_header, table_group::frame>,
+                               table_entry<tofu::fcs_trailer, table_group::frame>,
+                               table_entry<rdma::data_header, table_group::frame>,
+                               table_entry<rdma::response_header, table_group::frame>,
+                               table_entry<rdma::control_header, table_group::frame>,
+                               table_entry<rdma::control_payload, table_group::frame>,
+                               table_entry<rdma::packet_footer, table_group::frame>,
+                               table_entry<pack::cmd_write, table_group::command>,
+                               table_entry<pack::cmd_write_partial, table_group::command>,
+                               table_entry<pack::cmd_read, table_group::command>,
+                               table_entry<pack::cmd_response_data, table_group::command>,
+                               table_entry<pack::cmd_response, table_group::command>,
+                               table_entry<pack::cmd_message, table_group::command>,
+                               table_entry<pack::cmd_barrier, table_group::command>,
+                               table_entry<pack::cmd_atomic, table_group::command>,
+                               table_entry<transport::llr_header, table_group::link>,
+                               table_entry<transport::llr_control, table_group::link>,
+                               table_entry<transport::cbfc_update, table_group::link>,
+                               table_entry<transport::pfc_pdu, table_group::link>,
+                               table_entry<pack::credit_word, table_group::xpu>,
+                               table_entry<pack::axi_user, table_group::xpu>,
+                               table_entry<rdma::memory_descriptor, table_group::engine>,
+                               table_entry<rdma::memory_descriptor_notify, table_group::engine>,
+                               table_entry<rdma::inline_descriptor, table_group::engine>,
+                               table_entry<rdma::inline_descriptor_long, table_group::engine>,
+                               table_entry<rdma::block_descriptor, table_group::engine>,
+                               table_entry<rdma::pending_entry, table_group::engine>,
+                               table_entry<rdma::transfer_metadata, table_group::engine>>;
+
+namespace detail {
+template <class Entries>
+struct table_list;
+template <class... E>
+struct table_list<std::tuple<E...>> {
+  static constexpr std::array<table, sizeof...(E)> tables{table_of<typename E::type>(E::group)...};
+};
+}  // namespace detail
+
+inline constexpr auto tables = detail::table_list<table_types>::tables;
 
 // Computed fields of every dissector, for the same consumers.
 inline constexpr auto computed = [] {
-  std::array<const wire::field_info*, generated::all.size() + tofu_generated::all.size() +
-                                          rdma_generated::all.size() +
-                                          reassembly_generated::all.size()>
+  std::array<const wire::field_info*,
+             computed_fields::all.size() + tofu_computed_fields::all.size() +
+                 rdma_computed_fields::all.size() + reassembly_computed_fields::all.size()>
       out{};
   std::size_t n = 0;
-  for (const auto* f : generated::all) out[n++] = f;
-  for (const auto* f : tofu_generated::all) out[n++] = f;
-  for (const auto* f : rdma_generated::all) out[n++] = f;
-  for (const auto* f : reassembly_generated::all) out[n++] = f;
+  for (const auto* f : computed_fields::all) out[n++] = f;
+  for (const auto* f : tofu_computed_fields::all) out[n++] = f;
+  for (const auto* f : rdma_computed_fields::all) out[n++] = f;
+  for (const auto* f : reassembly_computed_fields::all) out[n++] = f;
   return out;
 }();
 

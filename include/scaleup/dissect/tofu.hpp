@@ -20,7 +20,7 @@
 namespace scaleup::dissect {
 
 // Fields the dissector computes rather than reads, described like table fields.
-namespace tofu_generated {
+namespace tofu_computed_fields {
 // clang-format off
 inline constexpr std::array<wire::value_name, 2> fcs_status_names{{{0, "good"}, {1, "bad"}}};
 inline constexpr wire::field_info fcs_status{
@@ -49,13 +49,13 @@ inline constexpr wire::field_info tlp_len{
 // clang-format on
 inline constexpr std::array<const wire::field_info*, 6> all{&fcs_status, &ways, &words,
                                                             &first_word, &pad,  &tlp_len};
-}  // namespace tofu_generated
+}  // namespace tofu_computed_fields
 
 // One capture record: pseudo-header, RH, the lane's words, pad, FCS. Appends to `t` (the caller
 // clears it and sets frame_length, as dissect_frame does for the other link types).
 template <class Tree>
 constexpr void dissect_tofu_record(Tree& t, wire::bytes record) noexcept {
-  namespace g = tofu_generated;
+  namespace cf = tofu_computed_fields;
   t.encap = "tofu";
   const tofu::received_slice s = tofu::read_record(record);
   std::size_t copied = 0;
@@ -72,16 +72,16 @@ constexpr void dissect_tofu_record(Tree& t, wire::bytes record) noexcept {
                                             : "Words",
                               s.words_offset, s.words_length);
   if (s.length_ok) {
-    add_generated(t, wl, g::ways, s.ways);
-    add_generated(t, wl, g::words, s.words);
-    add_generated(t, wl, g::first_word, s.first_word);
+    add_generated(t, wl, cf::ways, s.ways);
+    add_generated(t, wl, cf::words, s.words);
+    add_generated(t, wl, cf::first_word, s.first_word);
     const auto pl = t.add_layer("tofu.slice.pad", "Pad", s.pad_offset, s.pad_length);
-    add_generated(t, pl, g::pad, s.pad_length);
+    add_generated(t, pl, cf::pad, s.pad_length);
   }
   copied = copy_errors(t, s.errors, copied, s.errors_before_fcs);
   if (!s.has_fcs) return rest();
   const auto fl = add_fields(t, record, record.size() - tofu::fcs_size, tofu::fcs_trailer{s.fcs});
-  add_generated(t, fl, g::fcs_status, s.fcs_good ? 0 : 1);
+  add_generated(t, fl, cf::fcs_status, s.fcs_good ? 0 : 1);
   rest();
 }
 
@@ -97,7 +97,7 @@ constexpr void dissect_tofu_frame(Tree& t, wire::bytes frame) noexcept {
     return t.add_layer(name, title, static_cast<std::size_t>(p.data() - frame.data()), p.size());
   };
   const auto tl = part("tofu.tlp", "Transport layer packet", f.tlp);
-  add_generated(t, tl, tofu_generated::tlp_len, tofu::tlp_size(f.rh->len));
+  add_generated(t, tl, tofu_computed_fields::tlp_len, tofu::tlp_size(f.rh->len));
   part("tofu.dllp", "Data link layer packet", f.dllp);
   part("tofu.other", "Other control", f.other_control);
 }
