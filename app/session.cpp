@@ -375,14 +375,18 @@ struct session::impl {
   // A held frame dissected again, or a kept tree restored (the current frame's may be wanted).
   std::unique_ptr<dissect::large_tree> spare = std::make_unique<dissect::large_tree>();
   std::optional<tofu_frames> tofu;
-  std::optional<dissect::analysis> an;
+  // Changed at every frame taken, on the reading thread: on cache lines of its own, away from
+  // what the dissecting threads read at every frame (they ask `analysing`, not `an`).
+  alignas(64) std::optional<dissect::analysis> an;
+  // Read by the dissecting threads at every frame, set before they start.
+  alignas(64) bool analysing = false;
   // The display filter; with filter_scope::shown and a filter naming sue.check.*, the rules
   // over every frame, which judge a frame against the ones before it: the filter's tests then
   // wait for frame order (tests_in_order).
   const dissect::display_filter* filter = nullptr;
   bool counted = false;  // filter_scope::counted
   bool tests_in_order = false;
-  std::optional<dissect::conformance> rules;
+  alignas(64) std::optional<dissect::conformance> rules;
   int number = 0;                     // of the reading
   std::atomic<bool> learning{false};  // the rest of this reading only teaches the flow table
   std::uint64_t taken = 0;            // frames taken in this reading
@@ -417,6 +421,7 @@ struct session::impl {
       cfg.max_connections = settings().engine.max_connections;
       an.emplace(cfg);
     }
+    analysing = an.has_value();
     if (tests_in_order) {
       dissect::check_config cfg;
       cfg.profile = s.options_.profile != nullptr;
@@ -432,7 +437,7 @@ struct session::impl {
 
   // On any thread: what the session and the command work out of a dissected frame.
   void look(const dissect::large_tree& t, const frame_in& f, frame_work& w, text_buffer& text) {
-    if (an) {
+    if (analysing) {
       // In place (set_facts says why).
       if (!dissect::set_facts(t, f.pkt.number, f.ns, w.facts.emplace())) w.facts.reset();
       w.rh_dropped = !w.facts && t.pdu.rh;
