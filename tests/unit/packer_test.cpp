@@ -102,14 +102,14 @@ const owned& write_of(command_store& s, std::size_t total, std::uint16_t d, std:
 }
 
 // One PDU taken from a packer, with its payload and cookies.
-struct pdu {
+struct taken_pdu {
   pk::packed_pdu info;
   byte_vector payload;
   std::vector<std::uint64_t> cookies;
 };
 
 template <class Packer, class Eligible = pk::always_eligible>
-pdu take(Packer& p, Eligible&& eligible = {}) {
+taken_pdu take(Packer& p, Eligible&& eligible = {}) {
   byte_vector out(p.settings().limit, 0xEE);
   std::vector<std::uint64_t> cookies(4096, ~std::uint64_t{0});
   const auto r = p.next(w::mutable_bytes(out), eligible, std::span<std::uint64_t>(cookies));
@@ -118,9 +118,9 @@ pdu take(Packer& p, Eligible&& eligible = {}) {
   // Nothing past the payload is written.
   CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(r->bytes), out.end(),
                     [](std::uint8_t b) { return b == 0xEE; }));
-  pdu x{*r, byte_vector(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(r->bytes)),
-        std::vector<std::uint64_t>(cookies.begin(),
-                                   cookies.begin() + static_cast<std::ptrdiff_t>(r->commands))};
+  taken_pdu x{*r, byte_vector(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(r->bytes)),
+              std::vector<std::uint64_t>(
+                  cookies.begin(), cookies.begin() + static_cast<std::ptrdiff_t>(r->commands))};
   return x;
 }
 
@@ -134,7 +134,7 @@ byte_vector wire_of(const command_store& s, const std::vector<std::uint64_t>& co
 }
 
 // The payload unpacks into exactly these commands, with no error and no padding.
-void check_unpacks_to(const pdu& x, const command_store& s) {
+void check_unpacks_to(const taken_pdu& x, const command_store& s) {
   pk::unpacker u(pk::default_profile, x.payload);
   pk::command_view v;
   std::size_t i = 0;
@@ -187,7 +187,7 @@ void check_fig21_output(Packer& p, const command_store& s) {
   const want ws[] = {{1, {'A'}}, {2, {'B'}}, {3, {'C', 'E'}}, {4, {'D'}}};
   for (const want& x : ws) {
     CAPTURE(x.destination);
-    const pdu got = take(p);
+    const taken_pdu got = take(p);
     CHECK(got.info.destination == x.destination);
     CHECK(got.info.vc == 0);
     CHECK(got.info.commands == x.cookies.size());
@@ -253,7 +253,7 @@ TEST_CASE("packer: no delay for packing") {
   CHECK(take(*p).info.commands == 0);
   // A single command goes out on the first next().
   REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 1, 0, 1).queued()));
-  const pdu one = take(*p);
+  const taken_pdu one = take(*p);
   CHECK(one.info.commands == 1);
   CHECK(one.info.destination == 1);
   CHECK(one.cookies == cookies_of({1}));
@@ -266,7 +266,7 @@ TEST_CASE("packer: no delay for packing") {
       REQUIRE_FALSE(p->push(s.add(pk::code::message, 1 + i, 0, 0, cookie).queued()));
       want.push_back(cookie++);
     }
-    const pdu x = take(*p);
+    const taken_pdu x = take(*p);
     CHECK(x.cookies == want);
     CHECK(p->queued() == 0);
   }
@@ -301,12 +301,12 @@ TEST_CASE("packer: a PDU filled exactly to the limit") {
     first.push_back(cookie++);
     // The smallest command of all (a 4-byte barrier) no longer fits.
     REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, cookie).queued()));
-    const pdu a = take(*p);
+    const taken_pdu a = take(*p);
     CHECK(a.info.bytes == pl.limit);
     CHECK(a.cookies == first);
     CHECK(a.payload == wire_of(s, first));
     check_unpacks_to(a, s);
-    const pdu b = take(*p);
+    const taken_pdu b = take(*p);
     CHECK(b.cookies == cookies_of({cookie}));
     CHECK(b.info.bytes == 4);
     CHECK(take(*p).info.commands == 0);
@@ -322,10 +322,10 @@ TEST_CASE("packer: a command that does not fit starts the next PDU") {
   REQUIRE_FALSE(p->push(write_of(s, 73, 0, 0, 16).queued()));
   REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, 17).queued()));
   REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, 18).queued()));
-  const pdu a = take(*p);
+  const taken_pdu a = take(*p);
   CHECK(a.info.bytes == 4093);
   CHECK(a.info.commands == 16);
-  const pdu b = take(*p);
+  const taken_pdu b = take(*p);
   CHECK(b.cookies == cookies_of({17, 18}));  // the one that did not fit leads the next PDU
   CHECK(b.info.bytes == 8);
 }
@@ -336,15 +336,15 @@ TEST_CASE("packer: 256-byte data commands") {
   for (std::uint64_t i = 1; i <= 31; ++i)
     REQUIRE_FALSE(p->push(s.add(pk::code::write_full, 256, 0, 0, i).queued()));
   // 15 x 268 = 4020 fits, a 16th would make 4288: 15, 15, then 1.
-  const pdu a = take(*p);
-  const pdu b = take(*p);
-  const pdu c = take(*p);
+  const taken_pdu a = take(*p);
+  const taken_pdu b = take(*p);
+  const taken_pdu c = take(*p);
   CHECK(a.info.commands == 15);
   CHECK(a.info.bytes == 4020);
   CHECK(b.info.commands == 15);
   CHECK(c.info.commands == 1);
   CHECK(c.cookies == cookies_of({31}));
-  for (const pdu* x : {&a, &b, &c}) {
+  for (const taken_pdu* x : {&a, &b, &c}) {
     check_unpacks_to(*x, s);
     CHECK(x->payload[1] == 0xFF);  // data length - 1 of the first command
   }
@@ -362,7 +362,7 @@ TEST_CASE("packer: a command larger than the limit is refused at push") {
   CHECK(e.available == 101);
   CHECK(p->queued() == 0);
   CHECK_FALSE(p->push(write_of(s, 100, 0, 0, 2).queued()));  // exactly the limit is fine
-  const pdu x = take(*p);
+  const taken_pdu x = take(*p);
   CHECK(x.info.bytes == 100);
   CHECK(x.cookies == cookies_of({2}));
 }
@@ -403,7 +403,7 @@ TEST_CASE("packer: push takes exactly the commands that keep the framing and fit
           CHECK(e.available == ctrl + data);
         }
         if (!e) {
-          const pdu x = take(*p);
+          const taken_pdu x = take(*p);
           CHECK(x.payload == c.wire());
           CHECK(x.cookies == cookies_of({cookie}));
         }
@@ -479,14 +479,14 @@ TEST_CASE("packer: the eligibility hook holds a queue back, and nothing is lost"
     asked_blocked += no;
     return !no;
   };
-  const pdu a = take(*p, eligible);
-  const pdu b = take(*p, eligible);
+  const taken_pdu a = take(*p, eligible);
+  const taken_pdu b = take(*p, eligible);
   CHECK(a.cookies == cookies_of({2}));
   CHECK(b.cookies == cookies_of({4}));
   CHECK(asked_blocked > 0);
   // Nothing eligible: nothing sent, nothing lost.
   for (int i = 0; i < 3; ++i) {
-    const pdu none = take(*p, eligible);
+    const taken_pdu none = take(*p, eligible);
     CHECK(none.info.commands == 0);
     CHECK(none.info.bytes == 0);
   }
@@ -495,12 +495,12 @@ TEST_CASE("packer: the eligibility hook holds a queue back, and nothing is lost"
   CHECK(p->queued(0, 1) == 1);
   // Credit returns for VC1 only, then for VC0: served in order.
   blocked.erase({0, 1});
-  const pdu c = take(*p, eligible);
+  const taken_pdu c = take(*p, eligible);
   CHECK(c.info.vc == 1);
   CHECK(c.cookies == cookies_of({5}));
   CHECK(take(*p, eligible).info.commands == 0);
   blocked.clear();
-  const pdu d = take(*p, eligible);
+  const taken_pdu d = take(*p, eligible);
   CHECK(d.info.destination == 0);
   CHECK(d.cookies == cookies_of({1, 3}));
   CHECK(p->queued() == 0);
@@ -539,7 +539,7 @@ void check_wrr(const std::array<std::uint16_t, 4>& weights, const std::array<boo
   std::int64_t worst = 0;  // in units of 1/total PDU
   const std::size_t n_pdus = rounds * static_cast<std::size_t>(total);
   for (std::size_t n = 1; n <= n_pdus; ++n) {
-    const pdu x = take(*p);
+    const taken_pdu x = take(*p);
     REQUIRE(x.info.commands == 1);
     REQUIRE(busy[x.info.vc]);
     ++count[x.info.vc];
@@ -584,7 +584,7 @@ TEST_CASE("packer: a zero-weight VC is served when it is the only one ready") {
   for (std::uint64_t i = 1; i <= 5; ++i)
     REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, i, true).queued()));
   for (std::uint64_t i = 1; i <= 5; ++i) {
-    const pdu x = take(*p);
+    const taken_pdu x = take(*p);
     CHECK(x.info.vc == 0);
     CHECK(x.cookies == cookies_of({i}));
   }
@@ -667,7 +667,7 @@ TEST_CASE("packer: arrival order stays on an old queue, round robin cycles") {
       for (int i = 0; i < 3; ++i)
         REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, d, 0, cookie++, true).queued()));
     std::string seq;
-    for (pdu x = take(*p); x.info.commands > 0; x = take(*p))
+    for (taken_pdu x = take(*p); x.info.commands > 0; x = take(*p))
       seq += static_cast<char>('0' + x.info.destination);
     return seq;
   };
@@ -767,8 +767,8 @@ TEST_CASE("packer: push errors leave the packer unchanged") {
   // Both send the same PDUs.
   bool refilled = false;
   for (;;) {
-    const pdu a = take(*p);
-    const pdu b = take(*ref);
+    const taken_pdu a = take(*p);
+    const taken_pdu b = take(*ref);
     CHECK(a.info.destination == b.info.destination);
     CHECK(a.info.vc == b.info.vc);
     CHECK(a.cookies == b.cookies);
@@ -849,7 +849,7 @@ void run_random(const random_run& rr) {
     std::array<bool, D * V> mask{};
     for (auto& m : mask) m = all_eligible || (!blackout && uniform(0, 3) != 0);
     const auto eligible = [&](std::uint16_t d, std::uint8_t vc) { return mask[d * V + vc]; };
-    const pdu x = take(*p, eligible);
+    const taken_pdu x = take(*p, eligible);
     bool any = false;
     for (std::size_t i = 0; i < D * V; ++i) any = any || (mask[i] && !model[i].empty());
     // Work conserving: something eligible is always sent; nothing eligible, nothing sent.
@@ -907,7 +907,7 @@ void run_random(const random_run& rr) {
   }
   // Drain with everything eligible.
   while (p->queued() > 0) step(true);
-  const pdu last = take(*p);
+  const taken_pdu last = take(*p);
   CHECK(last.info.commands == 0);
   for (const auto& q : model) CHECK(q.empty());
   CHECK(out_once.size() == pushed);
@@ -943,7 +943,7 @@ TEST_CASE("packer: a packed PDU cut or corrupted is caught by the unpacker") {
   REQUIRE_FALSE(p->push(s.add(pk::code::read, 0, 0, 0, 1).queued()));
   REQUIRE_FALSE(p->push(s.add(pk::code::write_full, 40, 0, 0, 2).queued()));
   REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 0, 0, 3).queued()));
-  const pdu x = take(*p);
+  const taken_pdu x = take(*p);
   REQUIRE(x.info.bytes == 12 + 52 + 4);
   const auto walk_err = [](const byte_vector& b, std::size_t& delivered) {
     pk::unpacker u(pk::default_profile, b);
@@ -1106,7 +1106,7 @@ TEST_CASE("packer: controls pushed from temporaries come out intact") {
   }
   std::size_t seen = 0;
   for (int k = 0; k < 2; ++k) {
-    const pdu got = take(*p);
+    const taken_pdu got = take(*p);
     REQUIRE(got.info.commands == data.size() / 2);
     pk::unpacker u(pk::default_profile, got.payload);
     for (pk::command_view v; u.next(v); ++seen) {
@@ -1131,7 +1131,7 @@ TEST_CASE("packer: a control's bytes may change after push; data may not, and is
   REQUIRE_FALSE(p->push({.control = ctrl, .data = pk::borrow(data)}));
   ctrl.fill(0xEE);  // the packer has its copy
   data[2] = 9;      // borrowed: the packer reads it when it packs
-  const pdu got = take(*p);
+  const taken_pdu got = take(*p);
   // Written by hand: WR_FULL, data length - 1 = 2, tag 0A0B, address 0, then the data.
   CHECK(got.payload == byte_vector{0x04, 0x02, 0x0A, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 9});
 }
@@ -1157,7 +1157,7 @@ TEST_CASE("packer: typed commands of every shape are encoded into the pool") {
       .control = {.tag = 7, .op = 2, .addr = 0x3000}, .data = pk::borrow(d8), .cookie = 7}));
   CHECK(p->queued() == 7);
 
-  const pdu got = take(*p);
+  const taken_pdu got = take(*p);
   CHECK(got.cookies == cookies_of({1, 2, 3, 4, 5, 6, 7}));
   // The first command by hand: type 04, data length - 1 = 3 (from the data, not the struct),
   // tag 12 34, address 00 00 00 00 00 00 10 00, then the data.
@@ -1203,8 +1203,8 @@ TEST_CASE("packer: a typed push and a push of its bytes pack the same") {
     REQUIRE_FALSE(raw->push({.control = w::to_bytes(c).value, .data = data}));
   }
   for (;;) {
-    const pdu a = take(*typed);
-    const pdu b = take(*raw);
+    const taken_pdu a = take(*typed);
+    const taken_pdu b = take(*raw);
     CHECK(a.payload == b.payload);
     CHECK(a.info.commands == b.info.commands);
     if (a.info.commands == 0) break;
@@ -1255,7 +1255,7 @@ TEST_CASE("packer: typed push errors, in the order of a push of bytes") {
   CHECK(p->queued() == 3);
 
   // What went in comes out: the vendor's layout, priorities 0, 1, 2.
-  const pdu got = take(*p);
+  const taken_pdu got = take(*p);
   CHECK(got.payload == byte_vector{0x40, 0x01, 0x00, 0x00, 1, 2, 0x40, 0x01, 0x10, 0x00, 1, 2, 0x40,
                                    0x01, 0x20, 0x00, 1, 2});
 }

@@ -149,6 +149,22 @@ inline byte_vector with_ethernet_fcs(byte_vector f) {
   return f;
 }
 
+// A Tofu slice as its FCS closes it: the bytes, then their CRC-32 most significant byte first.
+inline byte_vector with_tofu_fcs(byte_vector v) {
+  const std::uint32_t c = ref_crc32(v.data(), v.size());
+  for (int s = 24; s >= 0; s -= 8) v.push_back(static_cast<std::uint8_t>(c >> s));
+  return v;
+}
+
+// Lane 1 of the small Tofu frame split in 2 (RH: LEN 0, PAT 1, SEQ 1; tofu_slice_test.cpp spells
+// it out): words 1, 3, 5 and a 4-byte pad, after a pseudo-header saying lane 1 of 2 (0x12) with
+// no flags.
+inline byte_vector tofu_lane1_record() {
+  const byte_vector rh{0x80, 0, 0, 0, 0, 0, 0x40, 0x01};
+  return cat({{0x12, 0x00},
+              with_tofu_fcs(cat({rh, ramp(8, 0x08), ramp(8, 0x18), ramp(8, 0xD8), {0, 0, 0, 0}}))});
+}
+
 // Rewrites the checksum of the IPv4 header at `ip`, as long as its IHL says.
 inline void fix_ipv4_checksum(std::span<std::uint8_t> f, std::size_t ip) {
   const std::size_t hl = std::size_t{f[ip] & 0x0Fu} * 4;

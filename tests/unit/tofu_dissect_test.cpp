@@ -26,23 +26,11 @@ using scaleup::test::contains;
 using scaleup::test::ramp;
 using scaleup::test::ref_crc32;
 using scaleup::test::render;
-
-byte_vector with_fcs(byte_vector v) {
-  const std::uint32_t c = ref_crc32(v.data(), v.size());
-  for (int s = 24; s >= 0; s -= 8) v.push_back(static_cast<std::uint8_t>(c >> s));
-  return v;
-}
+using scaleup::test::tofu_lane1_record;
+using scaleup::test::with_tofu_fcs;
 
 // RH of LEN 0, PAT 1 (split in 2), SEQ 1: see tofu_slice_test.cpp.
 const byte_vector rh_split{0x80, 0, 0, 0, 0, 0, 0x40, 0x01};
-
-// Lane 1 of the small frame in split mode: words 1, 3, 5 and 4 zeros, after a pseudo-header
-// saying lane 1 of 2 (0x12) with no flags.
-byte_vector lane1_record() {
-  return cat(
-      {{0x12, 0x00},
-       with_fcs(cat({rh_split, ramp(8, 0x08), ramp(8, 0x18), ramp(8, 0xD8), {0, 0, 0, 0}}))});
-}
 
 std::uint64_t value(const d::tree& t, std::string_view filter) {
   const auto* f = t.find(filter);
@@ -53,7 +41,7 @@ std::uint64_t value(const d::tree& t, std::string_view filter) {
 }  // namespace
 
 TEST_CASE("tofu dissect: a good split slice") {
-  const byte_vector rec = lane1_record();
+  const byte_vector rec = tofu_lane1_record();
   d::tree t;
   d::dissect_tofu_record(t, rec);
   CHECK(t.encap == "tofu");
@@ -87,7 +75,7 @@ TEST_CASE("tofu dissect: a good split slice") {
 }
 
 TEST_CASE("tofu dissect: a corrupted slice names its lane") {
-  byte_vector rec = lane1_record();
+  byte_vector rec = tofu_lane1_record();
   rec[12] ^= 0x01;
   d::tree t;
   d::dissect_tofu_record(t, rec);
@@ -101,10 +89,10 @@ TEST_CASE("tofu dissect: a corrupted slice names its lane") {
 
 TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
   {  // DABC2 B = 3: byte 4 of the RH, bits 36-37.
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[2 + 4] |= 0x0C;
     rec.resize(rec.size() - 4);
-    rec = cat({{rec[0], rec[1]}, with_fcs(byte_vector(rec.begin() + 2, rec.end()))});
+    rec = cat({{rec[0], rec[1]}, with_tofu_fcs(byte_vector(rec.begin() + 2, rec.end()))});
     d::tree t;
     d::dissect_tofu_record(t, rec);
     REQUIRE(t.error_count == 1);
@@ -113,7 +101,7 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
     CHECK(value(t, "tofu.slice.fcs.status") == 0);
   }
   {  // The record says lane 0, but the slice is lane 1's: 16 bytes short of lane 0's.
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[0] = 0x02;
     d::tree t;
     d::dissect_tofu_record(t, rec);
@@ -123,7 +111,7 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
     CHECK(t.errors[0].available == 40);
   }
   {  // Lane 3 of 2.
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[0] = 0x32;
     d::tree t;
     d::dissect_tofu_record(t, rec);
@@ -131,10 +119,10 @@ TEST_CASE("tofu dissect: coordinates, length and pseudo-header problems") {
     CHECK(t.errors[0].field == "tofu.slice.lane");
   }
   {  // Nonzero pad (FCS recomputed): a warning.
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[rec.size() - 5] = 0x01;
     rec.resize(rec.size() - 4);
-    rec = cat({{rec[0], rec[1]}, with_fcs(byte_vector(rec.begin() + 2, rec.end()))});
+    rec = cat({{rec[0], rec[1]}, with_tofu_fcs(byte_vector(rec.begin() + 2, rec.end()))});
     d::tree t;
     d::dissect_tofu_record(t, rec);
     REQUIRE(t.error_count == 1);

@@ -32,15 +32,10 @@ using scaleup::test::cat;
 using scaleup::test::hex;
 using scaleup::test::ramp;
 using scaleup::test::ref_crc32;
+using scaleup::test::tofu_lane1_record;
+using scaleup::test::with_tofu_fcs;
 
 byte_vector zeros(std::size_t n) { return byte_vector(n, 0); }
-
-// The slice as the FCS closes it: the bytes, then their CRC-32 big-endian.
-byte_vector with_fcs(byte_vector v) {
-  const std::uint32_t c = ref_crc32(v.data(), v.size());
-  for (int s = 24; s >= 0; s -= 8) v.push_back(static_cast<std::uint8_t>(c >> s));
-  return v;
-}
 
 // RH of the small frame: 1, LEN 0, every coordinate 0, PAT as given, STAT 0, SEQ 1.
 //   1 000000 0 | 0 x 32 | 0000 0 00 (DI B S 0 VC) PAT's top bit | PAT's low two, STAT, SEQ | SEQ
@@ -148,10 +143,10 @@ TEST_CASE("tofu slice: split mode, two lanes (Fig. 6)") {
   // Words: 0 TLP 0-7, 1 TLP 8-15, 2 TLP 16-23, 3 TLP 24-31, 4 DLLP 0-7, 5 DLLP 8-15, 6 other.
   // Lane 0 takes 0, 2, 4, 6: 8 + 32 = 40 bytes, + 8 preamble + 4 FCS = 52 -> 12 zeros to 64.
   // Lane 1 takes 1, 3, 5: 8 + 24 = 32, + 12 = 44 -> 4 zeros to 48.
-  const byte_vector lane0 = with_fcs(
+  const byte_vector lane0 = with_tofu_fcs(
       cat({small_rh(1), ramp(8, 0x00), ramp(8, 0x10), ramp(8, 0xD0), ramp(8, 0xC0), zeros(12)}));
   const byte_vector lane1 =
-      with_fcs(cat({small_rh(1), ramp(8, 0x08), ramp(8, 0x18), ramp(8, 0xD8), zeros(4)}));
+      with_tofu_fcs(cat({small_rh(1), ramp(8, 0x08), ramp(8, 0x18), ramp(8, 0xD8), zeros(4)}));
   const auto s = slices_of<2>(small_frame(1));
   CHECK(hex(s[0]) == hex(lane0));
   CHECK(hex(s[1]) == hex(lane1));
@@ -163,7 +158,7 @@ TEST_CASE("tofu slice: duplicate mode, two lanes (Fig. 5)") {
   // All seven words on both lanes: 8 + 56 + 8 + 4 = 76 -> 4 zeros to 80, as Fig. 5 ends in a
   // row of zeros and then the FCS.
   const byte_vector whole =
-      with_fcs(cat({small_rh(0), ramp(32, 0x00), ramp(16, 0xD0), ramp(8, 0xC0), zeros(4)}));
+      with_tofu_fcs(cat({small_rh(0), ramp(32, 0x00), ramp(16, 0xD0), ramp(8, 0xC0), zeros(4)}));
   const auto s = slices_of<2>(small_frame(0));
   CHECK(hex(s[0]) == hex(whole));
   CHECK(hex(s[1]) == hex(whole));
@@ -172,10 +167,13 @@ TEST_CASE("tofu slice: duplicate mode, two lanes (Fig. 5)") {
 TEST_CASE("tofu slice: split in 4 over four lanes, and in 2 over four lanes") {
   // Words k to lane k mod 4: lane 0 {0, 4}, lane 1 {1, 5}, lane 2 {2, 6}, lane 3 {3}.
   const auto s = slices_of<4>(small_frame(2));
-  CHECK(hex(s[0]) == hex(with_fcs(cat({small_rh(2), ramp(8, 0x00), ramp(8, 0xD0), zeros(12)}))));
-  CHECK(hex(s[1]) == hex(with_fcs(cat({small_rh(2), ramp(8, 0x08), ramp(8, 0xD8), zeros(12)}))));
-  CHECK(hex(s[2]) == hex(with_fcs(cat({small_rh(2), ramp(8, 0x10), ramp(8, 0xC0), zeros(12)}))));
-  CHECK(hex(s[3]) == hex(with_fcs(cat({small_rh(2), ramp(8, 0x18), zeros(4)}))));
+  CHECK(hex(s[0]) ==
+        hex(with_tofu_fcs(cat({small_rh(2), ramp(8, 0x00), ramp(8, 0xD0), zeros(12)}))));
+  CHECK(hex(s[1]) ==
+        hex(with_tofu_fcs(cat({small_rh(2), ramp(8, 0x08), ramp(8, 0xD8), zeros(12)}))));
+  CHECK(hex(s[2]) ==
+        hex(with_tofu_fcs(cat({small_rh(2), ramp(8, 0x10), ramp(8, 0xC0), zeros(12)}))));
+  CHECK(hex(s[3]) == hex(with_tofu_fcs(cat({small_rh(2), ramp(8, 0x18), zeros(4)}))));
 
   // PAT 1 on four lanes: lanes 0 and 2 carry the even words, lanes 1 and 3 the odd ones.
   const auto t = slices_of<4>(small_frame(1));
@@ -369,7 +367,7 @@ TEST_CASE("tofu reassembly: slices that do not belong together") {
 
   // A slice cut short whose FCS still matches (the length disagrees with LEN).
   auto t = slices_of<2>(a);
-  t[0] = with_fcs(byte_vector(t[0].begin(), t[0].end() - 12));
+  t[0] = with_tofu_fcs(byte_vector(t[0].begin(), t[0].end() - 12));
   const auto r2 = tf::reassemble<2>(spans_of(t), out);
   CHECK(r2->lane[0] == tf::slice_status::bad_length);
   CHECK(r2.ok());
@@ -419,18 +417,10 @@ namespace {
 
 using w::errc;
 
-// Lane 1 of the small frame split in 2: words 1, 3, 5 and a 4-byte pad, after a pseudo-header
-// saying lane 1 of 2 (0x12) with no flags.
-byte_vector lane1_record() {
-  return cat(
-      {{0x12, 0x00},
-       with_fcs(cat({small_rh(1), ramp(8, 0x08), ramp(8, 0x18), ramp(8, 0xD8), {0, 0, 0, 0}}))});
-}
-
 // The record again with its FCS made good after a change to bytes before it.
 byte_vector refresh_fcs(byte_vector rec) {
   rec.resize(rec.size() - 4);
-  return cat({{rec[0], rec[1]}, with_fcs(byte_vector(rec.begin() + 2, rec.end()))});
+  return cat({{rec[0], rec[1]}, with_tofu_fcs(byte_vector(rec.begin() + 2, rec.end()))});
 }
 
 template <std::size_t Lanes>
@@ -492,7 +482,7 @@ TEST_CASE("tofu read_record: the inverse of write_slice and write_record") {
 }
 
 TEST_CASE("tofu read_record: a split slice written by hand") {
-  const byte_vector rec = lane1_record();
+  const byte_vector rec = tofu_lane1_record();
   const auto s = tf::read_record(rec);
   CHECK(s.errors.empty());
   CHECK(s.header->lane == 1);
@@ -537,7 +527,7 @@ TEST_CASE("tofu read_record: every error path") {
     CHECK(t.errors_before_fcs == 1);
   }
   SUBCASE("lane out of range: the words run to the FCS") {
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[0] = 0x32;  // lane 3 of 2
     const auto s = tf::read_record(rec);
     CHECK_FALSE(s.link_ok);
@@ -554,7 +544,7 @@ TEST_CASE("tofu read_record: every error path") {
   }
   SUBCASE("PAT reserved, or wider than the link") {
     for (const std::uint8_t pat : {std::uint8_t{3}, std::uint8_t{2}}) {
-      byte_vector rec = lane1_record();
+      byte_vector rec = tofu_lane1_record();
       rec[2 + 6] = static_cast<std::uint8_t>((rec[2 + 6] & 0x3F) | (pat << 6));
       rec = refresh_fcs(rec);
       const auto s = tf::read_record(rec);
@@ -569,7 +559,7 @@ TEST_CASE("tofu read_record: every error path") {
     }
   }
   SUBCASE("length not what LEN, PAT and the lane make it") {
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[0] = 0x02;  // lane 0 of 2, whose slice is 16 bytes longer
     const auto s = tf::read_record(rec);
     CHECK_FALSE(s.length_ok);
@@ -581,7 +571,7 @@ TEST_CASE("tofu read_record: every error path") {
     CHECK(s.pad_length == 0);
   }
   SUBCASE("pad not zero: a warning") {
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[rec.size() - 5] = 0x01;
     rec = refresh_fcs(rec);
     const auto s = tf::read_record(rec);
@@ -606,7 +596,7 @@ TEST_CASE("tofu read_record: every error path") {
     CHECK(last.available == 10);
   }
   SUBCASE("bad FCS names the lane") {
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[12] ^= 0x01;
     const auto s = tf::read_record(rec);
     CHECK_FALSE(s.fcs_good);
@@ -618,7 +608,7 @@ TEST_CASE("tofu read_record: every error path") {
     CHECK(tf::failed_lane(s.errors[0]) == 1);
   }
   SUBCASE("coordinates out of range, and reserved pseudo-header bits") {
-    byte_vector rec = lane1_record();
+    byte_vector rec = tofu_lane1_record();
     rec[1] = 0x01;       // reserved bits of the pseudo-header
     rec[2 + 4] |= 0x0C;  // DABC2 B = 3
     rec = refresh_fcs(rec);
