@@ -663,20 +663,35 @@ def case_fields_session():
 ANALYSIS = ("retransmission", "duplicate", "out_of_order", "gap", "nack", "window_full")
 
 
+def field_rows(pcap, fields, *opts):
+    """Each frame's values of `fields` (several occurrences joined by AGG), by frame number: one
+    tshark run. A field without a value (the expert infos, the analysis' flags) prints as 1
+    where the frame has it."""
+    args = [*opts, "-r", pcap, "-T", "fields", "-E", f"aggregator={AGG}", "-e", "frame.number"]
+    for name in fields:
+        args += ["-e", name]
+    rows = {}
+    for line in tshark(*args).stdout.splitlines():
+        number, *values = line.split("\t")
+        rows[int(number)] = values
+    return rows
+
+
+def present_frames(pcap, fields, *opts):
+    """For each field, the frames that have it, in order."""
+    rows = field_rows(pcap, fields, *opts)
+    return {name: [n for n, values in rows.items() if values[i]] for i, name in enumerate(fields)}
+
+
 def analysis_rows(pcap, *extra):
-    args = [*extra, "-r", pcap, "-T", "fields", "-E", f"aggregator={AGG}", "-e", "frame.number",
-            "-e", "sue.analysis.connection", "-e", "sue.analysis.acked_connection",
-            "-e", "sue.analysis.ack_rtt", "-e", "sue.analysis.acks_frame",
-            "-e", "sue.analysis.in_flight", "-e", "sue.analysis.missing",
-            "-e", "sue.analysis.first_frame"]
-    rows = {int(line.split("\t")[0]): line.split("\t")[1:]
-            for line in tshark(*args).stdout.splitlines()}
-    flags = {}
-    for name in ANALYSIS:
-        out = tshark(*extra, "-r", pcap, "-Y", "sue.analysis." + name, "-T", "fields",
-                     "-e", "frame.number").stdout
-        flags[name] = [int(x) for x in out.split()]
-    return rows, flags
+    """The analysis' values of every frame, and for each flag of ANALYSIS the frames with it."""
+    values = ("sue.analysis.connection", "sue.analysis.acked_connection", "sue.analysis.ack_rtt",
+              "sue.analysis.acks_frame", "sue.analysis.in_flight", "sue.analysis.missing",
+              "sue.analysis.first_frame")
+    rows = field_rows(pcap, (*values, *("sue.analysis." + f for f in ANALYSIS)), *extra)
+    flags = {name: [n for n, cols in rows.items() if cols[len(values) + i]]
+             for i, name in enumerate(ANALYSIS)}
+    return {n: cols[:len(values)] for n, cols in rows.items()}, flags
 
 
 def case_analysis_session():
@@ -722,10 +737,10 @@ RULE_IDS = ("psn.next", "gbn.resend", "nack.once", "ack.past_gap", "ack.monotoni
             "lite.size", "cbfc.credit", "pfc.paused", "llr.replay")
 
 
-def checked_frames(pcap, rules=RULE_IDS, *opts):
-    out = tshark(*opts, "-r", pcap, "-Y", " || ".join("sue.check." + r for r in rules), "-T",
-                 "fields", "-e", "frame.number").stdout
-    return [int(n) for n in out.split()]
+def checked_frames(pcap, *opts):
+    """The frames that carry each rule's sue.check expert info, by rule id."""
+    frames = present_frames(pcap, ["sue.check." + r for r in RULE_IDS], *opts)
+    return {r: frames["sue.check." + r] for r in RULE_IDS}
 
 
 def case_check_rules():
@@ -734,20 +749,23 @@ def case_check_rules():
     names, and no other rule's."""
     pcap, _ = lossy_session()
     check(scaleup("check", pcap).returncode == 0, "the lossy session is conformant")
-    check(checked_frames(pcap) == [], "no sue.check expert info on a conformant capture")
+    fired = {r: f for r, f in checked_frames(pcap).items() if f}
+    check(not fired, f"no sue.check expert info on a conformant capture: {fired}")
     for rule in ("ack.unsent", "ack.monotonic", "nack.once", "gbn.resend"):
         pcap, _ = lossy_session("misbehave-" + rule.replace(".", "_"), "--misbehave", rule)
         report = json.loads(scaleup("check", "--json", pcap, expect=3).stdout)
         want = [v["frame"] for r in report["rules"] if r["id"] == rule for v in r["first"]]
         check(len(want) == 1, f"{rule}: scaleup check found {want}")
-        got = checked_frames(pcap, (rule,))
-        check(got == want, f"{rule}: tshark shows it on frames {got}, scaleup check on {want}")
-        check(checked_frames(pcap) == want, f"{rule}: other rules fire in tshark")
+        frames = checked_frames(pcap)
+        check(frames[rule] == want,
+              f"{rule}: tshark shows it on frames {frames[rule]}, scaleup check on {want}")
+        others = {r: f for r, f in frames.items() if f and r != rule}
+        check(not others, f"{rule}: other rules fire in tshark: {others}")
         # The expert info says what was expected and what was seen, as `scaleup check` does.
         text = tshark("-r", pcap, "-Y", "sue.check." + rule, "-V").stdout
         check("expected" in text and "seen" in text and rule in text, text[-3000:])
         # Two passes agree with one.
-        check(checked_frames(pcap, (rule,), "-2") == want, f"{rule}: two passes differ")
+        check(checked_frames(pcap, "-2")[rule] == want, f"{rule}: two passes differ")
     print("sue.check expert infos on the violating frames")
 
 
@@ -835,11 +853,11 @@ def case_corrupted():
                                     "-T", "fields", "-e", "frame.number").stdout.split()}
     codes = {(e["severity"], e["code"]) for f in frames for e in f["errors"]}
     check(codes, "editcap -E left every frame intact")
+    marked = present_frames(pcap, [f"sue.{severity}.{code}" for severity, code in sorted(codes)])
     for severity, code in sorted(codes):
         want = {f["frame"] for f in frames if f["frame"] in shown and
                 any(e["code"] == code and e["severity"] == severity for e in f["errors"])}
-        got = {int(x) for x in tshark("-r", pcap, "-Y", f"sue.{severity}.{code}", "-T", "fields",
-                                      "-e", "frame.number").stdout.split()}
+        got = set(marked[f"sue.{severity}.{code}"])
         check(got == want, f"sue.{severity}.{code}: only in tshark: {sorted(got - want)[:20]}, "
               f"only in dump: {sorted(want - got)[:20]}")
         print(f"sue.{severity}.{code}: {len(got)} frames, as dump reports")
