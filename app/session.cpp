@@ -312,16 +312,20 @@ void restore_tree(const std::uint8_t* p, dissect::large_tree& t) {
   std::memcpy(t.errors.data(), p, h.errors * sizeof(wire::error));
 }
 
-// What the session worked out of a frame on the thread that dissected it.
-struct frame_work {
-  std::size_t text_begin = 0, text_end = 0;  // in the batch's text
-  std::optional<dissect::frame_facts> facts;
+// What the session worked out of a frame on the thread that dissected it. With threads, the
+// reading thread reads it back at every frame from the core that wrote it: two whole cache
+// lines, where it was 184 bytes over three or four. The display filter's tests and a kept tree's
+// place, which most readings do not use, are kept beside it (batch::tests, batch::tree_at).
+struct alignas(64) frame_work {
+  dissect::frame_facts facts;                      // with has_facts
+  std::size_t text_begin = 0, text_end = 0;        // in the batch's text
+  std::uint32_t events_begin = 0, events_end = 0;  // in the batch's flow events (threads)
+  bool has_facts = false;
   bool rh_dropped = false;
-  std::size_t tree_at = 0;  // in the batch's trees, with trees_in_order
-  // The display filter's tests of the frame (those of the sequence analysis are judged in
-  // frame order).
-  dissect::display_filter::partial tests{};
+  bool again = false;     // dissected again in order (an IP fragment, a tree too large to keep)
+  bool learning = false;  // read for the flow table only: no look, no take
 };
+static_assert(sizeof(frame_work) == 128);
 
 // Frames copied out of the reader, and what a thread made of each. On cache lines of its own:
 // the batches are allocated one after the other, and a thread dissecting one (writing its
@@ -334,19 +338,17 @@ struct frame_work {
 // time and frame.* values are not kept: each thread works them out from the packet, with a copy
 // of the frame clock as it was at the batch's first frame.
 struct alignas(64) batch {
-  struct done_frame {
-    std::uint32_t events_begin = 0, events_end = 0;
-    bool again = false;     // dissected again in order (an IP fragment, a tree too large to keep)
-    bool learning = false;  // read for the flow table only: no look, no take
-    frame_work work{};
-  };
   std::vector<std::uint8_t> bytes;   // the frames' bytes, one after the other
   std::vector<cap::packet> packets;  // the first `count` are this batch's; data: into `bytes`
   std::size_t count = 0;
   frame_clock clock{false};                         // as it was before the first frame
-  alignas(64) std::vector<done_frame> done_frames;  // as many as packets
-  text_buffer text;                                 // the frames' output, one after the other
-  std::vector<std::uint8_t> trees;                  // with trees_in_order: the frames' trees
+  alignas(64) std::vector<frame_work> done_frames;  // as many as packets
+  // As many as packets: the display filter's tests of each frame (those of the sequence
+  // analysis are judged in frame order), and with trees_in_order where its tree is in `trees`.
+  std::vector<dissect::display_filter::partial> tests;
+  std::vector<std::size_t> tree_at;
+  text_buffer text;                 // the frames' output, one after the other
+  std::vector<std::uint8_t> trees;  // with trees_in_order: the frames' trees
   std::vector<flow_event> events;
   std::uint64_t version = 0;  // of the flow table the frames were dissected against
   bool done = false;
@@ -436,24 +438,27 @@ struct session::impl {
   }
 
   // On any thread: what the session and the command work out of a dissected frame.
-  void look(const dissect::large_tree& t, const frame_in& f, frame_work& w, text_buffer& text) {
+  // `tests`: where the display filter's tests of the frame go.
+  void look(const dissect::large_tree& t, const frame_in& f, frame_work& w,
+            dissect::display_filter::partial& tests, text_buffer& text) {
     if (analysing) {
       // In place (set_facts says why).
-      if (!dissect::set_facts(t, f.pkt.number, f.ns, w.facts.emplace())) w.facts.reset();
-      w.rh_dropped = !w.facts && t.pdu.rh;
+      w.has_facts = dissect::set_facts(t, f.pkt.number, f.ns, w.facts);
+      w.rh_dropped = !w.has_facts && t.pdu.rh;
     }
     w.text_begin = w.text_end = text.size();
     if (filter && !tests_in_order) {
-      w.tests = filter->test_frame(t, {&f.meta, f.pkt.data});
+      tests = filter->test_frame(t, {&f.meta, f.pkt.data});
       // Left out already: the frame fails the tests and the filter reads nothing else.
-      if (!filter->needs_analysis() && !filter->finish(w.tests, nullptr)) return;
+      if (!filter->needs_analysis() && !filter->finish(tests, nullptr)) return;
     }
     c->look(t, f, text);
     w.text_end = text.size();
   }
 
   // In frame order: the analysis, Tofu reassembly, and the command's take.
-  void take(const frame_in& f, const frame_work& w, const text_buffer& text,
+  void take(const frame_in& f, const frame_work& w,
+            const dissect::display_filter::partial& look_tests, const text_buffer& text,
             const dissect::large_tree* t) {
     // The rest of a first reading certain to be read again: its figures will be thrown away
     // when the second starts, so it only teaches the flow table. Asked every 4096 frames
@@ -462,7 +467,7 @@ struct session::impl {
       learning = true;
     if (learning) return;
     ++taken;
-    const dissect::display_filter::partial* tests = &w.tests;
+    const dissect::display_filter::partial* tests = &look_tests;
     dissect::display_filter::partial judged;
     if (tests_in_order) {
       // t: trees_in_order (prepare) or one thread.
@@ -474,9 +479,9 @@ struct session::impl {
     // As if the capture did not hold it: the command is only told time passes.
     if (counted && !filter->finish(*tests, nullptr)) return c->idle();
     frame_out out{f, text.view().substr(w.text_begin, w.text_end - w.text_begin), t};
-    if (an && w.facts) {
-      out.facts = &*w.facts;
-      out.result = &an->add(*w.facts);
+    if (an && w.has_facts) {
+      out.facts = &w.facts;
+      out.result = &an->add(w.facts);
     }
     out.rh_dropped = w.rh_dropped;
     if (filter && !counted && !filter->finish(*tests, out.result)) {
@@ -515,12 +520,13 @@ bool session::impl::read_serial() {
   frame_clock clock(input->names_interfaces());
   text_buffer text;
   frame_work w;
+  dissect::display_filter::partial tests{};
   const auto deliver = [&](const dissect::large_tree& t, const cap::packet& pkt, std::int64_t ns,
                            const dissect::frame_meta& meta) {
     const frame_in f{pkt, ns, meta};
     text.clear();
-    look(t, f, w, text);
-    take(f, w, text, &t);
+    look(t, f, w, tests, text);
+    take(f, w, tests, text, &t);
     c->taken();
   };
   // A held frame, dissected again with what the table now knows (a tree of its own: the
@@ -618,9 +624,9 @@ bool session::impl::read_parallel() {
       f.events_end = static_cast<std::uint32_t>(b.events.size());
       f.again = probe.seen || (keep_trees && b.trees.size() >= max_kept_trees);
       if (f.again || f.learning) continue;
-      look(std::as_const(*d.tree), frame_in{pkt, ns, meta}, f.work, b.text);
+      look(std::as_const(*d.tree), frame_in{pkt, ns, meta}, f, b.tests[i], b.text);
       if (keep_trees) {
-        f.work.tree_at = b.trees.size();
+        b.tree_at[i] = b.trees.size();
         keep_tree(*d.tree, b.trees);
       }
     }
@@ -688,7 +694,11 @@ bool session::impl::read_parallel() {
         ok = st != cap::reader::status::error;
         break;
       }
-      if (entries == b.count) b.packets.emplace_back(), b.done_frames.emplace_back(), ++entries;
+      if (entries == b.count) {
+        b.packets.emplace_back(), b.done_frames.emplace_back();
+        b.tests.emplace_back(), b.tree_at.emplace_back();
+        ++entries;
+      }
       b.bytes.insert(b.bytes.end(), pkt.data.begin(), pkt.data.end());
       b.packets[b.count++] = pkt;
       clock(pkt);
@@ -712,6 +722,7 @@ bool session::impl::read_parallel() {
   dissect::options noted = o;
   noted.flows = &noting;
   frame_work held_work{};
+  dissect::display_filter::partial held_tests{};
   text_buffer held_text;
   // Its own tree: the frame whose arrival releases the held ones is taken after them.
   const auto held_tree = std::make_unique<dissect::large_tree>();
@@ -723,8 +734,8 @@ bool session::impl::read_parallel() {
     }
     const frame_in in{h.pkt, h.ns, h.meta};
     held_text.clear();
-    look(std::as_const(*held_tree), in, held_work, held_text);
-    take(in, held_work, held_text, held_tree.get());
+    look(std::as_const(*held_tree), in, held_work, held_tests, held_text);
+    take(in, held_work, held_tests, held_text, held_tree.get());
     c->taken();
   };
   const auto release = [&] {
@@ -766,7 +777,7 @@ bool session::impl::read_parallel() {
         }
         if (!f.learning) {
           c->taken();  // the text may move as it grows: what was taken of it goes out first
-          look(std::as_const(*tree), in, f.work, b.text);
+          look(std::as_const(*tree), in, f, b.tests[i], b.text);
           t = tree.get();
         }
       } else {
@@ -779,7 +790,7 @@ bool session::impl::read_parallel() {
               holds ? noting.noted.push_back(e.flow) : flows.unconfirmed(e.flow);
         }
         if (keep_trees && !f.learning) {
-          restore_tree(b.trees.data() + f.work.tree_at, *spare);
+          restore_tree(b.trees.data() + b.tree_at[i], *spare);
           t = spare.get();
         }
       }
@@ -794,7 +805,7 @@ bool session::impl::read_parallel() {
         std::unique_lock l(table_lock);
         for (const auto& u : noting.noted) flows.unconfirmed(u);
       }
-      take(in, f.work, b.text, t);
+      take(in, f, b.tests[i], b.text, t);
     }
   };
 

@@ -130,7 +130,10 @@ class frame_consumer {
   virtual void start(const reading&) {}
   // On any thread, in any order: what needs only this frame. `text` is the batch's: append the
   // frame's output to it (take() gets what was appended). Not called for a frame the display
-  // filter has left out already.
+  // filter has left out already. A call reads the object's vtable pointer, and look reads what
+  // it reads, on a dissecting thread while take() writes on the reading thread: what take
+  // writes at every frame goes on cache lines of its own (alignas(64)), away from the start of
+  // the object and from what look reads, or each write takes the line from the other core.
   virtual void look(const dissect::large_tree&, const frame_in&, text_buffer&) {}
   // In frame order.
   virtual void take(const frame_out&) = 0;

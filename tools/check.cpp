@@ -165,7 +165,8 @@ class check_report final : public app::frame_consumer {
     c->add(*f.tree, f.in.pkt.data, f.in.pkt.number, f.in.ns);
   }
 
-  std::optional<dissect::conformance> c;
+  // Written at every frame by take: apart from the start of the object (frame_consumer::look).
+  alignas(64) std::optional<dissect::conformance> c;
   std::uint64_t frames = 0;
   std::string name;
 

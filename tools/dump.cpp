@@ -86,8 +86,6 @@ class dump_output final : public app::frame_consumer {
   void taken() override { out_.release(); }
   void flush() override { out_.flush(); }
 
-  std::uint64_t frames = 0;
-
  private:
   // One frame's output, to `out` or to a batch's text.
   template <class Out>
@@ -117,6 +115,11 @@ class dump_output final : public app::frame_consumer {
   const field_layout& layout_;
   stdout_sink& out_;
   bool streaming_ = false;
+
+ public:
+  // Written at every frame by take: apart from the start of the object and from the settings
+  // look reads (frame_consumer::look).
+  alignas(64) std::uint64_t frames = 0;
 };
 
 int run_dump(const CLI::App& app, dump_settings& s) {
