@@ -611,7 +611,7 @@ bool session::impl::read_parallel() {
     const bool learn = learning_now();
     // A copy: keep_trees lives on the reading thread's stack, beside what it writes at every
     // frame, and the loop would read it again after each call it makes (a cache line taken from
-    // the other core at every frame: two threads took a quarter longer for it).
+    // the other core at every frame: two threads took a fifth longer for it).
     const bool keep = keep_trees;
     frame_clock clk = b.clock;
     for (std::size_t i = 0; i < b.count; ++i) {
