@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -192,7 +193,7 @@ TEST_CASE("rtt_record: the sparse histogram answers as the dense one, in a few w
   CHECK(d::summarize(sparse).p50 == 0);
   sparse.add(2000);
   dense->add(2000);
-  CHECK(sparse.heap_bytes() == 40);  // 4 words of header, 1 bucket
+  CHECK(sparse.heap_bytes() == 0);  // a sole sample is kept in the record itself
   const auto same = [&] {
     CHECK(sparse.count() == dense->count());
     CHECK(sparse.min() == dense->min());
@@ -210,6 +211,11 @@ TEST_CASE("rtt_record: the sparse histogram answers as the dense one, in a few w
     for (unsigned p = 0; p <= 100; p += 5) CHECK(a->percentile(p) == b->percentile(p));
     CHECK(a->count() == b->count());
   };
+  same();
+  // A second sample, the first's bucket: one block, 4 words of header and 1 bucket.
+  sparse.add(2001);
+  dense->add(2001);
+  CHECK(sparse.heap_bytes() == 40);
   same();
   // Spread over a few hundred buckets (1 to 4 us), in no order: still sparse, still the same.
   for (int i = 0; i < 2000; ++i) {
@@ -230,4 +236,38 @@ TEST_CASE("rtt_record: the sparse histogram answers as the dense one, in a few w
   sparse.add(-5);  // a negative duration counts as 0, min keeps it
   dense->add(-5);
   same();
+}
+
+TEST_CASE("rtt_record: a sole sample of any value, and moving one") {
+  for (const std::int64_t v :
+       {std::int64_t{0}, std::int64_t{-5}, std::int64_t{-1},
+        std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()}) {
+    CAPTURE(v);
+    d::rtt_record r;
+    r.add(v);
+    auto dense = std::make_unique<hist>();
+    dense->add(v);
+    CHECK(r.count() == 1);
+    CHECK(r.min() == v);
+    CHECK(r.max() == v);
+    CHECK(r.percentile(50) == dense->percentile(50));
+    // The least value cannot be told from "none" in the record's word: it takes a block.
+    CHECK(r.heap_bytes() == (v == std::numeric_limits<std::int64_t>::min() ? 40u : 0u));
+    auto merged = std::make_unique<hist>();
+    merged->merge(r);
+    CHECK(merged->count() == 1);
+    CHECK(merged->min() == v);
+    d::rtt_record moved(std::move(r));
+    CHECK(moved.count() == 1);
+    CHECK(moved.max() == v);
+    CHECK(r.count() == 0);  // NOLINT(bugprone-use-after-move): a moved-from record is empty
+    d::rtt_record assigned;
+    assigned.add(3);
+    assigned = std::move(moved);
+    CHECK(assigned.count() == 1);
+    CHECK(assigned.min() == v);
+    moved.add(7);  // NOLINT(bugprone-use-after-move): and usable again
+    CHECK(moved.count() == 1);
+    CHECK(moved.min() == 7);
+  }
 }

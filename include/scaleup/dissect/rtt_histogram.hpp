@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <utility>
 
 namespace scaleup::dissect {
 
@@ -122,8 +123,9 @@ class log_linear_histogram {
 
 // The same histogram with only the buckets used kept, in one allocation: a connection's ACK RTTs
 // (analysis.hpp). The dense one is 58 KiB, of which a single sample touches two pages (8 KiB of
-// resident memory for a connection that saw one ACK: 8 GB for a million); this one costs nothing
-// until the first sample, then 32 bytes and 8 a bucket used. The same buckets, so the same
+// resident memory for a connection that saw one ACK: 8 GB for a million); this one keeps its
+// first sample in a word of its own and costs no heap until the second, then 32 bytes and 8 a
+// bucket used. The same buckets, so the same
 // answers (percentiles, merge). Beyond sparse_most buckets it turns into the dense histogram
 // (by then at most 116 bytes a sample): an insertion moves at most sparse_most entries, so a
 // crafted series of RTTs costs at most that much per sample, never the square of the samples.
@@ -135,11 +137,13 @@ class sparse_log_linear_histogram {
   static constexpr std::size_t sparse_most = 512;
 
   sparse_log_linear_histogram() = default;
-  sparse_log_linear_histogram(sparse_log_linear_histogram&&) noexcept = default;
+  sparse_log_linear_histogram(sparse_log_linear_histogram&& o) noexcept
+      : block_(std::move(o.block_)), one_(std::exchange(o.one_, 0)) {}
   sparse_log_linear_histogram& operator=(sparse_log_linear_histogram&& o) noexcept {
     if (this != &o) {
       delete dense();
       block_ = std::move(o.block_);
+      one_ = std::exchange(o.one_, 0);
     }
     return *this;
   }
@@ -147,43 +151,28 @@ class sparse_log_linear_histogram {
 
   void add(std::int64_t v) {
     if (dense_type* d = dense()) return d->add(v);
-    const std::uint64_t b = dense_type::bucket_of(v < 0 ? 0 : static_cast<std::uint64_t>(v));
-    if (!block_) grow(1);
-    std::uint64_t* e = entries();
-    const std::size_t n = used();
-    // Entries are sorted by bucket; most samples fall in a bucket already used.
-    const std::size_t i = static_cast<std::size_t>(std::lower_bound(e, e + n, b << count_bits) - e);
-    if (i == n || (e[i] >> count_bits) != b) {
-      if (n == sparse_most) {
-        to_dense();
-        return dense()->add(v);
+    if (!block_) {
+      if (one_ == 0 && v != std::numeric_limits<std::int64_t>::min()) {
+        one_ = bits(v) ^ sign;
+        return;
       }
-      if (n == capacity()) {
-        grow(std::min(2 * capacity(), sparse_most));
-        e = entries();
-      }
-      std::copy_backward(e + i, e + n, e + n + 1);
-      e[i] = b << count_bits;
-      set_used(n + 1);
+      if (one_ != 0) add_to_block(sole());
+      one_ = 0;
     }
-    ++e[i];
-    const std::uint64_t c = block_[1];
-    block_[2] = bits(c == 0 ? v : std::min(value(block_[2]), v));
-    block_[3] = bits(c == 0 ? v : std::max(value(block_[3]), v));
-    block_[1] = c + 1;
+    add_to_block(v);
   }
 
   std::uint64_t count() const noexcept {
     if (const dense_type* d = dense()) return d->count();
-    return block_ ? block_[1] : 0;
+    return block_ ? block_[1] : static_cast<std::uint64_t>(one_ != 0);
   }
   std::int64_t min() const noexcept {
     if (const dense_type* d = dense()) return d->min();
-    return block_ ? value(block_[2]) : 0;
+    return block_ ? value(block_[2]) : one_ != 0 ? sole() : 0;
   }
   std::int64_t max() const noexcept {
     if (const dense_type* d = dense()) return d->max();
-    return block_ ? value(block_[3]) : 0;
+    return block_ ? value(block_[3]) : one_ != 0 ? sole() : 0;
   }
 
   // As log_linear_histogram::percentile, from the same buckets: the same value.
@@ -225,7 +214,41 @@ class sparse_log_linear_histogram {
   static constexpr unsigned count_bits = 48;
   static constexpr std::uint64_t count_mask = (std::uint64_t{1} << count_bits) - 1;
   static_assert(dense_type::bucket_count <= (std::uint64_t{1} << (64 - count_bits)));
+  static constexpr std::uint64_t sign = std::uint64_t{1} << 63;
   std::unique_ptr<std::uint64_t[]> block_;
+  // A sole sample, before there is a block: its bits with the sign bit flipped, 0 for none (the
+  // one value that would map to 0, the least int64, goes to the block). Most connections of a
+  // short capture see one ACK: a block for it was 48 bytes of heap each.
+  std::uint64_t one_ = 0;
+
+  std::int64_t sole() const noexcept { return value(one_ ^ sign); }
+
+  void add_to_block(std::int64_t v) {
+    const std::uint64_t b = dense_type::bucket_of(v < 0 ? 0 : static_cast<std::uint64_t>(v));
+    if (!block_) grow(1);
+    std::uint64_t* e = entries();
+    const std::size_t n = used();
+    // Entries are sorted by bucket; most samples fall in a bucket already used.
+    const std::size_t i = static_cast<std::size_t>(std::lower_bound(e, e + n, b << count_bits) - e);
+    if (i == n || (e[i] >> count_bits) != b) {
+      if (n == sparse_most) {
+        to_dense();
+        return dense()->add(v);
+      }
+      if (n == capacity()) {
+        grow(std::min(2 * capacity(), sparse_most));
+        e = entries();
+      }
+      std::copy_backward(e + i, e + n, e + n + 1);
+      e[i] = b << count_bits;
+      set_used(n + 1);
+    }
+    ++e[i];
+    const std::uint64_t c = block_[1];
+    block_[2] = bits(c == 0 ? v : std::min(value(block_[2]), v));
+    block_[3] = bits(c == 0 ? v : std::max(value(block_[3]), v));
+    block_[1] = c + 1;
+  }
 
   static constexpr std::uint64_t bits(std::int64_t v) noexcept {
     return static_cast<std::uint64_t>(v);
@@ -262,6 +285,10 @@ class sparse_log_linear_histogram {
 
   void merge_into(dense_type& d) const noexcept {
     if (const dense_type* self = dense()) return d.merge(*self);
+    if (!block_) {
+      if (one_ != 0) d.add(sole());  // what merging a histogram of it would do
+      return;
+    }
     const std::uint64_t n = count();
     if (n == 0) return;
     const std::span<const std::uint64_t> es(entries(), used());
