@@ -140,11 +140,11 @@ void check_analysis(const dissect::analysis& an, const consumer& c) {
   for (const auto& k : an.connections()) {
     pdus += k.pdus;
     acked += k.acks;
-    nacked += k.nacks;
-    fuzz::check(k.retransmissions <= k.pdus, "analysis: more retransmissions than PDUs");
-    fuzz::check(k.duplicates <= k.retransmissions, "analysis: a duplicate not retransmitted");
-    fuzz::check(k.out_of_order + k.gaps <= k.pdus, "analysis: more misordered than PDUs");
-    fuzz::check(k.window_full <= k.pdus, "analysis: window full more often than PDUs");
+    nacked += k.nacks();
+    fuzz::check(k.retransmissions() <= k.pdus, "analysis: more retransmissions than PDUs");
+    fuzz::check(k.duplicates() <= k.retransmissions(), "analysis: a duplicate not retransmitted");
+    fuzz::check(k.out_of_order() + k.gaps() <= k.pdus, "analysis: more misordered than PDUs");
+    fuzz::check(k.window_full() <= k.pdus, "analysis: window full more often than PDUs");
     fuzz::check(k.ack_rtt().count() <= k.acks, "analysis: more RTTs than ACKs");
     fuzz::check(k.frames >= 1, "analysis: a connection without a frame");
   }

@@ -55,14 +55,14 @@ struct totals {
  private:
   void count(const dissect::connection& c) {
     pdus += c.pdus;
-    retransmissions += c.retransmissions;
-    duplicates += c.duplicates;
-    out_of_order += c.out_of_order;
-    gaps += c.gaps;
-    missing += c.missing;
-    nacks += c.nacks;
+    retransmissions += c.retransmissions();
+    duplicates += c.duplicates();
+    out_of_order += c.out_of_order();
+    gaps += c.gaps();
+    missing += c.missing();
+    nacks += c.nacks();
     acks += c.acks;
-    window_full += c.window_full;
+    window_full += c.window_full();
   }
 };
 
@@ -197,8 +197,9 @@ std::string svg(const dissect::analysis& an, std::int64_t t0, std::int64_t t1) {
     put("<text x=\"{:.0f}\" y=\"{:.0f}\" font-weight=\"bold\">connection {}: {} to {}, port "
         "{}, VC {}: {} PDUs, {} retransmissions, {} NACKs</text>\n",
         left, y0 + 20, i, from, to, unsigned{key.port}, unsigned{key.vc},
-        static_cast<unsigned long long>(c.pdus), static_cast<unsigned long long>(c.retransmissions),
-        static_cast<unsigned long long>(c.nacks));
+        static_cast<unsigned long long>(c.pdus),
+        static_cast<unsigned long long>(c.retransmissions()),
+        static_cast<unsigned long long>(c.nacks()));
     put("<rect class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>\n",
         left, y0 + top, plot_w, plot_h);
     for (int k = 0; k <= 4; ++k) {

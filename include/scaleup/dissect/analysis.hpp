@@ -362,8 +362,9 @@ constexpr std::int64_t unwrap_psn(std::int64_t ref, std::uint16_t raw) noexcept 
 }
 
 // What the analysis keeps of a connection; its key is the analysis' (analysis::key), its trace
-// too (analysis::events, with record_events). About 180 bytes (a test keeps it at most 192), plus
-// its PSNs in flight and its RTTs where it has any (docs/robustness.md, "Limits").
+// too (analysis::events, with record_events). 144 bytes on x86-64 (a test keeps it so), plus its
+// PSNs in flight, its RTTs from the second and its counters of what went wrong where it has any
+// (docs/robustness.md, "Limits").
 struct connection {
  private:
   friend class analysis;
@@ -374,19 +375,22 @@ struct connection {
  public:
   // The RH xpuid of its first PDU: the source XPU, also where the key's ends are IP addresses.
   std::optional<std::uint16_t> src_xpu;
-  std::uint64_t pdus = 0;  // data PDUs, retransmissions included
-  std::uint64_t retransmissions = 0;
-  std::uint64_t duplicates = 0;  // retransmissions of PSNs already acknowledged
-  std::uint64_t out_of_order = 0;
-  std::uint64_t gaps = 0;     // PDUs after a skip...
-  std::uint64_t missing = 0;  // ...and the PSNs skipped
-  std::uint64_t nacks = 0;    // NACKs received for this connection
-  std::uint64_t acks = 0;     // ACKs received for this connection
-  std::uint64_t window_full = 0;
+  std::uint64_t pdus = 0;    // data PDUs, retransmissions included
+  std::uint64_t acks = 0;    // ACKs received for this connection
   std::uint64_t frames = 0;  // frames of either direction that concern it
   std::uint64_t bytes = 0;
   std::int64_t first_ns = 0;
   std::int64_t last_ns = 0;
+
+  // What goes wrong, counted out of line (connection::rare): most connections never see any.
+  std::uint64_t retransmissions() const noexcept { return rare_ ? rare_->retransmissions : 0; }
+  // Retransmissions of PSNs already acknowledged.
+  std::uint64_t duplicates() const noexcept { return rare_ ? rare_->duplicates : 0; }
+  std::uint64_t out_of_order() const noexcept { return rare_ ? rare_->out_of_order : 0; }
+  std::uint64_t gaps() const noexcept { return rare_ ? rare_->gaps : 0; }  // PDUs after a skip...
+  std::uint64_t missing() const noexcept { return rare_ ? rare_->missing : 0; }  // ...PSNs skipped
+  std::uint64_t nacks() const noexcept { return rare_ ? rare_->nacks : 0; }      // NACKs received
+  std::uint64_t window_full() const noexcept { return rare_ ? rare_->window_full : 0; }
 
   // ACK RTTs in ns, from each PSN's first transmission to the ACK that covers it.
   const rtt_record& ack_rtt() const noexcept { return rtt_; }
@@ -405,11 +409,22 @@ struct connection {
     std::uint64_t frame;
     std::int64_t time_ns;
   };
+  // The counters of what goes wrong: on the heap from the first such event, so that a
+  // connection without any (most of a short capture's) is 56 bytes smaller.
+  struct rare {
+    std::uint64_t retransmissions = 0, duplicates = 0, out_of_order = 0, gaps = 0, missing = 0,
+                  nacks = 0, window_full = 0;
+  };
+  std::unique_ptr<rare> rare_;
+  rare& went_wrong() {
+    if (!rare_) rare_ = std::make_unique<rare>();
+    return *rare_;
+  }
   std::int64_t highest_ = 0;       // highest PSN sent
   std::int64_t acked_ = 0;         // highest PSN acknowledged (cumulative)
   std::int64_t una_ = 0;           // oldest PSN not acknowledged
   psn_ordered<sent> outstanding_;  // first transmissions not yet acknowledged
-  // Sparse: nothing until the first RTT, then a few words (rtt_histogram.hpp). A dense
+  // Sparse: the first RTT in a word, then a few words on the heap (rtt_histogram.hpp). A dense
   // histogram a connection (58 KiB, two pages touched by one sample) was 8 KiB of resident
   // memory for each connection that saw an ACK.
   rtt_record rtt_;
@@ -500,8 +515,8 @@ class analysis {
       if (u > c.highest_ + 1) {
         r.set(flag::gap);
         r.set(result_value::missing, static_cast<std::uint64_t>(u - c.highest_ - 1));
-        ++c.gaps;
-        c.missing += static_cast<std::uint64_t>(u - c.highest_ - 1);
+        ++c.went_wrong().gaps;
+        c.went_wrong().missing += static_cast<std::uint64_t>(u - c.highest_ - 1);
       }
       c.highest_ = u;
       c.outstanding_.keep_within(u);
@@ -515,17 +530,17 @@ class analysis {
       fresh = false;
     } else {
       r.set(flag::out_of_order);
-      ++c.out_of_order;
+      ++c.went_wrong().out_of_order;
     }
-    if (r.has(flag::retransmission)) ++c.retransmissions;
-    if (r.has(flag::duplicate)) ++c.duplicates;
+    if (r.has(flag::retransmission)) ++c.went_wrong().retransmissions;
+    if (r.has(flag::duplicate)) ++c.went_wrong().duplicates;
     const std::int64_t in_flight = std::max<std::int64_t>(0, c.highest_ - c.una_ + 1);
     r.set(result_value::in_flight, static_cast<std::uint64_t>(in_flight));
     if (fresh) {
       c.outstanding_.try_emplace(u, connection::sent{f.frame, f.time_ns});
       if (in_flight >= static_cast<std::int64_t>(cfg_.window)) {
         r.set(flag::window_full);
-        ++c.window_full;
+        ++c.went_wrong().window_full;
       }
     }
     note(f, i, u, fresh ? psn_event::kind::first : psn_event::kind::retransmission);
@@ -544,7 +559,7 @@ class analysis {
     const std::int64_t covered = nack ? u - 1 : u;
     if (nack) {
       r.set(flag::nack);
-      ++c.nacks;
+      ++c.went_wrong().nacks;
     } else {
       ++c.acks;
     }
