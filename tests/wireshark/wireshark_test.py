@@ -1107,6 +1107,37 @@ def kept(pcap, flt, *dump_opts):
     return mine
 
 
+def kept_all(pcap, filters, *dump_opts):
+    """kept() for each filter, with one tshark run for them all: a Lua listener (a tap) a
+    filter, each judged by Wireshark's display-filter engine as -Y would, on the same
+    dissection. Starting tshark costs more than reading a small capture, a hundred times over."""
+    filters = list(filters)
+    script = os.path.join(TMP, "filters.lua")
+    with open(script, "w") as f:
+        f.write("local function keep(i, filter)\n"
+                "  local tap = Listener.new(nil, filter)\n"
+                "  function tap.packet(pinfo) io.write(i, ' ', pinfo.number, '\\n') end\n"
+                "end\n")
+        for i, flt in enumerate(filters):
+            spelled = tshark_spelling(pcap, flt)
+            check("]==]" not in spelled, f"a filter Lua cannot quote: {flt}")
+            f.write(f"keep({i}, [==[{spelled}]==])\n")
+    readable(script)
+    theirs = [[] for _ in filters]
+    for line in tshark("-X", f"lua_script:{script}", "-q", "-r", pcap).stdout.splitlines():
+        i, n = line.split()
+        theirs[int(i)].append(int(n))
+    result = {}
+    for flt, their in zip(filters, theirs):
+        out = scaleup("dump", *dump_opts, "-Y", flt, "-T", "fields", "-e", "frame.number", pcap)
+        mine = sorted({int(n) for n in out.stdout.split()})
+        check(mine == their, f"{os.path.basename(pcap)}: -Y '{flt}': only in dump "
+              f"{sorted(set(mine) - set(their))[:20]}, only in tshark "
+              f"{sorted(set(their) - set(mine))[:20]}")
+        result[flt] = mine
+    return result
+
+
 LO_PORT = 47932  # not SUE's 4793: dump and the plugin find the PDUs by the heuristic
 
 
@@ -1167,26 +1198,27 @@ def case_display_filters():
     merged = os.path.join(TMP, "merged.pcapng")
     run([shutil.which("mergecap"), "-F", "pcapng", "-a", "-w", merged, *parts])
     readable(merged)
-    total = len(kept(merged, "frame"))
-    counts = {f: len(kept(merged, f)) for f in FILTERS}
+    got = kept_all(merged, ["frame", "sue.rh.op == 3", "sue.rh.op == none", *FILTERS])
+    total = len(got["frame"])
     # A filter that keeps every frame or none tells little: most must keep some and not all.
-    trivial = [f for f, n in counts.items() if n in (0, total)]
+    trivial = [f for f in FILTERS if len(got[f]) in (0, total)]
     check(len(trivial) <= 2, f"filters that keep all or nothing: {trivial}")
     # rh_ops_capture's op 3: SUE to both, and not "none".
-    three = kept(merged, "sue.rh.op == 3")
-    check(len(three) == 1 and three[0] not in kept(merged, "sue.rh.op == none"), f"op 3: {three}")
+    three = got["sue.rh.op == 3"]
+    check(len(three) == 1 and three[0] not in got["sue.rh.op == none"], f"op 3: {three}")
     if lo:
         check(len(kept(lo, "sue")) == 8 and len(kept(lo, "frame contains \"hello\"")) == 4,
               "the lo capture: 8 SUE PDUs found by the heuristic, 4 plain datagrams")
     pcap, _ = lossy_session()
-    frames = len(kept(pcap, "frame"))
+    got = kept_all(pcap, ["frame", *ANALYSIS_FILTERS])
+    frames = len(got["frame"])
     for f in ANALYSIS_FILTERS:
-        n = len(kept(pcap, f))
+        n = len(got[f])
         # Every frame of the session is a PDU the analysis takes.
         check(0 < n < frames or f in ("sue.analysis", "!sue.analysis"),
               f"-Y '{f}' keeps {n} of {frames}")
-        # In parallel, the analysis's tests are judged in frame order after the rest.
-        kept(pcap, f, "--threads", "2", "--batch", "7")
+    # In parallel, the analysis's tests are judged in frame order after the rest.
+    kept_all(pcap, ANALYSIS_FILTERS, "--threads", "2", "--batch", "7")
     # The conformance rules, on a capture that breaks one.
     bad, _ = lossy_session("misbehave-gbn", "--misbehave", "gbn.resend")
     check(kept(bad, "sue.check.gbn.resend") and not kept(bad, "sue.check.ack.unsent"),
@@ -1344,6 +1376,16 @@ def compare_lua(pcap, *opts, info=True):
     return values
 
 
+def compare_lua_all(name, pcaps, *opts):
+    """compare_lua on the captures one after the other in one file (mergecap -a; pcapng keeps
+    each one's link type): two tshark runs instead of two a capture, where starting tshark with
+    the Lua dissector costs more than reading the frames."""
+    merged = os.path.join(TMP, name + ".pcapng")
+    run([shutil.which("mergecap"), "-F", "pcapng", "-a", "-w", merged, *pcaps])
+    print(f"{name}: {', '.join(os.path.basename(p) for p in pcaps)}")
+    return compare_lua(readable(merged), *opts)
+
+
 def case_lua_loads():
     """The Lua dissector loads with -X lua_script and from the personal Lua plugins folder
     (where `tshark -G folders` says it is), registers our protocols and reads a capture."""
@@ -1412,36 +1454,36 @@ def case_lua_fields():
     tests' shapes (frames with their FCS, the profile none, ns-3's): the same values as the
     plugin's."""
     basic, _ = capture("basic", "basic")
-    compare_lua(basic)
     compare_lua(basic, "-o", "sue.profile:none")
-    compare_lua(with_fcs(basic, "fcs.pcap"))
     compare_lua(with_fcs(basic, "fcs-yes.pcap"), "-o", "sue.fcs:yes")
-    afh2, _ = capture("afh2", "basic", "--link", "afh2", "--encap", "afh2,afh2c,lite")
-    compare_lua(afh2)
+    parts = [basic, with_fcs(basic, "fcs.pcap"),
+             capture("afh2", "basic", "--link", "afh2", "--encap", "afh2,afh2c,lite")[0]]
     for pattern in ("uniform", "incast", "fig21"):
-        compare_lua(capture("traffic-" + pattern, "traffic", "--pattern", pattern, "--encap",
-                            "all")[0])
-        compare_lua(capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
-                            "--encap", "afh2,afh2c,lite", "--link", "afh2")[0])
+        parts.append(capture("traffic-" + pattern, "traffic", "--pattern", pattern, "--encap",
+                             "all")[0])
+        parts.append(capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
+                             "--encap", "afh2,afh2c,lite", "--link", "afh2")[0])
     for mode in ("split", "duplicate", "adaptive"):
-        compare_lua(capture("tofu-" + mode, "tofu", "--mode", mode, "--frames", "60",
-                            "--error-rate", "0.0005", "--seed", "3")[0])
-    compare_lua(capture("rdma", "rdma", "--transfers", "6", "--loss", "0.01", "--seed", "5")[0])
+        parts.append(capture("tofu-" + mode, "tofu", "--mode", mode, "--frames", "60",
+                             "--error-rate", "0.0005", "--seed", "3")[0])
+    parts.append(capture("rdma", "rdma", "--transfers", "6", "--loss", "0.01", "--seed", "5")[0])
     example = os.path.join(BUILD_DIR or "", "examples", "ns3", "example_ns3")
     if os.path.exists(example):
         for encap in ("udp4", "afh1", "afh1-shim"):
             prefix = os.path.join(TMP, "ns3-" + encap)
             run([example, f"--encap={encap}", "--nodes=3", "--commands=60", "--loss=0.05",
                  f"--pcap={prefix}"])
-            compare_lua(readable(f"{prefix}-0-0.pcap"))
+            parts.append(readable(f"{prefix}-0-0.pcap"))
+    compare_lua_all("lua-fields", parts)
 
 
 def case_lua_sessions():
     """Sessions with losses (retransmissions, NACKs, padding to the minimum frame) in every
     encapsulation: the same values as the plugin's."""
-    for encap in ("udp4", "udp6", "afh1", "afh1-vlan", "afh1-shim", "afh1-vlan-shim", "afh2",
-                  "afh2c"):
-        compare_lua(lossy_session("session-" + encap, "--encap", encap, commands=600)[0])
+    compare_lua_all("lua-sessions", [
+        lossy_session("session-" + encap, "--encap", encap, commands=600)[0]
+        for encap in ("udp4", "udp6", "afh1", "afh1-vlan", "afh1-shim", "afh1-vlan-shim", "afh2",
+                      "afh2c")])
 
 
 def case_lua_damaged():
@@ -1452,21 +1494,20 @@ def case_lua_damaged():
     clean, _ = lossy_session(commands=1200)
     corrupted = os.path.join(TMP, "corrupted.pcap")
     run([EDITCAP, "-E", "0.01", "--seed", "11", "-F", "pcap", clean, corrupted])
-    compare_lua(readable(corrupted))
+    parts = [readable(corrupted)]
     for snap in (64, 80):
         cut = os.path.join(TMP, f"cut{snap}.pcap")
         run([EDITCAP, "-F", "pcap", "-s", str(snap), clean, cut])
-        compare_lua(readable(cut))
+        parts.append(readable(cut))
     basic, _ = capture("basic-all", "basic")
+    damaged = []
     for seed in (1, 2):
-        damaged = os.path.join(TMP, f"basic-damaged{seed}.pcap")
-        run([EDITCAP, "-E", "0.02", "--seed", str(seed), "-F", "pcap", basic, damaged])
-        compare_lua(readable(damaged))
-        compare_lua(damaged, "-o", "sue.check_checksums:TRUE")
-    compare_lua(port5000_capture())
-    compare_lua(uet_capture())
-    compare_lua(vxlan_capture()[1])
-    compare_lua(fragments_capture()[0])
+        damaged.append(os.path.join(TMP, f"basic-damaged{seed}.pcap"))
+        run([EDITCAP, "-E", "0.02", "--seed", str(seed), "-F", "pcap", basic, damaged[-1]])
+        readable(damaged[-1])
+    compare_lua_all("lua-damaged", [*parts, *damaged, port5000_capture(), uet_capture(),
+                                    vxlan_capture()[1], fragments_capture()[0]])
+    compare_lua_all("lua-damaged-checksums", damaged, "-o", "sue.check_checksums:TRUE")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
