@@ -13,23 +13,44 @@ cd "$src"
 # scripts for state machines, where the formats' constants mean nothing.
 format_targets=" dissect_frame headers unpacker tofu_reassembly rdma_packet capture_reader read_frame capture_session "
 
+# Compiles run in the background, as many at once as there are processors; each leaves its
+# output and exit status in $WORK, and the script fails after all have ended if any failed.
+max_jobs=$(nproc 2>/dev/null || echo 1)
+compile() {  # compile NAME COMMAND...
+  local name=$1
+  shift
+  while (($(jobs -rp | wc -l) >= max_jobs)); do wait -n || true; done
+  { "$@" >"$WORK/$name.log" 2>&1; echo $? >"$WORK/$name.status"; } &
+  pids[$name]=$!
+}
+compiled() {  # compiled NAME...: waits for them, then prints the failures' output
+  local name failed=0
+  for name in "$@"; do
+    wait "${pids[$name]}" || true
+    if [[ $(cat "$WORK/$name.status" 2>/dev/null) != 0 ]]; then
+      cat "$WORK/$name.log" >&2
+      failed=1
+    fi
+  done
+  return $failed
+}
+declare -A pids=()
+
 # The application layer, once, for the targets that include it (zlib and nlohmann-json are its).
-app_objects=()
+app_objects=() app_names=()
 for f in app/*.cpp; do
+  name=app_$(basename "$f" .cpp)
   # shellcheck disable=SC2086
-  $CXX $CXXFLAGS -std=c++20 -Iinclude -I. -c "$f" -o "$WORK/app_$(basename "$f" .cpp).o"
-  app_objects+=("$WORK/app_$(basename "$f" .cpp).o")
+  compile "$name" $CXX $CXXFLAGS -std=c++20 -Iinclude -I. -c "$f" -o "$WORK/$name.o"
+  app_objects+=("$WORK/$name.o")
+  app_names+=("$name")
 done
 
-built=0
+# The targets without it first, while it compiles; then those with it.
+names=() later=()
 for f in fuzz/*.cpp; do
   name=$(basename "$f" .cpp)
   [[ $name == replay ]] && continue
-  # shellcheck disable=SC2086  # the flag variables are word lists by contract
-  app=()
-  if grep -q '^#include "app/' "$f"; then app=(-I. "${app_objects[@]}" -lz -lpthread); fi
-  $CXX $CXXFLAGS -std=c++20 -Iinclude -Ifuzz "$f" "${app[@]}" -o "$OUT/fuzz_$name" \
-    $LIB_FUZZING_ENGINE -lpcap
   if [[ -d fuzz/corpus/$name ]] && compgen -G "fuzz/corpus/$name/*" >/dev/null; then
     rm -f "$OUT/fuzz_${name}_seed_corpus.zip"
     zip -q -j "$OUT/fuzz_${name}_seed_corpus.zip" fuzz/corpus/"$name"/*
@@ -37,6 +58,22 @@ for f in fuzz/*.cpp; do
   if [[ $format_targets == *" $name "* ]]; then
     cp fuzz/scaleup.dict "$OUT/fuzz_$name.dict"
   fi
-  built=$((built + 1))
+  if grep -q '^#include "app/' "$f"; then
+    later+=("$f")
+    continue
+  fi
+  # shellcheck disable=SC2086  # the flag variables are word lists by contract
+  compile "fuzz_$name" $CXX $CXXFLAGS -std=c++20 -Iinclude -Ifuzz "$f" -o "$OUT/fuzz_$name" \
+    $LIB_FUZZING_ENGINE -lpcap
+  names+=("fuzz_$name")
 done
-echo "built $built fuzz targets into $OUT"
+compiled "${app_names[@]}" || exit 1
+for f in "${later[@]}"; do
+  name=$(basename "$f" .cpp)
+  # shellcheck disable=SC2086
+  compile "fuzz_$name" $CXX $CXXFLAGS -std=c++20 -Iinclude -Ifuzz -I. "$f" "${app_objects[@]}" \
+    -o "$OUT/fuzz_$name" $LIB_FUZZING_ENGINE -lpcap -lz -lpthread
+  names+=("fuzz_$name")
+done
+compiled "${names[@]}" || exit 1
+echo "built ${#names[@]} fuzz targets into $OUT"

@@ -22,6 +22,8 @@ SRC_DIR="$src" bash "$src/.clusterfuzzlite/build.sh"
 
 expected=0
 failed=()
+ran=()
+max_jobs=$(nproc 2>/dev/null || echo 1)
 for f in "$src"/fuzz/*.cpp; do
   name=$(basename "$f" .cpp)
   [[ $name == replay ]] && continue
@@ -40,9 +42,19 @@ for f in "$src"/fuzz/*.cpp; do
   fi
   dict=()
   [[ -f $bin.dict ]] && dict=(-dict="$bin.dict")
+  # The targets run side by side, as many as there are processors.
+  while (($(jobs -rp | wc -l) >= max_jobs)); do wait -n || true; done
   log="$work/$name.log"
-  if "$bin" -runs=1000 "${dict[@]}" "$corpus" >"$log" 2>&1 && grep -q "Done 1000 runs" "$log"; then
-    echo "fuzz_$name: 1000 runs, $(grep -c . "$log") log lines${dict:+, with its dictionary}"
+  { "$bin" -runs=1000 "${dict[@]}" "$corpus" >"$log" 2>&1; echo $? >"$log.status"; } &
+  ran+=("$name")
+done
+wait
+for name in "${ran[@]}"; do
+  log="$work/$name.log"
+  if [[ $(cat "$log.status") == 0 ]] && grep -q "Done 1000 runs" "$log"; then
+    dict=""
+    [[ -f $OUT/fuzz_$name.dict ]] && dict=", with its dictionary"
+    echo "fuzz_$name: 1000 runs, $(grep -c . "$log") log lines$dict"
   else
     tail -n 20 "$log"
     failed+=("$name: did not finish 1000 runs")
