@@ -125,10 +125,10 @@ class log_linear_histogram {
 // (analysis.hpp). The dense one is 58 KiB, of which a single sample touches two pages (8 KiB of
 // resident memory for a connection that saw one ACK: 8 GB for a million); this one keeps its
 // first sample in a word of its own and costs no heap until the second, then 32 bytes and 8 a
-// bucket used. The same buckets, so the same
-// answers (percentiles, merge). Beyond sparse_most buckets it turns into the dense histogram
-// (by then at most 116 bytes a sample): an insertion moves at most sparse_most entries, so a
-// crafted series of RTTs costs at most that much per sample, never the square of the samples.
+// bucket used. The same buckets, so the same answers (percentiles, merge). Beyond sparse_most
+// buckets it turns into the dense histogram (by then at most 116 bytes a sample): an insertion
+// moves at most sparse_most entries, so a crafted series of RTTs costs at most that much per
+// sample, never the square of the samples.
 template <unsigned SubBits>
 class sparse_log_linear_histogram {
   using dense_type = log_linear_histogram<SubBits>;
