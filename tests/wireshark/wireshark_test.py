@@ -677,10 +677,14 @@ def field_rows(pcap, fields, *opts):
     return rows
 
 
+def frames_with(rows, fields):
+    """For each of `fields`, the first columns of field_rows' rows, the frames that have it."""
+    return {name: [n for n, values in rows.items() if values[i]] for i, name in enumerate(fields)}
+
+
 def present_frames(pcap, fields, *opts):
     """For each field, the frames that have it, in order."""
-    rows = field_rows(pcap, fields, *opts)
-    return {name: [n for n, values in rows.items() if values[i]] for i, name in enumerate(fields)}
+    return frames_with(field_rows(pcap, fields, *opts), fields)
 
 
 def analysis_rows(pcap, *extra):
@@ -759,7 +763,7 @@ def case_check_rules():
         # The rules' frames and the expert infos' messages, in one tshark run.
         names = ["sue.check." + r for r in RULE_IDS]
         rows = field_rows(pcap, [*names, "_ws.expert.message"])
-        frames = {r: [n for n, v in rows.items() if v[i]] for i, r in enumerate(RULE_IDS)}
+        frames = {r: f for r, f in zip(RULE_IDS, frames_with(rows, names).values())}
         check(frames[rule] == want,
               f"{rule}: tshark shows it on frames {frames[rule]}, scaleup check on {want}")
         others = {r: f for r, f in frames.items() if f and r != rule}
@@ -1097,17 +1101,23 @@ def tshark_spelling(pcap, flt):
     return flt if TSHARK_READS_TILDE_EQ else flt.replace("~=", "!==")
 
 
-def kept(pcap, flt, *dump_opts):
-    """The frames `scaleup dump -Y` and `tshark -Y` keep (dump prints a Tofu frame reassembled
-    from its slices under the number of its last slice, as a second line)."""
+def dump_keeps(pcap, flt, theirs, *dump_opts):
+    """The frames `scaleup dump -Y` keeps, which must be `theirs`, those tshark kept (dump prints
+    a Tofu frame reassembled from its slices under the number of its last slice, as a second
+    line)."""
     out = scaleup("dump", *dump_opts, "-Y", flt, "-T", "fields", "-e", "frame.number", pcap)
     mine = sorted({int(n) for n in out.stdout.split()})
-    theirs = [int(n) for n in tshark("-r", pcap, "-Y", tshark_spelling(pcap, flt), "-T", "fields",
-                                     "-e", "frame.number").stdout.split()]
     check(mine == theirs, f"{os.path.basename(pcap)}: -Y '{flt}': only in dump "
           f"{sorted(set(mine) - set(theirs))[:20]}, only in tshark "
           f"{sorted(set(theirs) - set(mine))[:20]}")
     return mine
+
+
+def kept(pcap, flt, *dump_opts):
+    """The frames `scaleup dump -Y` and `tshark -Y` keep."""
+    theirs = [int(n) for n in tshark("-r", pcap, "-Y", tshark_spelling(pcap, flt), "-T", "fields",
+                                     "-e", "frame.number").stdout.split()]
+    return dump_keeps(pcap, flt, theirs, *dump_opts)
 
 
 def kept_all(pcap, filters, *dump_opts):
@@ -1130,15 +1140,7 @@ def kept_all(pcap, filters, *dump_opts):
     for line in tshark("-X", f"lua_script:{script}", "-q", "-r", pcap).stdout.splitlines():
         i, n = line.split()
         theirs[int(i)].append(int(n))
-    result = {}
-    for flt, their in zip(filters, theirs):
-        out = scaleup("dump", *dump_opts, "-Y", flt, "-T", "fields", "-e", "frame.number", pcap)
-        mine = sorted({int(n) for n in out.stdout.split()})
-        check(mine == their, f"{os.path.basename(pcap)}: -Y '{flt}': only in dump "
-              f"{sorted(set(mine) - set(their))[:20]}, only in tshark "
-              f"{sorted(set(their) - set(mine))[:20]}")
-        result[flt] = mine
-    return result
+    return {flt: dump_keeps(pcap, flt, their, *dump_opts) for flt, their in zip(filters, theirs)}
 
 
 LO_PORT = 47932  # not SUE's 4793: dump and the plugin find the PDUs by the heuristic
