@@ -9,9 +9,10 @@
 # of `dump --json` and `stats --json` on a session capture of 1x, 3x and 10x the frames
 # (flat), and of `stats --json` on a capture of CONNECTIONS connections (bench/connections.py:
 # each two PDUs and an ACK, its own UDP flow; then each a PDU and its ACK, the port named),
-# whose share per connection is what docs/robustness.md ("Limits") states. Then hash flooding: `dump --json`, `stats --json`,
-# `check` and tshark with the plugin on a capture whose sources were crafted to collide in the
-# tables' old hash, against one of random sources. Medians of RUNS runs, wall time.
+# whose share per connection is what docs/robustness.md ("Limits") states. Then hash flooding:
+# `dump --json`, `stats --json`, `check` and tshark with the plugin on a capture whose sources
+# were crafted to collide in the tables' old hash, against one of random sources. Medians of
+# RUNS runs, wall time.
 #
 #   bench/tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS] [CONNECTIONS] [CRAFTED]
 #     FRAMES: frames of each capture (about); RSS_COMMANDS: commands of the 1x session capture

@@ -380,7 +380,8 @@ class stats_report final : public app::frame_consumer {
               time_format(frames ? digits : cap::micro_digits));
   }
 
-  // Written at every frame by take: apart from the start of the object (frame_consumer::look).
+  // From here, what take writes at every frame: apart from the start of the object
+  // (frame_consumer::look).
   alignas(64) std::string name;
   std::uint64_t frames = 0, analysed = 0, left_out = 0;
   std::int64_t t0 = 0, t1 = 0;

@@ -515,8 +515,9 @@ class analysis {
       if (u > c.highest_ + 1) {
         r.set(flag::gap);
         r.set(result_value::missing, static_cast<std::uint64_t>(u - c.highest_ - 1));
-        ++c.went_wrong().gaps;
-        c.went_wrong().missing += static_cast<std::uint64_t>(u - c.highest_ - 1);
+        connection::rare& w = c.went_wrong();
+        ++w.gaps;
+        w.missing += static_cast<std::uint64_t>(u - c.highest_ - 1);
       }
       c.highest_ = u;
       c.outstanding_.keep_within(u);
@@ -532,8 +533,11 @@ class analysis {
       r.set(flag::out_of_order);
       ++c.went_wrong().out_of_order;
     }
-    if (r.has(flag::retransmission)) ++c.went_wrong().retransmissions;
-    if (r.has(flag::duplicate)) ++c.went_wrong().duplicates;
+    if (r.has(flag::retransmission)) {
+      connection::rare& w = c.went_wrong();
+      ++w.retransmissions;
+      if (r.has(flag::duplicate)) ++w.duplicates;  // a duplicate is a retransmission too
+    }
     const std::int64_t in_flight = std::max<std::int64_t>(0, c.highest_ - c.una_ + 1);
     r.set(result_value::in_flight, static_cast<std::uint64_t>(in_flight));
     if (fresh) {
