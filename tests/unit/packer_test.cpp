@@ -155,9 +155,9 @@ void check_unpacks_to(const taken_pdu& x, const command_store& s) {
   CHECK(u.consumed() == x.payload.size());
 }
 
-template <std::size_t D, std::size_t V = 4, std::size_t C = 256>
+template <std::size_t D, std::size_t V = 4, std::size_t C = 256, class S = pk::fixed_storage>
 auto make_packer(const pk::packer_config<V>& cfg = {}) {
-  return std::make_unique<pk::packer<D, V, C>>(pk::default_profile, cfg);
+  return std::make_unique<pk::packer<D, V, C, S>>(pk::default_profile, cfg);
 }
 
 std::vector<std::uint64_t> cookies_of(std::initializer_list<std::uint64_t> l) { return l; }
@@ -797,15 +797,16 @@ struct random_run {
   std::uint32_t seed;
 };
 
+// D destinations; S: where the packer keeps its tables (heap_storage grows them as used).
+template <std::size_t D = 5, class S = pk::fixed_storage>
 void run_random(const random_run& rr) {
-  constexpr std::size_t D = 5;
   constexpr std::size_t V = 4;
   constexpr std::size_t C = 300;
   pk::packer_config<V> cfg;
   cfg.order = rr.order;
   cfg.limit = rr.limit;
   cfg.weights = rr.weights;
-  auto p = make_packer<D, V, C>(cfg);
+  auto p = make_packer<D, V, C, S>(cfg);
   std::mt19937 rng(rr.seed);
   const auto uniform = [&](std::size_t lo, std::size_t hi) {
     return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
@@ -932,6 +933,16 @@ TEST_CASE("packer: random streams pack and unpack exactly once, in order, within
   }
   SUBCASE("arrival order, 200") {
     run_random({pk::within_vc::arrival_order, 200, {2, 1, 2, 1}, 5});
+  }
+  // Many destinations: arrival order is kept by a heap per VC, searched past held-back queues.
+  SUBCASE("arrival order, 40 destinations") {
+    run_random<40>({pk::within_vc::arrival_order, pk::sue_pack_limit, {1, 1, 1, 1}, 6});
+  }
+  SUBCASE("arrival order, 40 destinations, tables grown from the heap") {
+    run_random<40, pk::heap_storage>({pk::within_vc::arrival_order, 1024, {1, 3, 1, 1}, 7});
+  }
+  SUBCASE("round robin, 40 destinations, tables grown from the heap") {
+    run_random<40, pk::heap_storage>({pk::within_vc::round_robin, 2048, {1, 1, 2, 1}, 8});
   }
 }
 
@@ -1372,4 +1383,105 @@ TEST_CASE("packer: controls of every length from 2 to 18 bytes come out as they 
       .control = {.tag = 0xBEEF, .addr = 0x0102030405060708}, .data = pk::borrow(d)}));
   CHECK(take(*typed).payload ==
         byte_vector{0x04, 0x02, 0xBE, 0xEF, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3});
+}
+
+// ---- storage, the packed-command callback, taking a queue out ---------------------------------
+
+TEST_CASE("packer: heap storage grows with the destinations used, not the bound") {
+  // 1023 destinations allowed, 3 used: the tables hold those three (and the pool what is queued).
+  using wide = pk::packer<1023, 4, 4096, pk::heap_storage>;
+  using fixed = pk::packer<1023, 4, 4096>;
+  command_store s;
+  auto p = std::make_unique<wide>(pk::default_profile);
+  const std::size_t empty = p->memory();
+  for (std::uint64_t i = 0; i < 30; ++i)
+    REQUIRE_FALSE(
+        p->push(s.add(pk::code::barrier, 0, static_cast<std::uint16_t>(i % 3), 0, i).queued()));
+  CHECK(p->queued() == 30);
+  CHECK(p->memory() > empty);
+  CHECK(p->memory() < 16 * 1024);
+  CHECK(p->memory() * 40 < sizeof(fixed));  // the fixed tables: every queue, the whole pool
+  // A destination far up the range grows the queue table up to it, and no further.
+  REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 1022, 1, 99).queued()));
+  CHECK(p->queued(1022, 1) == 1);
+  CHECK(p->queued(1022, 0) == 0);
+  CHECK(p->queued(1023, 0) == 0);  // out of range: nothing, not a read past the table
+  std::size_t n = 0;
+  for (pdu x = take(*p); x.info.commands > 0; x = take(*p)) n += x.info.commands;
+  CHECK(n == 31);
+}
+
+TEST_CASE("packer: heap storage refuses a command when the allocator has nothing left") {
+  // An allocator that gives out a fixed budget, then null.
+  struct budget {
+    std::size_t left;
+  } b{3000};
+  const pk::allocator a{&b,
+                        [](void* c, std::size_t n) -> void* {
+                          auto* bb = static_cast<budget*>(c);
+                          if (n > bb->left) return nullptr;
+                          bb->left -= n;
+                          return std::malloc(n);
+                        },
+                        [](void*, void* p, std::size_t) { std::free(p); }};
+  command_store s;
+  pk::packer<64, 4, 4096, pk::heap_storage> p(pk::default_profile, {}, a);
+  std::size_t taken = 0;
+  w::error e{};
+  for (std::uint64_t i = 0; i < 1000 && !e; ++i) {
+    e = p.push(s.add(pk::code::barrier, 0, static_cast<std::uint16_t>(i % 64), 0, i).queued());
+    taken += !e;
+  }
+  CHECK(e.code == errc::no_space);
+  CHECK(taken > 0);
+  CHECK(p.queued() == taken);
+  std::size_t n = 0;
+  for (pdu x = take(p); x.info.commands > 0; x = take(p)) n += x.info.commands;
+  CHECK(n == taken);  // what was taken is all there
+}
+
+TEST_CASE("packer: packed cookies can go to a call, without a bound on their count") {
+  command_store s;
+  auto p = make_packer<2, 1, 2048>();
+  for (std::uint64_t i = 1; i <= 1100; ++i)
+    REQUIRE_FALSE(p->push(s.add(pk::code::barrier, 0, 1, 0, i).queued()));
+  std::array<std::uint8_t, pk::sue_pack_limit> out{};
+  std::vector<std::uint64_t> got;
+  const auto r = p->next(out, pk::always_eligible{}, [&](std::uint64_t c) { got.push_back(c); });
+  REQUIRE(r);
+  CHECK(r->commands == pk::sue_pack_limit / 4);  // 1024 barriers of 4 bytes fill the PDU
+  REQUIRE(got.size() == r->commands);
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == i + 1);
+}
+
+TEST_CASE("packer: a queue taken out comes out whole and in order, and the rest is untouched") {
+  command_store s;
+  auto p = make_packer<3, 2, 64>();
+  auto q = make_packer<3, 2, 64>();
+  for (std::uint64_t i = 1; i <= 9; ++i)
+    REQUIRE_FALSE(p->push(s.add(pk::code::write_full, i, static_cast<std::uint16_t>(i % 3),
+                                static_cast<std::uint8_t>(i % 2), i)
+                              .queued()));
+  // {1, 1}: cookies 1 and 7; moved to q, as a caller re-pinning a stream would.
+  std::vector<std::uint64_t> moved;
+  const std::size_t n = p->drain(1, 1, [&](const pk::queued_command& c) {
+    moved.push_back(c.cookie);
+    CHECK(c.destination == 1);
+    CHECK(c.vc == 1);
+    REQUIRE_FALSE(q->push(c));
+  });
+  CHECK(n == 2);
+  CHECK(moved == std::vector<std::uint64_t>{1, 7});
+  CHECK(p->queued() == 7);
+  CHECK(p->queued(1, 1) == 0);
+  CHECK(p->drain(1, 1, [](const pk::queued_command&) { FAIL("empty"); }) == 0);
+  const pdu x = take(*q);
+  CHECK(x.cookies == cookies_of({1, 7}));
+  CHECK(x.payload == wire_of(s, x.cookies));  // controls rebuilt byte for byte
+  std::size_t left = 0;
+  for (pdu y = take(*p); y.info.commands > 0; y = take(*p)) {
+    CHECK(!(y.info.destination == 1 && y.info.vc == 1));
+    left += y.info.commands;
+  }
+  CHECK(left == 7);
 }

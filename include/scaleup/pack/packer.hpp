@@ -5,7 +5,14 @@
 // VC by arrival order (R2: "arrival order-based scheduling within a VC") or, as R1 had it,
 // round robin; it packs that queue's commands back to back up to the limit and sends. It never
 // waits for more commands (R2 4.5: "SUE does not delay transactions for reasons of packing").
-// No heap: queues are linked lists in a fixed pool, like the thesis's shared linked-list queues.
+// Queues are linked lists in one pool, like the thesis's shared linked-list queues. Arrival order
+// keeps each VC's non-empty queues in a heap by the arrival number of their oldest command, so
+// choosing among a thousand destinations costs a few steps, not a look at each (round robin, R1's
+// rule, still walks the destinations from the one after the last served).
+//
+// Storage (storage.hpp): fixed_storage keeps every table in the object, no heap; heap_storage
+// grows the pool and the queues from the caller's allocator as they are used, up to the same
+// bounds, for a simulation whose XPUs each address a few of 1023 peers.
 //
 // What the packer keeps of a command, and for how long (decisions.md practice 15):
 //   - the control (at most 18 bytes, R2 Table 3's 144-bit tx_control) is copied into the pool
@@ -18,13 +25,16 @@
 
 #include <array>
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <ranges>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 #include "scaleup/pack/command.hpp"
+#include "scaleup/pack/storage.hpp"
 #include "scaleup/wire/field.hpp"
 
 namespace scaleup::pack {
@@ -110,33 +120,52 @@ struct always_eligible {
   constexpr bool operator()(std::uint16_t, std::uint8_t) const noexcept { return true; }
 };
 
-template <std::size_t Destinations, std::size_t VCs = 4, std::size_t Capacity = 1024>
+template <std::size_t Destinations, std::size_t VCs = 4, std::size_t Capacity = 1024,
+          storage_kind Storage = fixed_storage>
 class packer {
   static_assert(VCs >= 1 && VCs <= 4, "SUE has up to 4 VCs (R2 Table 1)");
   static_assert(Capacity + Destinations * VCs < 0xFFFF,
                 "pool indices and the queues' head links are 16 bits");
+  static constexpr bool grows = Storage::grows;
 
  public:
   using config = packer_config<VCs>;
+  using storage = Storage;
 
-  constexpr explicit packer(const profile& prof, const config& c = {}) noexcept
-      : prof_(&prof), cfg_(c) {
-    for (std::size_t i = 0; i < Capacity; ++i)
-      free_list_[i] = static_cast<std::uint16_t>(Capacity - 1 - i);
-    for (std::size_t i = 0; i < queues_.size(); ++i) {
-      queues_[i] = queue{head_link(i), 0};
-      next_[head_link(i)] = nil;
+  // `mem`: where heap_storage takes its tables from (malloc and free when none is given);
+  // fixed_storage ignores it.
+  constexpr explicit packer(const profile& prof, const config& c = {},
+                            const allocator& mem = {}) noexcept
+      : prof_(&prof),
+        cfg_(c),
+        pool_(mem),
+        queues_(mem),
+        heaps_(make_heaps(mem)),
+        free_list_(mem),
+        next_(mem),
+        heads_(mem) {
+    if constexpr (!grows) {
+      for (std::size_t i = 0; i < Capacity; ++i)
+        free_list_[i] = static_cast<std::uint16_t>(Capacity - 1 - i);
+      free_count_ = Capacity;
+      for (std::size_t i = 0; i < Destinations * VCs; ++i) {
+        queues_[i] = queue{head_link(i), 0};
+        next_[head_link(i)] = nil;
+      }
     }
     for (std::size_t code = 0; code < 256; ++code)
       admit_[code] = admission(prof.framing(static_cast<std::uint8_t>(code)), cfg_.limit);
   }
+  packer(const packer&) = delete;
+  packer& operator=(const packer&) = delete;
 
   constexpr const config& settings() const noexcept { return cfg_; }
 
   // Queues a command after checking it against the profile's framing, so that every command
   // the packer writes can be unpacked. The control is copied; the data stays borrowed.
   SCALEUP_ALWAYS_INLINE constexpr error push(const queued_command& c) noexcept {
-    if (!admissible(c.destination, c.vc, c.control, c.data.span()) || free_count_ == 0) [[unlikely]]
+    if (!admissible(c.destination, c.vc, c.control, c.data.span()) || !room_for(c.destination))
+        [[unlikely]]
       return refusal(c.destination, c.vc, c.control, c.data.span());
     const std::uint16_t e = free_list_[--free_count_];
     pool_[e].control = control_words::of(c.control.data(), c.control.size());
@@ -158,9 +187,24 @@ class packer {
   }
 
   // Every pool entry not free holds a queued command.
-  constexpr std::size_t queued() const noexcept { return Capacity - free_count_; }
+  constexpr std::size_t queued() const noexcept { return pool_size() - free_count_; }
   constexpr std::size_t queued(std::uint16_t destination, std::uint8_t vc) const noexcept {
+    if (destination >= Destinations || vc >= VCs || index(destination, vc) >= queues_size())
+      return 0;
     return queues_[index(destination, vc)].count;
+  }
+  // Commands queued on a VC, every destination.
+  constexpr std::size_t queued_vc(std::uint8_t vc) const noexcept {
+    return vc < VCs ? vc_total(vc) : 0;
+  }
+  // Bytes the tables take: the object, plus what heap_storage took from the allocator.
+  constexpr std::size_t memory() const noexcept {
+    std::size_t n = sizeof(*this);
+    if constexpr (grows) {
+      n += pool_.bytes() + queues_.bytes() + free_list_.bytes() + next_.bytes() + heads_.bytes();
+      for (const auto& h : heaps_) n += h.bytes();
+    }
+    return n;
   }
 
   // Picks a queue and packs it into `out` (at least `limit` bytes). `eligible(dest, vc)` is the
@@ -169,6 +213,60 @@ class packer {
   template <class Eligible = always_eligible>
   constexpr wire::result<packed_pdu> next(mutable_bytes out, Eligible&& eligible = {},
                                           std::span<std::uint64_t> cookies = {}) noexcept {
+    return next_pdu(out, eligible, cookie_span{cookies});
+  }
+
+  // The same, handing each packed command's cookie to `on_packed(cookie)` as it is packed, in
+  // order, with no bound on how many (a caller that frees what the command borrowed).
+  template <class Eligible, class OnPacked>
+  requires std::invocable<OnPacked&, std::uint64_t>
+  constexpr wire::result<packed_pdu> next(mutable_bytes out, Eligible&& eligible,
+                                          OnPacked&& on_packed) noexcept {
+    return next_pdu(out, eligible, cookie_call<std::remove_reference_t<OnPacked>>{&on_packed});
+  }
+
+  // Takes every command of queue {destination, vc} out, oldest first, unpacked: `take(c)` gets
+  // each as a queued_command (its control rebuilt from the pool, its data as borrowed), for a
+  // caller that moves a queue elsewhere (to another port's packer when a stream is re-pinned).
+  // Returns how many were taken.
+  template <class Take>
+  constexpr std::size_t drain(std::uint16_t destination, std::uint8_t vc, Take&& take) noexcept {
+    if (destination >= Destinations || vc >= VCs || index(destination, vc) >= queues_size())
+      return 0;
+    const std::size_t qi = index(destination, vc);
+    queue& q = queues_[qi];
+    const std::size_t n = q.count;
+    if (n == 0) return 0;
+    if constexpr (Destinations > 1) heap_remove(vc, static_cast<std::uint16_t>(qi));
+    std::uint16_t at = head_of(qi);
+    for (std::size_t i = 0; i < n; ++i) {
+      const entry& e = pool_[at];
+      std::array<std::uint8_t, max_control_bytes + 8> control{};
+      e.control.write(control.data(), e.control_len);
+      take(queued_command{destination, vc, bytes(control.data(), e.control_len),
+                          borrowed(bytes(e.data, e.data_len)), e.send_now, e.cookie});
+      free_list_[free_count_++] = at;
+      at = next_[at];
+    }
+    q.count = 0;
+    set_empty(qi);
+    if constexpr (Destinations > 1) vc_count_[vc] -= n;
+    return n;
+  }
+
+ private:
+  // Where packed commands' cookies go: a span (bounding the count) or a call per command.
+  struct cookie_span {
+    std::span<std::uint64_t> out;
+  };
+  template <class F>
+  struct cookie_call {
+    F* f;
+  };
+
+  template <class Eligible, class Cookies>
+  constexpr wire::result<packed_pdu> next_pdu(mutable_bytes out, Eligible& eligible,
+                                              Cookies cookies) noexcept {
     if (out.size() < cfg_.limit)
       return error{errc::no_space,
                    "pack",
@@ -176,13 +274,15 @@ class packer {
                    static_cast<std::uint32_t>(cfg_.limit),
                    static_cast<std::uint32_t>(out.size()),
                    "output smaller than the limit"};
-    std::array<std::uint16_t, VCs> pick{};
+    std::array<choice, VCs> pick{};
     std::array<bool, VCs> ready{};
     std::uint32_t total_weight = 0;
     for (std::size_t v = 0; v < VCs; ++v) {
       if (vc_total(v) == 0) continue;
-      const std::uint16_t d = choose_queue(static_cast<std::uint8_t>(v), eligible);
-      if (d == nil) continue;
+      if constexpr (requires { eligible.vc_eligible(std::uint8_t{}); })
+        if (!eligible.vc_eligible(static_cast<std::uint8_t>(v))) continue;
+      const choice d = choose_queue(static_cast<std::uint8_t>(v), eligible);
+      if (d.destination == nil) continue;
       pick[v] = d;
       ready[v] = true;
       total_weight += cfg_.weights[v];
@@ -207,7 +307,6 @@ class packer {
     return pack_queue(pick[best], static_cast<std::uint8_t>(best), out, cookies);
   }
 
- private:
   static constexpr std::uint16_t nil = 0xFFFF;
 
   // A control as the pool keeps it: 64-bit words, not bytes. Bytes would be stored through
@@ -378,6 +477,37 @@ class packer {
     return error{errc::no_space, "pack", 0, 0, 0, "command pool full"};
   }
 
+  // Room for one more command, destination checked: with heap_storage the pool and the
+  // destination's queues grow here (false: a bound reached or the allocator out of memory).
+  SCALEUP_ALWAYS_INLINE constexpr bool room_for(std::uint16_t destination) noexcept {
+    if constexpr (grows) {
+      if (free_count_ == 0 && !grow_pool()) return false;
+      const std::size_t need = (std::size_t{destination} + 1) * VCs;
+      if (need > queues_.size() && !grow_queues(need)) return false;
+      return true;
+    } else {
+      (void)destination;
+      return free_count_ != 0;
+    }
+  }
+
+  constexpr bool grow_pool() noexcept {
+    const std::size_t old = pool_.size();
+    if (!pool_.reserve(old + 1)) return false;
+    const std::size_t now = pool_.size();
+    if (!free_list_.reserve(now) || !next_.reserve(now)) return false;
+    for (std::size_t i = now; i > old; --i)
+      free_list_[free_count_++] = static_cast<std::uint16_t>(i - 1);
+    return true;
+  }
+  constexpr bool grow_queues(std::size_t need) noexcept {
+    if (!queues_.reserve(need) || !heads_.reserve(queues_.size())) return false;
+    if constexpr (Destinations > 1)
+      for (auto& h : heaps_)
+        if (!h.reserve(queues_.size() / VCs)) return false;
+    return true;
+  }
+
   // Fills entry e, just taken from the free stack with its control written, and appends it to
   // its queue. (Free entries are a stack of indices, not a list threaded through the entries:
   // taking one does not wait for a load from the entry taken before.)
@@ -396,11 +526,46 @@ class packer {
     en.data_len = static_cast<std::uint16_t>(data.size());
     en.control_len = static_cast<std::uint16_t>(control_len);
     en.send_now = send_now;
-    queue& q = queues_[index(destination, vc)];
-    next_[q.tail] = e;
+    const std::size_t qi = index(destination, vc);
+    queue& q = queues_[qi];
+    if constexpr (grows) {
+      // Heads in a table of their own: the pool grows, so no head link can follow it.
+      if (q.count == 0)
+        heads_[qi] = e;
+      else
+        next_[q.tail] = e;
+    } else {
+      next_[q.tail] = e;
+    }
     q.tail = e;
+    // A queue that was empty joins its VC's heap, keyed by this, its oldest command.
+    if constexpr (Destinations > 1)
+      if (q.count == 0) heap_push(vc, heap_entry{en.seq, static_cast<std::uint16_t>(qi)});
     ++q.count;
     if constexpr (Destinations > 1) ++vc_count_[vc];
+  }
+
+  // The first command of queue qi, and the state of an empty queue.
+  constexpr std::uint16_t& head_of(std::size_t qi) noexcept {
+    if constexpr (grows)
+      return heads_[qi];
+    else
+      return next_[head_link(qi)];
+  }
+  constexpr void set_empty(std::size_t qi) noexcept {
+    if constexpr (!grows) queues_[qi].tail = head_link(qi);
+  }
+  constexpr std::size_t pool_size() const noexcept {
+    if constexpr (grows)
+      return pool_.size();
+    else
+      return Capacity;
+  }
+  constexpr std::size_t queues_size() const noexcept {
+    if constexpr (grows)
+      return queues_.size();
+    else
+      return Destinations * VCs;
   }
 
   // Commands queued for a VC.
@@ -408,47 +573,162 @@ class packer {
     if constexpr (Destinations > 1)
       return vc_count_[vc];
     else
-      return queues_[vc].count;
+      return vc < queues_size() ? queues_[vc].count : 0;
   }
+
+  // ---- each VC's non-empty queues, by the arrival of their oldest command ----
+  // A binary min-heap of (arrival number of the queue's head, queue). A queue joins it when its
+  // first command comes, its key grows when commands are packed from it, and it leaves when it
+  // is empty.
+  struct heap_entry {
+    std::uint64_t seq = 0;
+    std::uint16_t queue = 0;
+  };
+  using heap_table = table<heap_entry, (Destinations > 1 ? Destinations : 1), Storage>;
+
+  static constexpr std::array<heap_table, VCs> make_heaps(const allocator& mem) noexcept {
+    return make_heaps(mem, std::make_index_sequence<VCs>{});
+  }
+  template <std::size_t... I>
+  static constexpr std::array<heap_table, VCs> make_heaps(const allocator& mem,
+                                                          std::index_sequence<I...>) noexcept {
+    return {{(static_cast<void>(I), heap_table(mem))...}};
+  }
+
+  constexpr void heap_push(std::uint8_t vc, heap_entry x) noexcept {
+    heap_table& h = heaps_[vc];
+    std::size_t i = heap_size_[vc]++;
+    while (i > 0) {
+      const std::size_t up = (i - 1) / 2;
+      if (h[up].seq <= x.seq) break;
+      h[i] = h[up];
+      i = up;
+    }
+    h[i] = x;
+  }
+  // The entry at i got a later key: it moves down.
+  constexpr void heap_down(std::uint8_t vc, std::size_t i, heap_entry x) noexcept {
+    heap_table& h = heaps_[vc];
+    const std::size_t n = heap_size_[vc];
+    for (;;) {
+      std::size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && h[c + 1].seq < h[c].seq) ++c;
+      if (x.seq <= h[c].seq) break;
+      h[i] = h[c];
+      i = c;
+    }
+    h[i] = x;
+  }
+  constexpr void heap_erase(std::uint8_t vc, std::size_t i) noexcept {
+    heap_table& h = heaps_[vc];
+    const std::size_t last = --heap_size_[vc];
+    if (i == last) return;
+    const heap_entry x = h[last];
+    // The last entry takes the hole: up if it is older than the hole's parent, else down.
+    if (i > 0 && x.seq < h[(i - 1) / 2].seq) {
+      std::size_t j = i;
+      while (j > 0) {
+        const std::size_t up = (j - 1) / 2;
+        if (h[up].seq <= x.seq) break;
+        h[j] = h[up];
+        j = up;
+      }
+      h[j] = x;
+      return;
+    }
+    heap_down(vc, i, x);
+  }
+  constexpr void heap_remove(std::uint8_t vc, std::uint16_t qi) noexcept {
+    for (std::size_t i = 0; i < heap_size_[vc]; ++i)
+      if (heaps_[vc][i].queue == qi) return heap_erase(vc, i);
+  }
+
+  // The queue chosen on a VC, and where it sits in the VC's heap (arrival order).
+  struct choice {
+    std::uint16_t destination = nil;
+    std::size_t place = 0;
+  };
 
   template <class Eligible>
-  constexpr std::uint16_t choose_queue(std::uint8_t vc, Eligible& eligible) noexcept {
-    std::uint16_t best = nil;
-    std::uint64_t best_seq = ~std::uint64_t{0};
-    for (std::size_t k = 0; k < Destinations; ++k) {
-      // Round robin starts after the queue served last; arrival order looks at every queue.
-      const std::size_t d =
-          cfg_.order == within_vc::round_robin ? (rr_next_[vc] + k) % Destinations : k;
-      const queue& q = queues_[index(static_cast<std::uint16_t>(d), vc)];
-      if (q.count == 0 || !eligible(static_cast<std::uint16_t>(d), vc)) continue;
-      // One queue per VC, or round robin: the first eligible queue is the one.
-      if (Destinations == 1 || cfg_.order == within_vc::round_robin)
-        return static_cast<std::uint16_t>(d);
-      const std::uint64_t seq =
-          pool_[next_[head_link(index(static_cast<std::uint16_t>(d), vc))]].seq;
-      if (seq < best_seq) {
-        best_seq = seq;
-        best = static_cast<std::uint16_t>(d);
+  constexpr choice choose_queue(std::uint8_t vc, Eligible& eligible) noexcept {
+    if constexpr (Destinations == 1) {
+      // One queue per VC: it is the one, if it may go.
+      return eligible(std::uint16_t{0}, vc) ? choice{0, 0} : choice{};
+    } else if (cfg_.order == within_vc::round_robin) {
+      // R1: the first eligible queue after the one served last.
+      const std::size_t known = queues_size() / VCs;
+      for (std::size_t k = 0; k < Destinations; ++k) {
+        const std::size_t d = (rr_next_[vc] + k) % Destinations;
+        if (d >= known) continue;
+        const queue& q = queues_[index(static_cast<std::uint16_t>(d), vc)];
+        if (q.count != 0 && eligible(static_cast<std::uint16_t>(d), vc))
+          return choice{static_cast<std::uint16_t>(d), 0};
       }
+      return {};
+    } else {
+      // R2: the eligible queue whose oldest command arrived first. The heap's top when it may
+      // go; else a walk from the top that stops at each eligible entry (nothing below it is
+      // older) and looks beneath each held-back one, so held-back queues cost a step each.
+      const heap_table& h = heaps_[vc];
+      const std::size_t n = heap_size_[vc];
+      if (n == 0) return {};
+      const auto dest = [](std::uint16_t qi) { return static_cast<std::uint16_t>(qi / VCs); };
+      if (eligible(dest(h[0].queue), vc)) return choice{dest(h[0].queue), 0};
+      std::array<std::uint16_t, Destinations> todo{};
+      std::size_t top = 0;
+      choice best{};
+      std::uint64_t best_seq = ~std::uint64_t{0};
+      for (std::size_t c = 1; c <= 2 && c < n; ++c) todo[top++] = static_cast<std::uint16_t>(c);
+      while (top > 0) {
+        const std::size_t i = todo[--top];
+        if (h[i].seq >= best_seq) continue;  // an older eligible queue is known
+        if (eligible(dest(h[i].queue), vc)) {
+          best = choice{dest(h[i].queue), i};
+          best_seq = h[i].seq;
+          continue;
+        }
+        for (std::size_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c)
+          todo[top++] = static_cast<std::uint16_t>(c);
+      }
+      return best;
     }
-    return best;
   }
 
-  constexpr packed_pdu pack_queue(std::uint16_t d, std::uint8_t vc, mutable_bytes out,
-                                  std::span<std::uint64_t> cookies) noexcept {
+  template <class Cookies>
+  constexpr packed_pdu pack_queue(choice pick, std::uint8_t vc, mutable_bytes out,
+                                  Cookies cookies) noexcept {
+    const std::uint16_t d = pick.destination;
     const std::size_t qi = index(d, vc);
     queue& q = queues_[qi];
-    std::uint16_t& head = next_[head_link(qi)];
+    std::uint16_t& head = head_of(qi);
     // q.count bounds the walk: the list holds exactly that many.
-    const run r = cookies.empty()
-                      ? copy_run<false>(head, q.count, out.data(), nullptr)
-                      : copy_run<true>(head, cookies.size() < q.count ? cookies.size() : q.count,
-                                       out.data(), cookies.data());
+    run r;
+    if constexpr (std::is_same_v<Cookies, cookie_span>) {
+      r = cookies.out.empty()
+              ? copy_run<false>(head, q.count, out.data(), cookies)
+              : copy_run<true>(head, cookies.out.size() < q.count ? cookies.out.size() : q.count,
+                               out.data(), cookies);
+    } else {
+      r = copy_run<true>(head, q.count, out.data(), cookies);
+    }
     if (r.commands > 0) {
       q.count -= static_cast<std::uint32_t>(r.commands);
       head = r.at;  // past the last command, next_ is stale: the count says where the queue ends
-      if (q.count == 0) q.tail = head_link(qi);
-      if constexpr (Destinations > 1) vc_count_[vc] -= r.commands;
+      if (q.count == 0) set_empty(qi);
+      if constexpr (Destinations > 1) {
+        vc_count_[vc] -= r.commands;
+        // Its place in the heap: found there by arrival order, looked up by round robin.
+        std::size_t at = pick.place;
+        if (cfg_.order == within_vc::round_robin || heaps_[vc][at].queue != qi) {
+          for (at = 0; at < heap_size_[vc] && heaps_[vc][at].queue != qi; ++at) {
+          }
+        }
+        if (q.count == 0)
+          heap_erase(vc, at);
+        else
+          heap_down(vc, at, heap_entry{pool_[head].seq, static_cast<std::uint16_t>(qi)});
+      }
     }
     rr_next_[vc] = static_cast<std::uint16_t>((d + 1) % Destinations);
     return packed_pdu{d, vc, r.used, r.commands};
@@ -463,9 +743,9 @@ class packer {
   // Packs the queue from `at` (at most max_commands of it) into dst and frees their entries.
   // Separate loops with and without cookies, and locals rather than members: the loop's values
   // then fit in registers, not spilled around the copies.
-  template <bool Cookies>
+  template <bool WithCookies, class Cookies>
   constexpr run copy_run(std::uint16_t at, std::size_t max_commands, std::uint8_t* const dst,
-                         std::uint64_t* const cookie_out) noexcept {
+                         Cookies cookies) noexcept {
     const std::size_t limit = cfg_.limit;
     std::size_t used = 0;
     std::size_t commands = 0;
@@ -476,7 +756,12 @@ class packer {
       const std::size_t data_len = e.data_len;
       const std::size_t n = control_len + data_len;
       if (used + n > limit) break;  // it starts the next PDU
-      if constexpr (Cookies) cookie_out[commands] = e.cookie;
+      if constexpr (WithCookies) {
+        if constexpr (std::is_same_v<Cookies, cookie_span>)
+          cookies.out[commands] = e.cookie;
+        else
+          (*cookies.f)(e.cookie);
+      }
       // Framing was checked at push and the room just above: copy, with byte 1 made to agree.
       e.control.write(dst + used, control_len);
       write_checked_data(bytes(e.data, data_len), dst + used, control_len);
@@ -493,21 +778,25 @@ class packer {
 
   const profile* prof_;
   config cfg_;
-  std::array<entry, Capacity> pool_{};
-  std::array<queue, Destinations * VCs> queues_{};
+  table<entry, Capacity, Storage> pool_;
+  table<queue, Destinations * VCs, Storage> queues_;
+  std::array<heap_table, VCs> heaps_;
+  std::array<std::size_t, VCs> heap_size_{};
   std::array<std::int64_t, VCs> credit_{};
   std::array<std::size_t, VCs> vc_count_{};
   std::array<std::uint16_t, VCs> rr_next_{};
-  std::array<std::uint16_t, Capacity> free_list_{};
+  table<std::uint16_t, Capacity, Storage> free_list_;
   // The queues' links: next_[e] follows entry e in its queue. An array of their own rather than
   // a field of the entry: the walk in copy_run is a chain of these loads, one per command, and
   // an index loaded from here is an address at once (next_[at], a scaled load), where a field
   // at pool_[at] took a shift and an add more each step (16-byte commands, cache-resident:
   // 5.2 -> 4.3 ns a command; from memory 6.2 -> 5.0 ns).
-  // After the pool's links, one head link per queue (see queue).
-  std::array<std::uint16_t, Capacity + Destinations * VCs> next_{};
+  // With fixed_storage, after the pool's links, one head link per queue (see queue); with
+  // heap_storage the heads are in heads_.
+  table<std::uint16_t, (grows ? Capacity : Capacity + Destinations * VCs), Storage> next_;
+  table<std::uint16_t, (grows ? Destinations * VCs : 1), Storage> heads_;
   std::array<std::uint16_t, 256> admit_{};  // by type code: see admission()
-  std::size_t free_count_ = Capacity;
+  std::size_t free_count_ = 0;
   std::uint64_t seq_ = 0;
 };
 

@@ -25,6 +25,7 @@ enum class errc : std::uint8_t {
   no_space,          // encode: the output buffer is too small
   unsupported,       // valid, but not a variant this library decodes
   not_captured,      // bytes on the wire that the capture did not keep (its snapshot length)
+  unreachable,       // a transport's destination answers on no port (R2 3.5.8): work failed
 };
 
 constexpr std::string_view to_string(errc e) noexcept {
@@ -49,6 +50,8 @@ constexpr std::string_view to_string(errc e) noexcept {
       return "unsupported";
     case errc::not_captured:
       return "not_captured";
+    case errc::unreachable:
+      return "unreachable";
   }
   return "unknown";
 }

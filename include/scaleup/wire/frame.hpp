@@ -101,7 +101,8 @@ struct frame_params {
   std::uint32_t afh1_prefix = afh1_default_prefix;
   std::uint16_t sue_ethertype = ethertype::sue;
   std::uint16_t shim_ethertype = ethertype::afh1_shim;
-  bool pad = true;  // zero-pad to the 60-byte Ethernet minimum
+  std::uint8_t shim_next_header = shim_next_sue;  // the transport the AFH Gen 1 shim names
+  bool pad = true;                                // zero-pad to the 60-byte Ethernet minimum
 };
 
 constexpr bool has_vlan(encap e) noexcept {
@@ -262,6 +263,7 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
         s.entropy = p.entropy & 0xFFFFF;
         s.src_xpu = p.src_xpu;
         s.dst_xpu = p.dst_xpu;
+        s.next_header = p.shim_next_header;
         if ((e = detail::put(s, out, at))) return e;
       }
       break;
