@@ -59,6 +59,9 @@ class buffer_pool {
     bufs_[i].len = static_cast<std::uint32_t>(n);
   }
   wire::bytes bytes(std::uint32_t i) const noexcept { return wire::bytes(data(i), bufs_[i].len); }
+  wire::mutable_bytes span(std::uint32_t i) noexcept {
+    return wire::mutable_bytes(data(i), bufs_[i].len);
+  }
   // Buffers handed out and not given back.
   std::size_t in_use() const noexcept {
     std::size_t free = 0;

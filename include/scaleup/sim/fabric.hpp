@@ -1,27 +1,33 @@
-// A fabric harness: N XPUs (up to 1024, R2 Table 1) on one switch, each with 1, 2 or 4 ports
-// (one plane each), running the library's command framing, go-back-N and frame code over links
-// the caller models. A discrete-event simulation for tests, examples, the CLI and embedding in
-// other simulators:
+// A fabric: N XPUs (up to 1024, R2 Table 1), each one SUE instance (transport/instance.hpp) with
+// 1, 2 or 4 ports (one plane each), on one switch, over links the caller models. Everything an
+// XPU's SUE does (queueing, packing, scheduling, the RH and its ACKs, go-back-N, CBFC, LLR,
+// failover) is the instance's; the fabric adds what is outside an XPU:
 //
+//   - the switch: it forwards each frame on the destination the frame carries (read with the
+//     same reader as the XPUs'), per plane, through a FIFO egress per port that serialises
+//     frames at the port's rate; each of its ports runs the same link layer as an XPU's port
+//     (transport/link_port.hpp: LLR, CBFC with credits returned when a frame leaves the switch);
 //   - links: a link_model decides each frame's fate on each link (link_model.hpp); the default
-//     draws loss, corruption, duplication and reordering from the configuration;
-//   - commands: any command profile; the caller offers its own command bytes or lets the
-//     harness build posted full writes;
+//     draws loss, corruption, duplication and reordering from the configuration; the link
+//     layer's own messages (LLR ACK/NACK, credit updates) travel beside the frames, in the
+//     link's delay;
 //   - time: next_event_time() and advance(now) let an outside event loop drive the fabric;
 //     run(until) is that loop;
+//   - link status: a link going down tells its XPU (its instance fails over); one coming up
+//     tells every XPU (the plane reaches that XPU again, R2 3.5.8);
 //   - observation: the frames the switch receives (on_wire), every command delivered
-//     (on_delivery), and a trace of every transmission, retransmission, ACK, NACK, drop and
-//     failover (on_trace).
+//     (on_delivery), and a trace of every transmission, retransmission, ACK, NACK, drop,
+//     failover and peer declared unreachable (on_trace).
 //
-// Scale: state exists only for what a run uses. A connection {XPU, port, peer, VC} and a stream
-// {source, destination, VC} are created on first use; each connection's retransmit and ACK
-// timers are one deadline in the event queue; frames and kept PDUs live in pooled buffers. The
-// harness checks delivery itself: each PDU in flight carries a tag naming the commands packed
-// into it (stream and sequence numbers), the simulation's bookkeeping, like an ns-3 packet
-// tag; the receiver walks the commands it got with the profile and counts them against it.
+// Delivery is checked by the fabric: each PDU in flight carries a tag naming the commands packed
+// into it (the simulation's bookkeeping, like an ns-3 packet tag), and the commands an XPU gets
+// are counted against it: exactly once, and in order per {source, destination, VC} in strict
+// mode.
 //
-// Unlike the machines it drives, the harness opts into the heap: it is simulation scaffolding,
-// included only by those who run simulations.
+// Scale: an instance is made for an XPU when the run first uses it, and holds state only for the
+// peers and connections it uses (heap-grown tables); the switch likewise makes a port's state on
+// its first frame. Unlike the machines it drives, the fabric opts into the heap: it is
+// simulation scaffolding, included only by those who run simulations.
 #pragma once
 
 #include <algorithm>
@@ -46,7 +52,10 @@
 #include "scaleup/sim/ring.hpp"
 #include "scaleup/sim/slot_pool.hpp"
 #include "scaleup/transport/go_back_n.hpp"
+#include "scaleup/transport/instance.hpp"
+#include "scaleup/transport/link_port.hpp"
 #include "scaleup/transport/pfc.hpp"
+#include "scaleup/transport/sue_frame.hpp"
 #include "scaleup/wire/frame.hpp"
 
 namespace scaleup::sim {
@@ -59,20 +68,9 @@ struct link_event {
   bool up = false;
 };
 
-// An endpoint that breaks one conformance rule once (docs/conformance.md), so that a capture of
-// it tests `scaleup check` and the plugin's sue.check expert infos. A receiver: right after an
-// ACK or NACK it sends one stand-alone RH more that a conformant receiver never sends; the
-// peer's go-back-N ignores it (an ACK from the past or the future changes nothing; a second
-// NACK of the same PSN goes back where the first did). A sender: one go-back leaves out its
-// first PSN, which the receiver, waiting for it, never ACKs, until the timeout resends it. Either
-// way nothing else in the run changes.
-enum class misbehaviour : std::uint8_t {
-  none,
-  ack_unsent,     // an ACK of a PSN 1000 beyond the peer's next: never sent
-  ack_monotonic,  // after an ACK, one of the PSN before it: apsn moves backwards
-  nack_once,      // after a NACK, the same NACK again: a gap NACKed twice
-  gbn_resend,     // a sender's go-back that leaves out its first PSN (the timeout repairs it)
-};
+// An instance that breaks one conformance rule once (transport::misbehaviour): the fabric gives
+// it to XPU 0.
+using misbehaviour = transport::misbehaviour;
 
 // The rule id each misbehaviour breaks (dissect/conformance.hpp's ids), for `gen session
 // --misbehave RULE`.
@@ -85,7 +83,7 @@ inline constexpr std::array<std::pair<misbehaviour, std::string_view>, 4> misbeh
 
 struct fabric_config {
   std::uint16_t xpus = 4;          // 2 to 1024 (R2 Table 1; the RH's xpuid is 10 bits)
-  std::uint8_t ports = 1;          // per XPU: 1, 2 or 4 (R2 1.1), one plane each
+  std::uint8_t ports = 1;          // per XPU: 1, 2 or 4 (R2 Table 1), one plane each
   bool unordered = false;          // spread PDUs over ports (R2 4.4); strict pins a stream
   std::uint8_t vcs = 2;            // requests on VC0, responses on VC1 (R2 3.2.2)
   double instance_gbps = 800;      // per SUE instance, split over its ports (R2 Table 6)
@@ -110,8 +108,20 @@ struct fabric_config {
   transport::pfc_config priorities{};
   // The commands' framing: offers are checked against it, receivers walk payloads with it.
   const pack::profile* profile = &pack::default_profile;
-  std::size_t pack_limit = pack::sue_pack_limit;  // payload bytes per PDU (R2 3.3)
-  misbehaviour misbehave = misbehaviour::none;    // once, by the first receiver that can
+  std::size_t pack_limit = pack::sue_pack_limit;     // payload bytes per PDU (R2 3.3)
+  std::array<std::uint16_t, 4> weights{1, 1, 1, 1};  // WRR across VCs (R2 4.2 step 3)
+  // Credit-based flow control on every link (R2 3.5.7): the credits (64-byte cells) each
+  // receiver grants per VC and for acknowledgements; 0: off. Returned by the receiver: the
+  // switch as a frame leaves it, an XPU as it takes a frame.
+  std::uint32_t cbfc_credits = 0;
+  bool llr = false;  // Link Layer Retransmission on every link (R2 3.5.5)
+  // A peer unreachable on every plane this long has its commands failed (the instance's).
+  std::uint64_t unreachable_after = transport::instance_config{}.unreachable_after;
+  misbehaviour misbehave = misbehaviour::none;  // once, by XPU 0
+
+  // What the library refuses: Table 1's 1, 2 or 4 ports; SUE Lite (no RH) for a fabric of PDUs.
+  // (Unordered mode with one port runs strict: there is nothing to spread over.)
+  wire::error check() const noexcept;
 };
 
 struct fabric_stats {
@@ -125,6 +135,12 @@ struct fabric_stats {
   std::uint64_t mismatched = 0;       // delivered PDUs whose commands differ from their tag: 0
   std::uint64_t delivered_bytes = 0;  // command bytes handed to XPUs
   std::uint64_t first_offer = 0, last_delivery = 0;
+  std::uint64_t failed = 0;             // commands an instance failed (peer unreachable)
+  std::uint64_t peers_unreachable = 0;  // times an instance declared a peer unreachable
+  std::uint64_t llr_replays = 0;        // frames LLR sent again, every link end
+  std::uint64_t llr_dropped = 0;        // frames LLR refused at a receiver (FCS, sequence)
+  std::uint64_t credit_stalls = 0;      // times a link end waited for CBFC credits
+  std::uint64_t control = 0;            // failover requests and replies
 
   double goodput_gbps() const {
     const std::uint64_t span = last_delivery > first_offer ? last_delivery - first_offer : 0;
@@ -137,7 +153,7 @@ struct offer {
   std::uint64_t at = 0;  // ns; earlier than now() is now
   std::uint16_t src = 0, dst = 0;
   std::uint8_t vc = 0;
-  // The harness's own command, a posted full write (WR_FULL_P) of this many data bytes (1-256)
+  // The fabric's own command, a posted full write (WR_FULL_P) of this many data bytes (1-256)
   // whose tag and address name its stream and sequence, so a capture shows them...
   std::uint16_t data = 64;
   // ...or the caller's: control then data, framed by config().profile (copied at add()).
@@ -165,6 +181,7 @@ enum class trace_kind : std::uint8_t {
   failover,     // a connection's outstanding work moved to `to_port`
   link_down,
   link_up,
+  peer_unreachable,  // an XPU declared `peer` unreachable on every port: its commands failed
 };
 
 enum class drop_reason : std::uint8_t {
@@ -176,6 +193,8 @@ enum class drop_reason : std::uint8_t {
   misaddressed,  // the receiver is not its destination
   duplicate,     // go-back-N: a PSN already delivered (re-ACKed)
   gap,           // go-back-N: a PSN after a missing one (NACKed once per gap)
+  llr,           // the link layer refused it: a bad FCS, or out of LLR sequence (replayed)
+  partition,     // a partition not allowed for its source
 };
 
 struct trace_event {
@@ -193,8 +212,25 @@ struct trace_event {
   wire::bytes frame{};       // transmit, retransmit, ack, nack, drop: the frame (during the call)
 };
 
+inline wire::error fabric_config::check() const noexcept {
+  if (ports != 1 && ports != 2 && ports != 4)
+    return wire::error{.code = wire::errc::bad_value,
+                       .layer = "sim",
+                       .what = "an XPU has 1, 2 or 4 ports (R2 Table 1)",
+                       .field = "sue.ports",
+                       .value = ports};
+  if (encap == wire::encap::lite)
+    return wire::error{.code = wire::errc::unsupported,
+                       .layer = "sim",
+                       .what = "encap lite carries no RH: a fabric of SUE PDUs cannot use it",
+                       .field = "sue.encap",
+                       .value = static_cast<std::uint64_t>(encap)};
+  return {};
+}
+
 class fabric {
  public:
+  using instance = transport::sue_instance<transport::fabric_sizing>;
   static constexpr std::size_t max_xpus = 1024;  // R2 Table 1; the RH's xpuid has 10 bits
   static constexpr std::size_t max_ports = 4;
   static constexpr std::size_t max_vcs = 4;
@@ -206,13 +242,13 @@ class fabric {
   // `links`: the caller's link model (it must outlive the fabric); none: probabilistic_links
   // over the configuration's probabilities.
   explicit fabric(fabric_config cfg, link_model* links = nullptr) : cfg_(std::move(cfg)) {
+    if (cfg_.ports == 1) cfg_.unordered = false;  // nothing to spread over (R2 4.4)
+    error_ = cfg_.check();
     cfg_.xpus = std::clamp<std::uint16_t>(cfg_.xpus, 2, max_xpus);
-    cfg_.ports = std::clamp<std::uint8_t>(cfg_.ports, 1, max_ports);
     cfg_.vcs = std::clamp<std::uint8_t>(cfg_.vcs, 1, max_vcs);
     cfg_.pack_limit =
         std::clamp<std::size_t>(cfg_.pack_limit, pack::max_command_bytes, wire::sue_max_payload);
     if (cfg_.profile == nullptr) cfg_.profile = &pack::default_profile;
-    if (cfg_.ports == 1) cfg_.unordered = false;  // unordered needs more than one port (R2 1.2)
     if (links == nullptr) {
       own_links_ = std::make_unique<probabilistic_links>(
           cfg_.loss, cfg_.corrupt, cfg_.duplicate, cfg_.reorder, cfg_.reorder_delay, cfg_.seed);
@@ -221,14 +257,22 @@ class fabric {
           !(cfg_.loss > 0) && !(cfg_.corrupt > 0) && !(cfg_.duplicate > 0) && !(cfg_.reorder > 0);
     }
     links_ = links;
+    icfg_ = instance_config_of(cfg_);
+    if (!error_) error_ = instance::check(icfg_);
+    if (error_) return;
+    lcfg_ = icfg_.link;
     xpus_.resize(cfg_.xpus);
-    egress_busy_.assign(std::size_t{cfg_.xpus} * max_ports, 0);
+    switch_.resize(std::size_t{cfg_.xpus} * max_ports);
     port_ns_per_byte_ = 8.0 * cfg_.ports / cfg_.instance_gbps;
     for (std::size_t i = 0; i < cfg_.link_events.size(); ++i)
       schedule(cfg_.link_events[i].at, ev::link, 0, 0, static_cast<std::uint32_t>(i));
   }
 
-  // Every frame as the switch receives it (retransmissions included), for a capture.
+  // Why the fabric refuses to run (1, 2 or 4 ports, ...): every add() then returns it.
+  const wire::error& config_error() const noexcept { return error_; }
+
+  // Every frame as the switch receives it (retransmissions included; with LLR, the frames the
+  // switch's link layer accepted), for a capture.
   void on_wire(frame_sink s) { wire_sink_ = std::move(s); }
   // Every command as it is delivered.
   void on_delivery(delivery_sink s) { delivery_sink_ = std::move(s); }
@@ -238,6 +282,7 @@ class fabric {
   // Queues a command for time o.at. Refused (an error, nothing queued): an XPU or VC the
   // fabric does not have, src == dst, or a command the profile does not frame.
   wire::error add(const offer& o) {
+    if (error_) return error_;
     if (o.src >= cfg_.xpus || o.dst >= cfg_.xpus || o.src == o.dst || o.vc >= cfg_.vcs)
       return wire::error{.code = wire::errc::value_too_big,
                          .layer = "sim",
@@ -281,7 +326,7 @@ class fabric {
   // at time `at` (not before now()) with the tag it left with: the caller's network carried it.
   void receive_frame(std::uint16_t xpu, std::uint8_t port, wire::bytes frame, const pdu_tag& tag,
                      std::uint64_t at) {
-    if (xpu >= cfg_.xpus || port >= cfg_.ports) return;
+    if (error_ || xpu >= cfg_.xpus || port >= cfg_.ports) return;
     const std::uint32_t f = frames_.take(frame.size());
     std::copy(frame.begin(), frame.end(), frames_.data(f));
     tag_of(f) = frame_tag{};
@@ -311,21 +356,86 @@ class fabric {
   const fabric_stats& stats() const { return stats_; }
   std::uint64_t now() const { return now_; }
   const fabric_config& config() const { return cfg_; }
-  // What the run holds: connections and streams created, buffers in use.
-  std::size_t connections() const { return conns_.size(); }
+  // The instance of XPU x, if the run has made it.
+  const instance* xpu(std::uint16_t x) const {
+    return x < xpus_.size() ? xpus_[x].sue.get() : nullptr;
+  }
+  // What the run holds: connections (every instance's) and streams made, buffers in use (every
+  // instance's and the fabric's own).
+  std::size_t connections() const {
+    std::size_t n = 0;
+    for (const auto& x : xpus_)
+      if (x.sue) n += x.sue->connections();
+    return n;
+  }
   std::size_t streams() const { return streams_.size(); }
-  std::size_t buffers_in_use() const { return frames_.in_use() + bytes_.in_use(); }
+  std::size_t buffers_in_use() const {
+    std::size_t n = frames_.in_use() + bytes_.in_use();
+    for (const auto& x : xpus_)
+      if (x.sue) n += x.sue->buffers_in_use();
+    return n;
+  }
+  // Bytes of state: the instances', the switch ports', the streams'.
+  std::size_t memory() const {
+    std::size_t n = sizeof(*this) + xpus_.capacity() * sizeof(xpu_state) +
+                    switch_.capacity() * sizeof(std::unique_ptr<switch_port>) +
+                    streams_.capacity() * sizeof(stream_state);
+    for (const auto& x : xpus_)
+      if (x.sue) n += x.sue->memory();
+    for (const auto& s : switch_)
+      if (s) n += sizeof(switch_port) + s->link.memory();
+    for (const auto& s : streams_) n += s.entries.size() * sizeof(command_entry);
+    return n;
+  }
 
  private:
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
-  static constexpr std::uint8_t no_port = 0xFF;
   static constexpr std::size_t default_control = 12;  // pack::cmd_write
+  using link_t = transport::link_port<transport::fabric_sizing::replay_frames,
+                                      transport::fabric_sizing::replay_bytes, pack::heap_storage>;
+
+  static transport::instance_config instance_config_of(const fabric_config& c) {
+    transport::instance_config i;
+    i.ports = c.ports;
+    i.vcs = c.vcs;
+    i.unordered = c.unordered;
+    i.frame.kind = c.encap;
+    i.profile = c.profile;
+    i.pack_limit = c.pack_limit;
+    i.weights = c.weights;
+    i.gbn = c.gbn;
+    i.keys = c.keys;
+    i.priorities = c.priorities;
+    i.unreachable_after = c.unreachable_after;
+    i.link.llr = c.llr;
+    i.link.pfc = c.priorities;
+    if (c.cbfc_credits > 0) {
+      i.link.cbfc = true;
+      i.link.cbfc_rx.capacity.fill(0);
+      for (std::size_t v = 0; v < max_vcs; ++v)
+        i.link.cbfc_rx.capacity[i.link.cbfc_rx.link.vc_class[v]] = c.cbfc_credits;
+      i.link.cbfc_rx.capacity[i.link.ack_class] = c.cbfc_credits;
+      // Updates as soon as a quarter of the buffer is free again, so a small buffer turns over.
+      i.link.cbfc_rx.threshold = std::max<std::uint32_t>(1, c.cbfc_credits / 4);
+    }
+    return i;
+  }
 
   // ---- events ----------------------------------------------------------------------------
-  enum class ev : std::uint8_t { offer, port_free, at_switch, at_xpu, tick, link, failover };
+  enum class ev : std::uint8_t {
+    offer,      // a command's time came
+    port_free,  // an XPU port finished sending: it may send the next frame
+    at_switch,  // a frame reaches the switch
+    at_xpu,     // a frame reaches an XPU
+    xpu_timer,  // an instance's deadline
+    sw_timer,   // a switch port's link layer deadline
+    to_switch,  // a link message reaches a switch port
+    to_xpu,     // a link message reaches an XPU port
+    link,       // a link event
+  };
   struct event {
     std::uint64_t at;
-    std::uint32_t ref;  // offer, frame, connection, link event or failover, by kind
+    std::uint32_t ref;  // offer, frame, link event or message, by kind
     std::uint16_t xpu;
     std::uint8_t port;
     ev kind;
@@ -342,7 +452,6 @@ class fabric {
     for (;;) {
       event e{};
       const std::uint64_t t_offer = offer_queue_.empty() ? never : offer_queue_.next_time();
-      // Events before the next offer first; then the offer, if it is due.
       if (t_offer == 0 || !events_.take_until(std::min(until, t_offer - 1), e)) {
         if (t_offer > until || t_offer == never) break;
         e = offer_queue_.pop();
@@ -354,7 +463,7 @@ class fabric {
           break;
         case ev::port_free:
           xpus_[e.xpu].ports[e.port].free_pending = false;
-          pump(e.xpu, e.port);
+          kick(e.xpu);
           break;
         case ev::at_switch:
           at_switch(e.ref);
@@ -362,129 +471,135 @@ class fabric {
         case ev::at_xpu:
           at_xpu(e.ref);
           break;
-        case ev::tick:
-          on_tick(e.ref, e.at);
+        case ev::xpu_timer:
+          if (xpus_[e.xpu].timer_at == e.at) {
+            xpus_[e.xpu].timer_at = never;
+            step(e.xpu, transport::instance_event::tick());
+          }
           break;
+        case ev::sw_timer:
+          if (switch_port* s = switch_[e.ref].get(); s && s->timer_at == e.at) {
+            s->timer_at = never;
+            s->link.tick(now_);
+            switch_messages(e.ref);
+            egress(e.ref);
+            arm_switch(e.ref);
+          }
+          break;
+        case ev::to_switch: {
+          const message m = messages_[e.ref];
+          messages_.remove(e.ref);
+          if (switch_port* s = port_of_switch(m.x, m.p)) {
+            if (m.epoch == xpus_[m.x].ports[m.p].epoch) s->link.message(m.msg, now_);
+            switch_messages(index_of(m.x, m.p));
+            egress(index_of(m.x, m.p));
+            arm_switch(index_of(m.x, m.p));
+          }
+          break;
+        }
+        case ev::to_xpu: {
+          const message m = messages_[e.ref];
+          messages_.remove(e.ref);
+          if (m.epoch == xpus_[m.x].ports[m.p].epoch)
+            step(m.x, transport::instance_event::message_in(m.p, m.msg));
+          break;
+        }
         case ev::link:
           on_link(cfg_.link_events[e.ref]);
-          break;
-        case ev::failover:
-          on_failover(e.ref);
           break;
       }
     }
   }
 
   // ---- state -----------------------------------------------------------------------------
-  // A frame in flight, beside its bytes: where it goes, what it carries, and what the switch
-  // read of it (kept for the receiver, unless the way down changes the bytes).
+  // A frame in flight, beside its bytes: where it goes, what it carries, what its link layer
+  // carries beside it, and the switch's reading of it (kept for the receiver, unless the way
+  // down changes the bytes).
   struct frame_tag {
     pdu_tag pdu{};
-    std::uint64_t epoch = 0;       // of the link it is on
-    std::uint32_t rx_conn = none;  // the receiving end's connection, as the sender knows it
+    std::uint64_t epoch = 0;  // of the link it is on
     std::uint16_t from = 0, to = 0;
     std::uint8_t port = 0;
-    bool read_valid = false;  // the fields below are a reading of the bytes as they are now
-    bool good = false;        // an RH and a good R-CRC
-    std::uint16_t payload_at = 0, payload_len = 0;
-    std::uint32_t dst = none;  // the destination the frame carries (none: none found)
-    wire::reliability_header rh{};
+    bool damaged = false;     // the link model flipped bits of it on its last link
+    bool read_valid = false;  // `read` is a reading of the bytes as they are now
+    transport::link_info link{};
+    transport::sue_frame read{};
   };
   struct pending_offer {
     std::uint16_t src, dst;
     std::uint8_t vc;
     bool send_now;
     std::uint16_t size;  // command bytes
-    std::uint32_t slot;  // the caller's command bytes; none: the harness's write
+    std::uint32_t slot;  // the caller's command bytes; none: the fabric's write
   };
-  // A command of a stream from its offer to its delivery.
+  // A command of a stream from its offer to its delivery (or failure).
   struct command_entry {
     std::uint64_t offered_at = 0;
-    std::uint32_t slot = none;
     std::uint16_t size = 0;
-    bool send_now = false;
     bool delivered = false;
+    bool failed = false;
   };
   struct stream_state {
     std::uint16_t src = 0, dst = 0;
     std::uint8_t vc = 0;
-    std::uint8_t pin = no_port;   // strict: the port it is pinned to
-    std::uint8_t where = idle;    // idle, ready (in a port's list), parked, stranded
-    std::uint8_t ready_on = 0;    // the port whose ready list holds it
-    std::uint64_t base = 0;       // the oldest command not yet delivered (entries' front)
-    std::uint64_t packed = 0;     // the next command to pack
-    std::uint64_t next = 0;       // the next command to be offered
+    std::uint64_t base = 0;  // the oldest command not yet delivered (entries' front)
+    std::uint64_t next = 0;  // the next command to be offered
+    // Commands the instance refused for good (its peer declared unreachable): the instance
+    // numbers what it takes, so its numbers are the stream's less these. (A declaration fails
+    // every command taken before it, so none taken before a refusal is delivered after it.)
+    std::uint64_t refused = 0;
     ring<command_entry> entries;  // [base, next)
-    std::array<std::uint32_t, max_ports> conn{none, none, none, none};
   };
-  static constexpr std::uint8_t idle = 0, ready = 1, parked = 2, stranded = 3;
-
-  // What the sender keeps for go-back-N: the packed commands (R2 4.2 step 4); a few bytes
-  // (a read, a response, a barrier) in place, more in a buffer.
-  struct kept_pdu {
-    static constexpr std::size_t in_place = 16;
-    pdu_tag tag{};
-    std::uint32_t buf = none;  // none: the payload is in `small`
-    std::uint16_t size = 0;
-    std::uint8_t vc = 0;
-    bool sent = false;  // on this connection
-    std::array<std::uint8_t, in_place> small{};
-  };
-  wire::bytes payload_of(const kept_pdu& k) const {
-    return k.buf == none ? wire::bytes(k.small.data(), k.size) : bytes_.bytes(k.buf);
-  }
-  void release(const kept_pdu& k) {
-    if (k.buf != none) bytes_.give(k.buf);
-  }
-  struct connection_state {
-    transport::connection<16> m{};
-    std::uint16_t xpu = 0, peer = 0;
-    std::uint8_t port = 0, vc = 0;  // vc: the VC key (0 for every VC when keyed per peer)
-    bool ack_queued = false;
-    bool failing = false;
-    std::uint32_t far = none;            // the peer's end of this connection, once looked up
-    std::uint64_t tick_at = 0;           // the pending timer event (0: none)
-    ring<kept_pdu> kept;                 // PSNs una .. next - 1, in order
-    ring<kept_pdu> backlog;              // moved here by a failover, waiting for window
-    std::vector<std::uint32_t> waiting;  // streams parked until the window opens
-  };
-  struct resend_run {  // PDUs of one connection to send, in order
-    std::uint32_t conn;
-    std::uint16_t psn;
-    std::uint16_t count;
+  // A command on its way to the XPU's instance, held while it has no credit for it.
+  struct waiting_offer {
+    std::uint32_t stream;
+    std::uint64_t seq;   // in the stream
+    std::uint32_t slot;  // its bytes (the fabric's own write is built again)
+    std::uint16_t size;
+    bool send_now;
   };
   struct port_state {
     bool up = true;
     bool free_pending = false;  // a port_free event is scheduled
     std::uint64_t busy_until = 0;
-    std::uint64_t epoch = 0;   // bumps on link down: frames on the wire are lost
-    ring<std::uint32_t> acks;  // connections owing an ACK or NACK
-    ring<resend_run> resend;
-    std::array<ring<std::uint32_t>, max_vcs> ready{};  // streams with commands to pack
-    std::uint8_t next_vc = 0;
-    std::size_t queued_streams = 0;
+    std::uint64_t epoch = 0;        // bumps on link down: frames on the wire are lost
+    std::vector<pdu_tag> llr_tags;  // with LLR: each frame's tag by its sequence, for replays
   };
   struct xpu_state {
+    std::unique_ptr<instance> sue;
     std::array<port_state, max_ports> ports{};
-    std::vector<std::uint32_t> conns;     // this XPU's connections
-    std::vector<std::uint32_t> stranded;  // streams with no usable port
-    std::uint32_t failing = 0;            // connections being failed over
-    std::uint8_t next_port = 0;           // unordered: where pump_any starts looking
+    std::uint64_t timer_at = never;  // the xpu_timer event scheduled
+    ring<waiting_offer> waiting;     // commands held back for credits, in order
+    std::uint8_t next_port = 0;      // unordered: where the search for a free port starts
   };
-  struct extra_rh {
-    std::uint32_t conn;
-    wire::rh_op op;
-    transport::psn<16> apsn;
+  // A switch port: the link layer of the switch's end of XPU x's port p, and its egress.
+  struct switch_port {
+    link_t link;
+    ring<std::uint32_t> queue;  // frames waiting to leave (credits, LLR's store)
+    std::uint64_t busy_until = 0;
+    std::uint64_t timer_at = never;
+    std::vector<pdu_tag> llr_tags;  // with LLR: each frame's tag by its sequence, for replays
+    explicit switch_port(const transport::link_config& c) : link(c) {}
   };
-  struct failover_move {
-    std::uint32_t conn;
-    std::uint8_t to;
+  static constexpr std::size_t llr_slots = transport::fabric_sizing::replay_frames;
+  static_assert(4096 % llr_slots == 0, "an LLR sequence names its slot");
+  static void remember(std::vector<pdu_tag>& tags, const transport::link_info& info,
+                       const pdu_tag& tag) {
+    if (!info.llr) return;
+    if (tags.empty()) tags.resize(llr_slots);
+    tags[info.seq % llr_slots] = tag;
+  }
+  static pdu_tag recall(const std::vector<pdu_tag>& tags, const transport::link_info& info) {
+    return info.llr && !tags.empty() ? tags[info.seq % llr_slots] : pdu_tag{};
+  }
+  struct message {
+    std::uint16_t x;
+    std::uint8_t p;
+    std::uint64_t epoch;
+    transport::link_message msg;
   };
 
   frame_tag& tag_of(std::uint32_t f) { return frames_.meta(f); }
-  std::uint8_t vc_key(std::uint8_t vc) const {
-    return cfg_.keys == transport::keying::port_peer ? 0 : vc;
-  }
   std::uint64_t delay_of(std::uint16_t x, std::uint8_t p) const {
     const std::size_t i = std::size_t{x} * max_ports + p;
     return i < cfg_.link_delays.size() && cfg_.link_delays[i] ? cfg_.link_delays[i]
@@ -494,23 +609,36 @@ class fabric {
     // Preamble, SFD and inter-frame gap: 20 bytes on the wire besides the frame and its FCS.
     return static_cast<std::uint64_t>(static_cast<double>(bytes + 4 + 20) * port_ns_per_byte_) + 1;
   }
-
-  std::uint32_t conn_of(std::uint16_t x, std::uint8_t p, std::uint16_t peer, std::uint8_t vc) {
-    const std::uint8_t k = vc_key(vc);
-    const std::uint64_t key =
-        (((std::uint64_t{x} * max_ports + p) * max_xpus + peer) * max_vcs) + k;
-    return conn_index_.find_or_add(key, [&] {
-      const auto i = static_cast<std::uint32_t>(conns_.size());
-      conns_.emplace_back();
-      connection_state& c = conns_.back();
-      c.xpu = x;
-      c.peer = peer;
-      c.port = p;
-      c.vc = k;
-      xpus_[x].conns.push_back(i);
-      return i;
-    });
+  static std::uint32_t index_of(std::uint16_t x, std::uint8_t p) {
+    return static_cast<std::uint32_t>(std::size_t{x} * max_ports + p);
   }
+  switch_port* port_of_switch(std::uint16_t x, std::uint8_t p) {
+    std::unique_ptr<switch_port>& s = switch_[index_of(x, p)];
+    if (!s) {
+      s = std::make_unique<switch_port>(lcfg_);
+      s->link.start(now_);
+      switch_messages(index_of(x, p));
+      arm_switch(index_of(x, p));
+    }
+    return s.get();
+  }
+
+  instance& sue(std::uint16_t x) {
+    xpu_state& xs = xpus_[x];
+    if (!xs.sue) {
+      transport::instance_config c = icfg_;
+      c.xpuid = x;
+      c.misbehave = x == 0 ? cfg_.misbehave : misbehaviour::none;
+      xs.sue = std::make_unique<instance>(c);
+      xs.sue->set_notes({this, [](void* self, const transport::instance_note& n) {
+                           static_cast<fabric*>(self)->on_note(n);
+                         }});
+      for (std::uint8_t p = 0; p < cfg_.ports; ++p)
+        if (!xs.ports[p].up) xs.sue->step(now_, transport::instance_event::link_status(p, false));
+    }
+    return *xs.sue;
+  }
+
   std::uint32_t stream_of(std::uint16_t src, std::uint16_t dst, std::uint8_t vc) {
     const std::uint64_t key = (std::uint64_t{src} * max_xpus + dst) * max_vcs + vc;
     return stream_index_.find_or_add(key, [&] {
@@ -522,10 +650,8 @@ class fabric {
       return i;
     });
   }
-  std::uint32_t stream_conn(std::uint32_t s, std::uint8_t p) {
-    std::uint32_t& c = streams_[s].conn[p];
-    if (c == none) c = conn_of(streams_[s].src, p, streams_[s].dst, streams_[s].vc);
-    return c;
+  std::uint32_t find_stream(std::uint16_t src, std::uint16_t dst, std::uint8_t vc) const {
+    return stream_index_.find((std::uint64_t{src} * max_xpus + dst) * max_vcs + vc);
   }
 
   void trace(const trace_event& t) {
@@ -540,21 +666,252 @@ class fabric {
                         .reason = why,
                         .where = where,
                         .frame = frames_.bytes(f)});
-    release_frame(f);
+    frames_.give(f);
   }
-  void release_frame(std::uint32_t f) { frames_.give(f); }
 
-  // Reads frame f (read_pdu) into its tag: the destination, the RH, where the payload is, and
-  // whether a receiver would accept it.
-  void read_into(std::uint32_t f, frame_tag& t) {
-    const wire::bytes b = frames_.bytes(f);
-    const pdu_read r = read_pdu(b);
-    t.read_valid = true;
-    t.good = r.good();
-    t.dst = r.dst_xpu ? *r.dst_xpu : none;
-    t.rh = r.rh ? *r.rh : wire::reliability_header{};
-    t.payload_at = static_cast<std::uint16_t>(r.payload.data() ? r.payload.data() - b.data() : 0);
-    t.payload_len = static_cast<std::uint16_t>(r.payload.size());
+  // ---- the instances ---------------------------------------------------------------------
+  // The XPU whose instance is being stepped, and the frame it is given (for the notes).
+  std::uint16_t stepping_ = 0;
+  std::uint32_t stepping_frame_ = none;
+
+  transport::instance_actions step(std::uint16_t x, const transport::instance_event& e) {
+    instance& s = sue(x);
+    stepping_ = x;
+    const transport::instance_actions a = s.step(now_, e);
+    settle(x);
+    return a;
+  }
+
+  // After any step of XPU x's instance: its free ports send, its timer is set.
+  void settle(std::uint16_t x) {
+    kick(x);
+    xpu_state& xs = xpus_[x];
+    const std::uint64_t d = xs.sue->deadline();
+    if (d != transport::link_never && (xs.timer_at == never || d < xs.timer_at)) {
+      xs.timer_at = std::max(d, now_);
+      schedule(xs.timer_at, ev::xpu_timer, x, 0, 0);
+    }
+  }
+
+  // Every port of XPU x that is free and has something to send sends it; a busy one is woken
+  // when it is free.
+  void kick(std::uint16_t x) {
+    xpu_state& xs = xpus_[x];
+    if (!xs.sue) return;
+    for (int round = 0; round < 8; ++round) {
+      // Commands held for credits go first: sending freed some.
+      retry_waiting(x);
+      const std::uint8_t ready = xs.sue->ready_ports();
+      if (ready == 0) break;
+      bool sent = false;
+      // Unordered mode: the first free port takes the next PDU, looking from a port that turns,
+      // so that idle ports share the work (R2 4.4: "based on available bandwidth").
+      const std::uint8_t first = xs.next_port;
+      if (cfg_.unordered) xs.next_port = static_cast<std::uint8_t>((first + 1) % cfg_.ports);
+      for (std::uint8_t k = 0; k < cfg_.ports; ++k) {
+        const auto p = static_cast<std::uint8_t>((first + k) % cfg_.ports);
+        if (((ready >> p) & 1u) == 0) continue;
+        port_state& ps = xs.ports[p];
+        if (!ps.up) continue;
+        if (ps.busy_until > now_) {
+          if (!ps.free_pending) {
+            ps.free_pending = true;
+            schedule(ps.busy_until, ev::port_free, x, p, 0);
+          }
+          continue;
+        }
+        sent = transmit(x, p) || sent;
+      }
+      if (!sent) break;
+    }
+  }
+
+  // Port p of XPU x takes the instance's next frame.
+  bool transmit(std::uint16_t x, std::uint8_t p) {
+    xpu_state& xs = xpus_[x];
+    const std::uint32_t f = frames_.take(max_frame);
+    stepping_ = x;
+    const transport::instance_actions a =
+        xs.sue->step(now_, transport::instance_event::transmit(p, frames_.span(f)));
+    const transport::instance_frame& fr = a.frame;
+    if (fr.size == 0) {
+      frames_.give(f);
+      return false;
+    }
+    frames_.resize(f, fr.size);
+    frame_tag& t = tag_of(f);
+    t = frame_tag{};
+    t.from = x;
+    t.to = fr.peer;
+    t.port = p;
+    t.epoch = xs.ports[p].epoch;
+    t.link = fr.link;
+    using transport::frame_kind;
+    if (fr.commands > 0 && (fr.kind == frame_kind::pdu || fr.kind == frame_kind::retransmission ||
+                            fr.kind == frame_kind::lite)) {
+      const std::uint32_t s = find_stream(x, fr.peer, fr.vc);
+      t.pdu = s == index_map::absent ? pdu_tag{none, fr.commands, fr.first_seq}
+                                     : pdu_tag{s, fr.commands, fr.first_seq + streams_[s].refused};
+    }
+    // LLR: a frame sent again carries the tag it had the first time.
+    if (fr.kind == frame_kind::replay) {
+      t.pdu = recall(xs.ports[p].llr_tags, fr.link);
+      ++stats_.llr_replays;
+    } else {
+      remember(xs.ports[p].llr_tags, fr.link, t.pdu);
+    }
+    ++stats_.frames;
+    ++stats_.frames_per_port[p];
+    if (fr.kind == frame_kind::pdu && !fr.moved) ++stats_.pdus;
+    if (fr.kind == frame_kind::retransmission) ++stats_.retransmissions;
+    if (fr.kind == frame_kind::control) ++stats_.control;
+    if (fr.op == wire::rh_op::ack) ++stats_.acks;
+    if (fr.op == wire::rh_op::nack) ++stats_.nacks;
+    if (trace_sink_) {
+      trace_event te{.at = now_,
+                     .xpu = x,
+                     .port = p,
+                     .peer = fr.peer,
+                     .vc = fr.vc,
+                     .psn = fr.psn,
+                     .frame = frames_.bytes(f)};
+      if (fr.kind == frame_kind::pdu || fr.kind == frame_kind::retransmission) {
+        te.kind = fr.kind == frame_kind::pdu ? trace_kind::transmit : trace_kind::retransmit;
+        trace(te);
+      }
+      if (fr.op == wire::rh_op::ack || fr.op == wire::rh_op::nack) {
+        te.kind = fr.op == wire::rh_op::ack ? trace_kind::ack : trace_kind::nack;
+        te.psn = fr.apsn;
+        trace(te);
+      }
+    }
+    port_state& ps = xs.ports[p];
+    ps.busy_until = std::max(now_, ps.busy_until) + serialise(fr.size);
+    if (!ps.free_pending) {
+      ps.free_pending = true;
+      schedule(ps.busy_until, ev::port_free, x, p, 0);
+    }
+    cross(f, hop::up, x, p, ps.busy_until, ps.busy_until + delay_of(x, p));
+    return true;
+  }
+
+  // What an instance had to say, as it happened.
+  void on_note(const transport::instance_note& n) {
+    using transport::note_kind;
+    const std::uint16_t x = stepping_;
+    switch (n.kind) {
+      case note_kind::completed:
+        break;
+      case note_kind::failed: {
+        const std::uint32_t s = find_stream(x, n.peer, n.vc);
+        stats_.failed += n.count;
+        if (s == index_map::absent) break;
+        stream_state& st = streams_[s];
+        for (std::uint32_t i = 0; i < n.count; ++i) {
+          const std::uint64_t seq = n.first_seq + st.refused + i;
+          if (seq >= st.base && seq < st.next) st.entries[seq - st.base].failed = true;
+        }
+        advance_base(st);
+        break;
+      }
+      case note_kind::dropped: {
+        drop_reason why = drop_reason::misaddressed;
+        switch (n.why) {
+          case transport::instance_drop::bad_rcrc:
+            why = drop_reason::bad_rcrc;
+            ++stats_.bad_rcrc;
+            break;
+          case transport::instance_drop::duplicate:
+            why = drop_reason::duplicate;
+            break;
+          case transport::instance_drop::gap:
+            why = drop_reason::gap;
+            break;
+          case transport::instance_drop::link:
+            why = drop_reason::llr;
+            ++stats_.llr_dropped;
+            break;
+          case transport::instance_drop::link_down:
+            why = drop_reason::link_down;
+            ++stats_.dropped_link_down;
+            break;
+          case transport::instance_drop::partition:
+            why = drop_reason::partition;
+            break;
+          default:
+            ++stats_.misaddressed;
+            break;
+        }
+        if (trace_sink_)
+          trace(trace_event{
+              .kind = trace_kind::drop,
+              .at = now_,
+              .xpu = x,
+              .port = n.port,
+              .peer = n.peer,
+              .vc = n.vc,
+              .psn = n.psn,
+              .reason = why,
+              .where = hop::down,
+              .frame = stepping_frame_ != none ? frames_.bytes(stepping_frame_) : wire::bytes{}});
+        break;
+      }
+      case note_kind::unreachable:
+        ++stats_.unreachable;
+        trace(trace_event{.kind = trace_kind::unreachable,
+                          .at = now_,
+                          .xpu = x,
+                          .port = n.port,
+                          .peer = n.peer,
+                          .vc = n.vc});
+        break;
+      case note_kind::peer_unreachable:
+        ++stats_.peers_unreachable;
+        trace(trace_event{
+            .kind = trace_kind::peer_unreachable, .at = now_, .xpu = x, .peer = n.peer});
+        break;
+      case note_kind::failover:
+        ++stats_.failovers;
+        stats_.moved += n.count;
+        trace(trace_event{.kind = trace_kind::failover,
+                          .at = now_,
+                          .xpu = x,
+                          .port = n.port,
+                          .peer = n.peer,
+                          .vc = n.vc,
+                          .to_port = n.to_port,
+                          .moved = n.count});
+        break;
+      case note_kind::link_message: {
+        const std::uint32_t m =
+            messages_.add(message{x, n.port, xpus_[x].ports[n.port].epoch, n.message});
+        schedule(now_ + delay_of(x, n.port), ev::to_switch, x, n.port, m);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // The switch port's link layer messages go to XPU x's port p.
+  void switch_messages(std::uint32_t i) {
+    switch_port& s = *switch_[i];
+    const auto x = static_cast<std::uint16_t>(i / max_ports);
+    const auto p = static_cast<std::uint8_t>(i % max_ports);
+    for (const transport::link_message& msg : s.link.messages()) {
+      const std::uint32_t m = messages_.add(message{x, p, xpus_[x].ports[p].epoch, msg});
+      schedule(now_ + delay_of(x, p), ev::to_xpu, x, p, m);
+    }
+    s.link.clear_messages();
+  }
+  void arm_switch(std::uint32_t i) {
+    switch_port& s = *switch_[i];
+    const std::uint64_t d = s.link.deadline();
+    if (d != transport::link_never && (s.timer_at == never || d < s.timer_at)) {
+      s.timer_at = std::max(d, now_);
+      schedule(s.timer_at, ev::sw_timer, static_cast<std::uint16_t>(i / max_ports),
+               static_cast<std::uint8_t>(i % max_ports), i);
+    }
   }
 
   // ---- offering commands -----------------------------------------------------------------
@@ -564,258 +921,58 @@ class fabric {
     if (stats_.offered++ == 0) stats_.first_offer = now_;
     const std::uint32_t s = stream_of(o.src, o.dst, o.vc);
     stream_state& st = streams_[s];
-    st.entries.push_back(command_entry{now_, o.slot, o.size, o.send_now, false});
+    st.entries.push_back(command_entry{now_, o.size, false, false});
     ++st.next;
-    if (st.where == idle) make_ready(s);
-  }
-
-  // The port a new PDU of stream s goes out on, or no_port.
-  std::uint8_t port_for(std::uint32_t s) {
-    stream_state& st = streams_[s];
-    xpu_state& xs = xpus_[st.src];
-    const auto usable = [&](std::uint8_t q) {
-      return xs.ports[q].up && !conns_[stream_conn(s, q)].m.tx.unreachable;
-    };
-    if (!cfg_.unordered) {
-      if (st.pin != no_port && usable(st.pin)) return st.pin;
-      // Pin to the first usable port, starting from a spread over source, destination and VC,
-      // so that the streams into one XPU share its planes too.
-      st.pin = no_port;
-      for (std::uint8_t k = 0; k < cfg_.ports && st.pin == no_port; ++k) {
-        const auto q = static_cast<std::uint8_t>((st.src + st.dst + st.vc + k) % cfg_.ports);
-        if (usable(q)) st.pin = q;
-      }
-      return st.pin;
-    }
-    // Unordered: any usable port will do; the ports share one ready list per VC and whichever
-    // is free takes the next PDU (R2 4.4: "based on available bandwidth").
-    for (std::uint8_t q = 0; q < cfg_.ports; ++q)
-      if (usable(q)) return q;
-    return no_port;
-  }
-
-  // Unordered mode: whether a port other than p can take a new PDU of stream s now.
-  bool other_port_open(std::uint32_t s, std::uint8_t p) {
-    for (std::uint8_t q = 0; q < cfg_.ports; ++q) {
-      if (q == p || !xpus_[streams_[s].src].ports[q].up) continue;
-      const connection_state& cq = conns_[stream_conn(s, q)];
-      if (!cq.m.tx.unreachable && !cq.failing && cq.backlog.empty() &&
-          cq.m.tx.in_flight() < cfg_.gbn.window)
-        return true;
-    }
-    return false;
-  }
-
-  // The ready lists a port serves: its own in strict mode, the XPU's shared ones (kept in port
-  // 0's state) in unordered mode.
-  std::uint8_t lane(std::uint8_t p) const { return cfg_.unordered ? 0 : p; }
-
-  void make_ready(std::uint32_t s) {
-    stream_state& st = streams_[s];
-    if (st.packed == st.next) {
-      st.where = idle;
+    sue(o.src);
+    xpu_state& xs = xpus_[o.src];
+    const waiting_offer w{s, st.next - 1, o.slot, o.size, o.send_now};
+    if (!xs.waiting.empty() || !hand_over(o.src, w)) {
+      xs.waiting.push_back(w);
       return;
     }
-    const std::uint8_t p = port_for(s);
-    if (p == no_port) {
-      st.where = stranded;
-      xpus_[st.src].stranded.push_back(s);
-      return;
+    settle(o.src);
+  }
+
+  // Gives a command to its XPU's instance; false: no credit yet (it waits, in order).
+  bool hand_over(std::uint16_t x, const waiting_offer& w) {
+    std::array<std::uint8_t, pack::max_command_bytes> own{};
+    wire::bytes cmd;
+    if (w.slot == none) {
+      write_own_command(streams_[w.stream], w.seq, w.size, own.data());
+      cmd = wire::bytes(own.data(), w.size);
+    } else {
+      cmd = bytes_.bytes(w.slot);
     }
-    enqueue(s, lane(p));
-    if (cfg_.unordered)
-      pump_any(st.src);
-    else
-      pump(st.src, p);
-  }
-
-  // Unordered mode: every port may take the XPU's next PDU; the first free one does, looking
-  // from a port that turns, so idle ports share the work.
-  void pump_any(std::uint16_t x) {
-    const std::uint8_t first = xpus_[x].next_port;
-    xpus_[x].next_port = static_cast<std::uint8_t>((first + 1) % cfg_.ports);
-    for (std::uint8_t k = 0; k < cfg_.ports; ++k)
-      pump(x, static_cast<std::uint8_t>((first + k) % cfg_.ports));
-  }
-
-  void enqueue(std::uint32_t s, std::uint8_t l) {
-    stream_state& st = streams_[s];
-    st.where = ready;
-    st.ready_on = l;
-    port_state& ls = xpus_[st.src].ports[l];
-    ls.ready[st.vc].push_back(s);
-    ++ls.queued_streams;
-  }
-
-  void park(std::uint32_t s, std::uint32_t c) {
-    streams_[s].where = parked;
-    conns_[c].waiting.push_back(s);
-  }
-  void wake(std::uint32_t c) {
-    if (conns_[c].waiting.empty()) return;
-    std::vector<std::uint32_t> w;
-    w.swap(conns_[c].waiting);
-    for (const std::uint32_t s : w)
-      if (streams_[s].where == parked) make_ready(s);
-    w.clear();
-    if (conns_[c].waiting.empty()) conns_[c].waiting.swap(w);  // keep the capacity
-  }
-
-  // Strict order holds across a failover: while a connection the stream may have used is being
-  // moved, its newer commands wait for it (the connection, or none).
-  std::uint32_t moving(std::uint32_t s) const {
-    const stream_state& st = streams_[s];
-    if (xpus_[st.src].failing == 0) return none;
-    for (std::uint8_t q = 0; q < cfg_.ports; ++q)
-      if (st.conn[q] != none && conns_[st.conn[q]].failing) return st.conn[q];
-    return none;
-  }
-
-  // Streams of XPU x that found no usable port try again (a link came up, a failover ended).
-  void unstrand(std::uint16_t x) {
-    if (xpus_[x].stranded.empty()) return;
-    std::vector<std::uint32_t> waiting;
-    waiting.swap(xpus_[x].stranded);
-    for (const std::uint32_t s : waiting)
-      if (streams_[s].where == stranded) make_ready(s);
-  }
-
-  // ---- transmitting ----------------------------------------------------------------------
-  // Keeps port p of XPU x busy: ACKs and NACKs first, then PDUs to send again, then new PDUs.
-  void pump(std::uint16_t x, std::uint8_t p) {
-    port_state& ps = xpus_[x].ports[p];
-    if (!ps.up) return;
-    if (ps.busy_until > now_) {
-      if (!ps.free_pending) {
-        ps.free_pending = true;
-        schedule(ps.busy_until, ev::port_free, x, p, 0);
-      }
-      return;
+    const stream_state& st = streams_[w.stream];
+    const std::size_t ctrl =
+        std::max<std::size_t>(cfg_.profile->framing(cmd[0]) & pack::profile::control_mask, 1);
+    stepping_ = x;
+    const transport::instance_actions a =
+        xpus_[x].sue->step(now_, transport::instance_event::command(st.dst, st.vc, cmd.first(ctrl),
+                                                                    cmd.subspan(ctrl), w.send_now));
+    if (a.error.code == wire::errc::no_space) return false;  // credits: later
+    if (w.slot != none) bytes_.give(w.slot);
+    stream_state& s2 = streams_[w.stream];
+    if (a.error) {
+      // Refused for good (the destination declared unreachable): the command failed.
+      ++stats_.failed;
+      ++s2.refused;
+      if (w.seq >= s2.base && w.seq < s2.next) s2.entries[w.seq - s2.base].failed = true;
+      advance_base(s2);
+      return true;
     }
-    if (extra_ && conns_[extra_->conn].xpu == x && conns_[extra_->conn].port == p) {
-      const extra_rh e = *extra_;
-      extra_.reset();
-      send(e.conn, nullptr, {}, &e);
-      return;
-    }
-    while (!ps.acks.empty()) {
-      const std::uint32_t c = ps.acks.front();
-      ps.acks.pop_front();
-      conns_[c].ack_queued = false;
-      // Already carried by a data PDU: nothing left to say.
-      if (transport::pending_ack(conns_[c].m.rx).first == wire::rh_op::none) continue;
-      send(c, nullptr, {});
-      return;
-    }
-    while (!ps.resend.empty()) {
-      resend_run& r = ps.resend.front();
-      const std::uint32_t c = r.conn;
-      const transport::psn<16> psn(r.psn);
-      const bool more = r.count > 1;
-      r.psn = static_cast<std::uint16_t>(r.psn + 1);
-      if (--r.count == 0) ps.resend.pop_front();
-      const auto& tx = conns_[c].m.tx;
-      if (!within(psn, tx.una, tx.in_flight())) continue;  // acknowledged meanwhile
-      if (skip_resend(more, psn, tx.una)) continue;
-      send(c, &conns_[c].kept[distance(tx.una, psn)], psn);
-      return;
-    }
-    port_state& ls = xpus_[x].ports[lane(p)];
-    for (std::uint8_t k = 0; k < cfg_.vcs; ++k) {
-      const auto vc = static_cast<std::uint8_t>((ps.next_vc + k) % cfg_.vcs);
-      ring<std::uint32_t>& list = ls.ready[vc];
-      // Each stream is looked at once: in unordered mode one this port cannot take goes back
-      // for the others.
-      for (std::size_t budget = list.size(); budget > 0 && !list.empty(); --budget) {
-        const std::uint32_t s = list.front();
-        list.pop_front();
-        --ls.queued_streams;
-        stream_state& st = streams_[s];
-        if (st.where != ready || st.ready_on != lane(p)) continue;  // re-homed meanwhile
-        st.where = idle;
-        if (st.packed == st.next) continue;
-        // Strict: still pinned here? Its pin moves on a failover, a link down, unreachable.
-        if (!cfg_.unordered &&
-            !(st.pin == p && ps.up && !conns_[stream_conn(s, p)].m.tx.unreachable) &&
-            port_for(s) != p) {
-          make_ready(s);
-          continue;
-        }
-        const std::uint32_t c = stream_conn(s, p);
-        const connection_state& cs = conns_[c];
-        const bool closed = cs.m.tx.unreachable || cs.failing || !cs.backlog.empty() ||
-                            cs.m.tx.in_flight() >= cfg_.gbn.window;
-        if (cfg_.unordered && closed) {
-          if (other_port_open(s, p))
-            enqueue(s, lane(p));
-          else
-            park(s, c);  // woken when this connection's window opens or its failover ends
-          continue;
-        }
-        // Strict: wait for a failover of a connection the stream used, for PDUs moved here to
-        // go first, or for window; each wakes the stream when it is over.
-        if (const std::uint32_t m = cfg_.unordered ? none : moving(s); m != none) {
-          park(s, m);
-          continue;
-        }
-        if (closed) {
-          park(s, c);
-          continue;
-        }
-        ps.next_vc = static_cast<std::uint8_t>((vc + 1) % cfg_.vcs);
-        send_new(s, c);
-        if (streams_[s].packed != streams_[s].next && streams_[s].where == idle) {
-          enqueue(s, lane(p));              // round robin among the VC's streams
-          if (cfg_.unordered) pump_any(x);  // a free port takes its next PDU
-        }
-        return;
-      }
+    if (a.seq + s2.refused != w.seq) ++stats_.mismatched;
+    return true;
+  }
+  void retry_waiting(std::uint16_t x) {
+    xpu_state& xs = xpus_[x];
+    while (!xs.waiting.empty()) {
+      if (!hand_over(x, xs.waiting.front())) return;
+      xs.waiting.pop_front();
     }
   }
 
-  // Packs the stream's oldest commands (up to the limit, or a send_now) into a new PDU on
-  // connection c, keeps it and sends it.
-  void send_new(std::uint32_t s, std::uint32_t c) {
-    stream_state& st = streams_[s];
-    std::size_t bytes = 0;
-    std::uint32_t n = 0;
-    for (std::uint64_t q = st.packed; q < st.next; ++q) {
-      const command_entry& e = st.entries[q - st.base];
-      if (bytes + e.size > cfg_.pack_limit) break;
-      bytes += e.size;
-      ++n;
-      if (e.send_now) break;
-    }
-    connection_state& cs = conns_[c];
-    cs.kept.push_back(kept_pdu{});  // cannot be refused: the window was checked
-    kept_pdu& k = cs.kept.back();
-    k.tag = pdu_tag{s, n, st.packed};
-    k.size = static_cast<std::uint16_t>(bytes);
-    k.vc = st.vc;
-    if (bytes > kept_pdu::in_place) k.buf = bytes_.take(bytes);
-    std::uint8_t* out = k.buf == none ? k.small.data() : bytes_.data(k.buf);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint64_t seq = st.packed + i;
-      command_entry& e = st.entries[seq - st.base];
-      if (e.slot == none) {
-        write_own_command(st, seq, e.size, out);
-      } else {
-        wire::copy_short(out, bytes_.data(e.slot), e.size);
-        bytes_.give(e.slot);
-        e.slot = none;
-      }
-      out += e.size;
-    }
-    st.packed += n;
-    auto [tx, act] = step(cs.m.tx, transport::sender_event<16>{transport::sender_input::send, {}},
-                          now_, cfg_.gbn);
-    cs.m.tx = tx;
-    ++stats_.pdus;
-    send(c, &k, act.psn_assigned);
-    arm(c);
-  }
-
-  // The harness's command: WR_FULL_P whose tag and address name the stream and its sequence
+  // The fabric's command: WR_FULL_P whose tag and address name the stream and its sequence
   // (the address: source in bits 63-48, VC in 47-40, sequence below), data a byte pattern.
   static void write_own_command(const stream_state& st, std::uint64_t seq, std::size_t size,
                                 std::uint8_t* out) {
@@ -829,140 +986,17 @@ class fabric {
       out[i] = static_cast<std::uint8_t>(seq + i);
   }
 
-  // Sends a frame on connection c: the kept PDU `k` with PSN `psn`, or (k null) an RH-only PDU
-  // carrying the pending ACK/NACK. Every RH carries what the receiver has to say.
-  // `forced`: a misbehaving receiver's extra RH (fabric_config::misbehave) in place of what the
-  // receiver has to say, which stays owed.
-  void send(std::uint32_t c, kept_pdu* k, transport::psn<16> psn,
-            const extra_rh* forced = nullptr) {
-    if (conns_[c].far == none) {  // before references: it may add a connection
-      const connection_state& near = conns_[c];
-      const std::uint32_t far = conn_of(near.peer, near.port, near.xpu, near.vc);
-      conns_[c].far = far;
-    }
-    connection_state& cs = conns_[c];
-    const std::uint16_t x = cs.xpu;
-    const std::uint8_t p = cs.port;
-    port_state& ps = xpus_[x].ports[p];
-    wire::reliability_header rh{};
-    rh.xpuid = x;
-    rh.vc = k ? k->vc : cs.vc;
-    // A stand-alone ACK/NACK takes no PSN of its own, and a receiver reads only its op and
-    // apsn (its npsn is the sender's next, for information).
-    rh.npsn = k ? psn.value : cs.m.tx.next.value;
-    const auto [owed_op, owed_apsn] = transport::pending_ack(cs.m.rx);
-    const wire::rh_op op = forced ? forced->op : owed_op;
-    const transport::psn<16> apsn = forced ? forced->apsn : owed_apsn;
-    rh.op = static_cast<std::uint8_t>(op);
-    rh.apsn = apsn.value;
-    if (!forced && op != wire::rh_op::none) misbehave_after(c, op, apsn);
-    if (!forced && op != wire::rh_op::none)
-      cs.m.rx = step(cs.m.rx,
-                     transport::receiver_event<16>{transport::receiver_input::ack_sent, {}, true},
-                     now_, cfg_.gbn)
-                    .first;
-    const wire::bytes payload = k ? payload_of(*k) : wire::bytes{};
-    const std::size_t need = std::max(
-        wire::header_size(cfg_.encap) + wire::pdu_size(payload.size()), wire::ethernet_min_frame);
-    const std::uint32_t f = frames_.take(need);
-    wire::frame_params fp;
-    fp.kind = cfg_.encap;
-    fp.src_xpu = x;
-    fp.dst_xpu = cs.peer;
-    fp.tc = cfg_.encap == wire::encap::afh1 ? 0
-            : k                             ? cfg_.priorities.vc_priority[rh.vc]
-                                            : cfg_.priorities.ack_priority;
-    const auto r =
-        wire::emit_sue_frame(fp, rh, payload, wire::mutable_bytes(frames_.data(f), need));
-    if (!r) {  // cannot happen for the fabric's own parameters: nothing to send
-      frames_.give(f);
-      return;
-    }
-    frames_.resize(f, r.value);
-    frame_tag& t = tag_of(f);
-    t = frame_tag{};
-    t.rx_conn = cs.far;
-    t.from = x;
-    t.to = cs.peer;
-    t.port = p;
-    t.epoch = ps.epoch;
-    if (k) t.pdu = k->tag;
-    ++stats_.frames;
-    ++stats_.frames_per_port[p];
-    const trace_kind kind = !k        ? trace_kind::ack
-                            : k->sent ? trace_kind::retransmit
-                                      : trace_kind::transmit;
-    if (k) {
-      if (k->sent) ++stats_.retransmissions;
-      k->sent = true;
-    }
-    if (op == wire::rh_op::ack) ++stats_.acks;
-    if (op == wire::rh_op::nack) ++stats_.nacks;
-    if (trace_sink_) {
-      trace_event te{.kind = kind,
-                     .at = now_,
-                     .xpu = x,
-                     .port = p,
-                     .peer = cs.peer,
-                     .vc = rh.vc,
-                     .psn = rh.npsn,
-                     .frame = frames_.bytes(f)};
-      if (k) trace(te);
-      if (op == wire::rh_op::ack || op == wire::rh_op::nack) {
-        te.kind = op == wire::rh_op::ack ? trace_kind::ack : trace_kind::nack;
-        te.psn = rh.apsn;
-        trace(te);
-      }
-    }
-    ps.busy_until = std::max(now_, ps.busy_until) + serialise(r.value);
-    cross(f, hop::up, x, p, ps.busy_until, ps.busy_until + delay_of(x, p));
-    if (!ps.acks.empty() || !ps.resend.empty() || xpus_[x].ports[lane(p)].queued_streams > 0 ||
-        extra_)
-      pump(x, p);
-  }
-
-  // A misbehaving sender (misbehaviour::gbn_resend) leaves out the first PSN of a go-back, once
-  // in a run: its resend starts past the oldest unacknowledged PSN. More of the run follows.
-  bool skip_resend(bool more, transport::psn<16> psn, transport::psn<16> una) {
-    if (misbehaved_ || cfg_.misbehave != misbehaviour::gbn_resend) return false;
-    if (psn != una || !more) return false;
-    misbehaved_ = true;
-    return true;
-  }
-
-  // The extra RH a misbehaving receiver sends after this ACK or NACK, once in a run.
-  void misbehave_after(std::uint32_t c, wire::rh_op op, transport::psn<16> apsn) {
-    if (misbehaved_ || cfg_.misbehave == misbehaviour::none) return;
-    const bool ack = op == wire::rh_op::ack;
-    switch (cfg_.misbehave) {
-      case misbehaviour::ack_unsent:
-        if (!ack) return;
-        extra_ = extra_rh{c, op, conns_[conns_[c].far].m.tx.next + 1000};
-        break;
-      case misbehaviour::ack_monotonic:
-        if (!ack) return;
-        extra_ = extra_rh{c, op, apsn - 1};
-        break;
-      case misbehaviour::nack_once:
-        if (ack) return;
-        extra_ = extra_rh{c, op, apsn};
-        break;
-      case misbehaviour::gbn_resend:  // a sender's (skip_resend)
-      case misbehaviour::none:
-        return;
-    }
-    misbehaved_ = true;
-  }
-
+  // ---- links -----------------------------------------------------------------------------
   // A frame enters a link: the link model decides what arrives where and when.
   void cross(std::uint32_t f, hop h, std::uint16_t xpu, std::uint8_t port, std::uint64_t sent,
              std::uint64_t arrival) {
     const ev kind = h == hop::up ? ev::at_switch : ev::at_xpu;
+    frame_tag& t = tag_of(f);
+    t.damaged = false;
     if (perfect_links_) {  // the default model with nothing to draw: every frame arrives
       schedule(std::max(arrival, now_), kind, xpu, port, f);
       return;
     }
-    frame_tag& t = tag_of(f);
     const link_verdict v =
         links_->on_frame(link_frame{sent, arrival, xpu, port, h, frames_.bytes(f), t.pdu});
     if (v.what == link_verdict::fate::drop) {
@@ -971,7 +1005,7 @@ class fabric {
       return;
     }
     if (v.what == link_verdict::fate::take) {
-      release_frame(f);
+      frames_.give(f);
       return;
     }
     if (v.flips > 0) {
@@ -981,6 +1015,7 @@ class fabric {
         if (v.flip[i] < bits)
           b[v.flip[i] / 8] ^= static_cast<std::uint8_t>(0x80u >> (v.flip[i] % 8));
       t.read_valid = false;
+      t.damaged = true;
       ++stats_.corrupted;
     }
     const std::uint64_t at = std::max(v.at ? v.at : arrival, now_);
@@ -996,6 +1031,15 @@ class fabric {
     }
   }
 
+  // What the link layer at the receiving end makes of a frame: its FCS check is the model's
+  // damage when the link runs LLR (the link layer catches it); without LLR a damaged frame
+  // is passed on as the old fabric did, for the R-CRC to catch.
+  transport::link_info arriving(const frame_tag& t) const {
+    transport::link_info info = t.link;
+    info.fcs_ok = !(cfg_.llr && t.damaged);
+    return info;
+  }
+
   // ---- the switch ------------------------------------------------------------------------
   void at_switch(std::uint32_t f) {
     frame_tag& t = tag_of(f);
@@ -1004,28 +1048,118 @@ class fabric {
       drop(f, drop_reason::link_down, hop::up, t.from, t.port);
       return;
     }
+    const std::uint32_t in = index_of(t.from, t.port);
+    switch_port& ingress = *port_of_switch(t.from, t.port);
+    const transport::link_info info = arriving(t);
+    if (!ingress.link.arrived(info, frames_.size(f), 0, now_)) {
+      ++stats_.llr_dropped;
+      switch_messages(in);
+      arm_switch(in);
+      drop(f, drop_reason::llr, hop::up, t.from, t.port);
+      return;
+    }
+    switch_messages(in);
+    arm_switch(in);
     if (wire_sink_) wire_sink_(now_, frames_.bytes(f));
     // A switch forwards on the destination the frame carries; the receiver's reading of the
-    // same bytes is kept, unless the way down changes them.
-    read_into(f, t);
-    if (t.dst >= cfg_.xpus) {
+    // same bytes is kept, unless the way down changes them. AFH Gen 1 control frames are
+    // forwarded on the address bits, as R2 3.5.3 has the switch look at them.
+    t.read = transport::read_sue_frame(frames_.bytes(f), receive_);
+    t.read_valid = true;
+    t.link = info;
+    std::optional<std::uint32_t> dst = t.read.dst_xpu;
+    if (!dst) dst = afh1_destination(frames_.bytes(f));
+    if (!dst || *dst >= cfg_.xpus) {
       ++stats_.misaddressed;
+      ingress.link.drained(info, frames_.size(f), 0, now_);
+      switch_messages(in);
       drop(f, drop_reason::unroutable, hop::up, t.from, t.port);
       return;
     }
-    t.to = static_cast<std::uint16_t>(t.dst);
-    const port_state& out = xpus_[t.to].ports[t.port];  // same plane
-    if (!out.up) {
+    t.to = static_cast<std::uint16_t>(*dst);
+    if (!xpus_[t.to].ports[t.port].up) {  // same plane
       ++stats_.dropped_link_down;
+      ingress.link.drained(info, frames_.size(f), 0, now_);
+      switch_messages(in);
       drop(f, drop_reason::link_down, hop::down, t.to, t.port);
       return;
     }
     // The egress port serialises frames in the order they leave the switch: FIFO per plane
     // and destination, and frames converging on one XPU queue behind each other (incast).
-    std::uint64_t& egress = egress_busy_[std::size_t{t.to} * max_ports + t.port];
-    egress = std::max(now_ + cfg_.switch_delay, egress) + serialise(frames_.size(f));
-    t.epoch = out.epoch;
-    cross(f, hop::down, t.to, t.port, egress, egress + delay_of(t.to, t.port));
+    const std::uint32_t out = index_of(t.to, t.port);
+    switch_port& eg = *port_of_switch(t.to, t.port);
+    t.epoch = xpus_[t.to].ports[t.port].epoch;
+    if (eg.queue.empty() && eg.link.can_send(t.link.cls, 0, frames_.size(f), now_)) {
+      forward(out, f);
+    } else {
+      eg.queue.push_back(f);
+      egress(out);
+    }
+  }
+
+  // Frames waiting at switch port i leave as its link layer lets them (credits, replays first).
+  void egress(std::uint32_t i) {
+    switch_port& s = *switch_[i];
+    const auto x = static_cast<std::uint16_t>(i / max_ports);
+    const auto p = static_cast<std::uint8_t>(i % max_ports);
+    if (!xpus_[x].ports[p].up) return;
+    for (;;) {
+      if (s.link.replay_pending()) {
+        const std::uint32_t f = frames_.take(max_frame);
+        transport::link_info info{};
+        const std::size_t n = s.link.replay(frames_.span(f), info);
+        if (n == 0) {
+          frames_.give(f);
+          return;
+        }
+        frames_.resize(f, n);
+        frame_tag& t = tag_of(f);
+        t = frame_tag{};
+        t.to = x;
+        t.port = p;
+        t.epoch = xpus_[x].ports[p].epoch;
+        t.link = info;
+        t.pdu = recall(s.llr_tags, info);
+        ++stats_.llr_replays;
+        depart(i, f);
+        continue;
+      }
+      if (s.queue.empty()) return;
+      const std::uint32_t f = s.queue.front();
+      if (!s.link.can_send(tag_of(f).link.cls, 0, frames_.size(f), now_)) return;
+      s.queue.pop_front();
+      forward(i, f);
+    }
+  }
+  // Frame f leaves the switch on port i: its ingress buffer frees its credits, its egress link
+  // layer numbers it (LLR) and takes its credits.
+  void forward(std::uint32_t i, std::uint32_t f) {
+    frame_tag& t = tag_of(f);
+    if (lcfg_.cbfc || lcfg_.llr) {
+      switch_port& ingress = *switch_[index_of(t.from, t.port)];
+      ingress.link.drained(t.link, frames_.size(f), 0, now_);
+      switch_messages(index_of(t.from, t.port));
+      arm_switch(index_of(t.from, t.port));
+      t.link = switch_[i]->link.sent(frames_.bytes(f), t.link.cls, now_);
+      remember(switch_[i]->llr_tags, t.link, t.pdu);
+    }
+    depart(i, f);
+  }
+  void depart(std::uint32_t i, std::uint32_t f) {
+    switch_port& s = *switch_[i];
+    frame_tag& t = tag_of(f);
+    s.busy_until = std::max(now_ + cfg_.switch_delay, s.busy_until) + serialise(frames_.size(f));
+    if (lcfg_.cbfc || lcfg_.llr) arm_switch(i);
+    cross(f, hop::down, t.to, t.port, s.busy_until, s.busy_until + delay_of(t.to, t.port));
+  }
+
+  // AFH Gen 1's destination from the address bits (R2 3.5.3: the switch looks at 16 to 32 bits
+  // of the address), for frames whose transport the reader does not read.
+  std::optional<std::uint32_t> afh1_destination(wire::bytes b) const {
+    if (b.size() < 6 || cfg_.encap == wire::encap::udp4 || cfg_.encap == wire::encap::udp6)
+      return std::nullopt;
+    if (wire::load_be32(b.data()) != wire::afh1_default_prefix) return std::nullopt;
+    return wire::load_be16(b.data() + 4);
   }
 
   // ---- receiving -------------------------------------------------------------------------
@@ -1039,77 +1173,26 @@ class fabric {
       drop(f, drop_reason::link_down, hop::down, to, p);
       return;
     }
-    if (!t.read_valid) read_into(f, t);
-    if (!t.good) {
-      ++stats_.bad_rcrc;
-      drop(f, drop_reason::bad_rcrc, hop::down, to, p);
-      return;
-    }
-    const wire::reliability_header rh = t.rh;
-    if (t.dst != to || rh.xpuid >= cfg_.xpus || rh.xpuid == to || rh.vc >= cfg_.vcs) {
-      ++stats_.misaddressed;
-      drop(f, drop_reason::misaddressed, hop::down, to, p);
-      return;
-    }
-    const std::uint16_t peer = rh.xpuid;
-    // The sender named this end of the connection; a frame from elsewhere is looked up.
-    const std::uint32_t c = t.rx_conn != none && conns_[t.rx_conn].xpu == to &&
-                                    conns_[t.rx_conn].port == p && conns_[t.rx_conn].peer == peer &&
-                                    conns_[t.rx_conn].vc == vc_key(rh.vc)
-                                ? t.rx_conn
-                                : conn_of(to, p, peer, rh.vc);
-    const pdu_tag tag = t.pdu;
-    const wire::bytes payload(frames_.data(f) + t.payload_at, t.payload_len);
-    // The reverse direction's acknowledgement, carried in this RH.
-    if (rh.op == 0 || rh.op == 1) {
-      const auto in = rh.op == 0 ? transport::sender_input::ack : transport::sender_input::nack;
-      auto [tx, act] =
-          step(conns_[c].m.tx, transport::sender_event<16>{in, transport::psn<16>(rh.apsn)}, now_,
-               cfg_.gbn);
-      conns_[c].m.tx = tx;
-      apply_sender(c, act);
-    }
-    if (payload.empty()) {  // an RH-only ACK/NACK: no PDU of its own
-      release_frame(f);
-      return;
-    }
-    connection_state& cs = conns_[c];
-    auto [rx, ract] = step(cs.m.rx,
-                           transport::receiver_event<16>{transport::receiver_input::pdu,
-                                                         transport::psn<16>(rh.npsn), true},
-                           now_, cfg_.gbn);
-    cs.m.rx = rx;
-    if (ract.deliver) {
-      deliver(to, rh.vc, tag, payload);
-    } else if (trace_sink_) {
-      trace(trace_event{.kind = trace_kind::drop,
-                        .at = now_,
-                        .xpu = to,
-                        .port = p,
-                        .peer = peer,
-                        .vc = rh.vc,
-                        .psn = rh.npsn,
-                        .reason = ract.dropped == transport::drop_reason::duplicate
-                                      ? drop_reason::duplicate
-                                      : drop_reason::gap,
-                        .where = hop::down,
-                        .frame = frames_.bytes(f)});
-    }
-    if (ract.ack_now) queue_ack(c);
-    arm(c);
-    release_frame(f);
+    transport::instance_event e =
+        transport::instance_event::frame(p, frames_.bytes(f), arriving(t));
+    if (t.read_valid) e.read = &t.read;
+    stepping_frame_ = f;
+    const transport::instance_actions a = step(to, e);
+    stepping_frame_ = none;
+    if (a.delivered.valid && !a.delivered.management) deliver(to, a.delivered, t.pdu);
+    frames_.give(f);
   }
 
   // Hands a PDU's commands to XPU `to`, checking them against the PDU's tag: exactly once, and
   // in order per {source, destination, VC} in strict mode.
-  void deliver(std::uint16_t to, std::uint8_t vc, const pdu_tag& tag, wire::bytes payload) {
+  void deliver(std::uint16_t to, const transport::instance_delivery& d, const pdu_tag& tag) {
     if (tag.stream == none || tag.stream >= streams_.size()) {
       ++stats_.mismatched;
       return;
     }
     stream_state& st = streams_[tag.stream];
-    if (st.dst != to || st.vc != vc) ++stats_.mismatched;
-    pack::unpacker u(*cfg_.profile, payload);
+    if (st.dst != to || st.vc != d.vc || st.src != d.src) ++stats_.mismatched;
+    pack::unpacker u(*cfg_.profile, d.payload);
     pack::command_view cv;
     for (std::uint32_t i = 0; i < tag.count; ++i) {
       if (!u.next(cv)) {
@@ -1117,7 +1200,7 @@ class fabric {
         break;
       }
       const std::uint64_t seq = tag.first_seq + i;
-      if (seq < st.base || st.entries[seq - st.base].delivered) {
+      if (seq < st.base || seq >= st.next || st.entries[seq - st.base].delivered) {
         ++stats_.duplicates;
         continue;
       }
@@ -1133,252 +1216,76 @@ class fabric {
       if (delivery_sink_)
         delivery_sink_(delivery{e.offered_at, now_, st.src, st.dst, st.vc, seq,
                                 wire::bytes(cv.control.data(), cv.size())});
-      while (!st.entries.empty() && st.entries.front().delivered) {
-        st.entries.pop_front();
-        ++st.base;
-      }
+      advance_base(st);
     }
     if (u.next(cv) || u.error_found()) ++stats_.mismatched;  // more, or other, than packed
   }
-
-  void apply_sender(std::uint32_t c, const transport::sender_actions<16>& a) {
-    // By value: waking streams may add connections, and conns_ may move.
-    const std::uint16_t x = conns_[c].xpu, peer = conns_[c].peer;
-    const std::uint8_t p = conns_[c].port, vc = conns_[c].vc;
-    ring<kept_pdu>& kept = conns_[c].kept;
-    for (std::uint32_t i = 0; i < a.released && !kept.empty(); ++i) {
-      release(kept.front());
-      kept.pop_front();
-    }
-    if (a.resend > 0)
-      xpus_[x].ports[p].resend.push_back(
-          resend_run{c, a.resend_from.value, static_cast<std::uint16_t>(a.resend)});
-    if (a.released > 0) {
-      drain_backlog(c);
-      wake(c);
-    }
-    if (a.unreachable) {
-      ++stats_.unreachable;
-      trace(trace_event{.kind = trace_kind::unreachable,
-                        .at = now_,
-                        .xpu = x,
-                        .port = p,
-                        .peer = peer,
-                        .vc = vc});
-      start_failover(c);
-    }
-    pump(x, p);
-  }
-
-  void queue_ack(std::uint32_t c) {
-    connection_state& cs = conns_[c];
-    if (!cs.ack_queued) {
-      cs.ack_queued = true;
-      xpus_[cs.xpu].ports[cs.port].acks.push_back(c);
-    }
-    pump(cs.xpu, cs.port);
-  }
-
-  // ---- timers ----------------------------------------------------------------------------
-  // One timer event per connection at its earliest deadline; a stale one finds nothing to do.
-  void arm(std::uint32_t c) {
-    connection_state& cs = conns_[c];
-    const std::uint64_t d = transport::next_deadline(cs.m.tx, cs.m.rx);
-    if (d == 0) return;
-    if (cs.tick_at == 0 || d < cs.tick_at || cs.tick_at <= now_) {
-      // Never at the present instant again: a deadline that is due has been handled.
-      cs.tick_at = std::max(d, now_ + 1);
-      schedule(cs.tick_at, ev::tick, 0, 0, c);
+  static void advance_base(stream_state& st) {
+    while (!st.entries.empty() && (st.entries.front().delivered || st.entries.front().failed)) {
+      st.entries.pop_front();
+      ++st.base;
     }
   }
 
-  void on_tick(std::uint32_t c, std::uint64_t at) {
-    connection_state& cs = conns_[c];
-    if (cs.tick_at != at) return;
-    cs.tick_at = 0;
-    const std::uint64_t d = transport::next_deadline(cs.m.tx, cs.m.rx);
-    if (d != 0 && d <= now_) {
-      auto [tx, act] = step(cs.m.tx, transport::sender_event<16>{transport::sender_input::tick, {}},
-                            now_, cfg_.gbn);
-      cs.m.tx = tx;
-      auto [rx, ract] =
-          step(cs.m.rx, transport::receiver_event<16>{transport::receiver_input::tick, {}, true},
-               now_, cfg_.gbn);
-      cs.m.rx = rx;
-      if (ract.ack_now) queue_ack(c);
-      apply_sender(c, act);
-    }
-    arm(c);
-  }
-
-  // ---- link status and failover (R2 3.5.8) -----------------------------------------------
+  // ---- link status (R2 3.5.8) ------------------------------------------------------------
   void on_link(const link_event& l) {
     if (l.xpu >= cfg_.xpus || l.port >= cfg_.ports) return;
-    xpu_state& xs = xpus_[l.xpu];
-    port_state& ps = xs.ports[l.port];
+    port_state& ps = xpus_[l.xpu].ports[l.port];
     if (ps.up == l.up) return;
     ps.up = l.up;
     trace(trace_event{.kind = l.up ? trace_kind::link_up : trace_kind::link_down,
                       .at = now_,
                       .xpu = l.xpu,
                       .port = l.port});
-    if (l.up) {
-      // Work stranded while no port was usable restarts now.
-      for (const std::uint32_t c : xs.conns) {
-        const connection_state& cs = conns_[c];
-        if (cs.m.tx.in_flight() > 0 && (!xs.ports[cs.port].up || cs.m.tx.unreachable))
-          start_failover(c);
-      }
-      unstrand(l.xpu);
-      for (std::uint8_t p = 0; p < cfg_.ports; ++p) pump(l.xpu, p);
-      return;
-    }
-    ++ps.epoch;  // everything on this link is lost
-    ps.busy_until = now_;
-    for (std::size_t i = 0; i < ps.acks.size(); ++i) conns_[ps.acks[i]].ack_queued = false;
-    ps.acks.clear();
-    ps.resend.clear();
-    // Strict mode: streams waiting for this port go to another. (Unordered ports share
-    // lists, which the ports still up keep serving.)
-    std::vector<std::uint32_t> moved;
-    if (!cfg_.unordered) {
-      for (auto& list : ps.ready) {
-        while (!list.empty()) {
-          moved.push_back(list.front());
-          list.pop_front();
+    const std::uint32_t i = index_of(l.xpu, l.port);
+    if (!l.up) {
+      ++ps.epoch;  // everything on this link is lost
+      ps.busy_until = now_;
+      if (switch_port* s = switch_[i].get()) {
+        while (!s->queue.empty()) {
+          const std::uint32_t f = s->queue.front();
+          s->queue.pop_front();
+          ++stats_.dropped_link_down;
+          drop(f, drop_reason::link_down, hop::down, l.xpu, l.port);
         }
+        s->link.reset(now_);
+        s->busy_until = now_;
       }
-      ps.queued_streams = 0;
-    }
-    // Link down: every connection of this port moves its outstanding work now.
-    const std::vector<std::uint32_t> conns = xs.conns;
-    for (const std::uint32_t c : conns)
-      if (conns_[c].port == l.port) {
-        if (conns_[c].m.tx.in_flight() > 0) start_failover(c);
-        wake(c);
-      }
-    for (const std::uint32_t s : moved)
-      if (streams_[s].where == ready && streams_[s].ready_on == l.port) make_ready(s);
-  }
-
-  // Moves a connection's outstanding work to another usable port (the same one, once it is up
-  // again, when there is no other). Without a usable port the work waits for a link to come up.
-  void start_failover(std::uint32_t c) {
-    connection_state& cs = conns_[c];
-    if (cs.failing) return;  // already on its way
-    for (std::uint8_t i = 1; i <= cfg_.ports; ++i) {
-      const auto to = static_cast<std::uint8_t>((cs.port + i) % cfg_.ports);
-      if (!xpus_[cs.xpu].ports[to].up) continue;
-      // Ask the peer, over the surviving plane (a management exchange, R2 3.1), how far it got
-      // on the failed connection: one round trip.
-      cs.failing = true;
-      ++xpus_[cs.xpu].failing;
-      const std::uint32_t ref = failovers_.add(failover_move{c, to});
-      schedule(now_ + 2 * (delay_of(cs.xpu, to) + delay_of(cs.peer, to) + cfg_.switch_delay),
-               ev::failover, cs.xpu, to, ref);
+      if (xpus_[l.xpu].sue) step(l.xpu, transport::instance_event::link_status(l.port, false));
       return;
     }
+    if (switch_port* s = switch_[i].get()) {
+      s->link.reset(now_);
+      s->link.start(now_);
+      switch_messages(i);
+      arm_switch(i);
+    }
+    if (xpus_[l.xpu].sue) step(l.xpu, transport::instance_event::link_status(l.port, true));
+    // Every other XPU learns that the plane reaches this one again.
+    for (std::uint16_t x = 0; x < cfg_.xpus; ++x)
+      if (x != l.xpu && xpus_[x].sue)
+        step(x, transport::instance_event::peer_status(l.xpu, l.port, true));
   }
 
-  void on_failover(std::uint32_t ref) {
-    const failover_move mv = failovers_[ref];
-    failovers_.remove(ref);
-    const std::uint32_t c = mv.conn;
-    const std::uint16_t x = conns_[c].xpu, peer = conns_[c].peer;
-    const std::uint8_t from = conns_[c].port, vk = conns_[c].vc;
-    const std::uint32_t far = conn_of(peer, from, x, vk);
-    const std::uint32_t to = conn_of(x, mv.to, peer, vk);
-    connection_state& cs = conns_[c];
-    // What the peer delivered on the failed connection is done; the rest moves. Reading the
-    // peer's expected PSN and restarting both ends happen at one instant, so nothing that
-    // arrives late on the old connection can be delivered as well as moved.
-    const transport::psn<16> expected = conns_[far].m.rx.expected;
-    std::uint32_t moved = 0;
-    transport::psn<16> p = cs.m.tx.una;
-    for (std::size_t i = 0; i < cs.kept.size(); ++i, ++p) {
-      kept_pdu k = cs.kept[i];
-      if (before(p, expected)) {
-        release(k);
-        continue;
-      }
-      k.sent = false;  // transmitted anew on its new connection
-      conns_[to].backlog.push_back(k);
-      ++moved;
-      // Strict mode: a stream whose PDUs moved follows them, so its newer ones come after.
-      if (!cfg_.unordered && k.tag.stream < streams_.size()) streams_[k.tag.stream].pin = mv.to;
-    }
-    cs.kept.clear();
-    // Restart both ends far ahead of anything still in flight: late arrivals are duplicates.
-    const transport::psn<16> base = cs.m.tx.next + 2 * cfg_.gbn.window;
-    cs.m.tx = transport::gbn_sender<16>{};
-    cs.m.tx.next = cs.m.tx.una = base;
-    conns_[far].m.rx = transport::gbn_receiver<16>{};
-    conns_[far].m.rx.expected = base;
-    cs.failing = false;
-    --xpus_[x].failing;
-    ++stats_.failovers;
-    stats_.moved += moved;
-    trace(trace_event{.kind = trace_kind::failover,
-                      .at = now_,
-                      .xpu = x,
-                      .port = from,
-                      .peer = peer,
-                      .vc = vk,
-                      .to_port = mv.to,
-                      .moved = moved});
-    // Strict mode: so do the connection's streams pinned to the failed port with nothing in
-    // flight (a stream of another VC pinned elsewhere stays: its PDUs are there).
-    if (!cfg_.unordered)
-      for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc)
-        if (vc_key(vc) == vk)
-          if (const std::uint32_t s =
-                  stream_index_.find((std::uint64_t{x} * max_xpus + peer) * max_vcs + vc);
-              s != index_map::absent && streams_[s].pin == from)
-            streams_[s].pin = mv.to;
-    drain_backlog(to);
-    wake(c);
-    unstrand(x);
-    arm(to);
-    for (std::uint8_t q = 0; q < cfg_.ports; ++q) pump(x, q);
-  }
-
-  // Moved PDUs take PSNs on their new connection as its window allows, in order, and go out.
-  void drain_backlog(std::uint32_t c) {
-    connection_state& cs = conns_[c];
-    if (cs.backlog.empty()) return;
-    const transport::psn<16> first = cs.m.tx.next;
-    std::uint16_t n = 0;
-    while (!cs.backlog.empty()) {
-      auto [tx, act] = step(cs.m.tx, transport::sender_event<16>{transport::sender_input::send, {}},
-                            now_, cfg_.gbn);
-      if (!act.assigned) break;
-      cs.m.tx = tx;
-      cs.kept.push_back(cs.backlog.front());
-      cs.backlog.pop_front();
-      ++n;
-    }
-    if (n > 0) xpus_[cs.xpu].ports[cs.port].resend.push_back(resend_run{c, first.value, n});
-    if (cs.backlog.empty()) wake(c);
-  }
+  static constexpr std::size_t max_frame = 64 + wire::pdu_size(wire::sue_max_payload);
 
   fabric_config cfg_;
+  wire::error error_{};
+  transport::instance_config icfg_{};
+  transport::link_config lcfg_{};
+  wire::receive_options receive_ = transport::sue_receive_options();
   std::unique_ptr<link_model> own_links_;
   link_model* links_ = nullptr;
   double port_ns_per_byte_ = 0;
   std::vector<xpu_state> xpus_;
-  std::vector<std::uint64_t> egress_busy_;  // per destination XPU and plane
-  std::vector<connection_state> conns_;
-  index_map conn_index_;
+  std::vector<std::unique_ptr<switch_port>> switch_;  // per XPU and port: the switch's end
   std::vector<stream_state> streams_;
   index_map stream_index_;
-  slot_pool<pending_offer> offers_;     // waiting for their time
-  slot_pool<failover_move> failovers_;  // moves under way
-  buffer_pool<frame_tag> frames_;       // frames in flight, each with its tag
-  buffer_pool<> bytes_;                 // kept PDUs' payloads, commands waiting to be packed
-  // fabric_config::misbehave: the extra RH due, and whether it was sent.
-  std::optional<extra_rh> extra_;
-  bool misbehaved_ = false;
-  bool perfect_links_ = false;  // the default model, all its probabilities 0
+  slot_pool<pending_offer> offers_;  // waiting for their time
+  slot_pool<message> messages_;      // link messages on their way
+  buffer_pool<frame_tag> frames_;    // frames in flight, each with its tag
+  buffer_pool<> bytes_;              // the caller's commands until their instance takes them
+  bool perfect_links_ = false;       // the default model, all its probabilities 0
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;

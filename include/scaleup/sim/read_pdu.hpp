@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "scaleup/transport/sue_frame.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/receive.hpp"
-#include "scaleup/wire/xpu_map.hpp"
 
 namespace scaleup::sim {
 
@@ -35,20 +35,17 @@ inline constexpr wire::receive_options fabric_receive = [] {
   return o;
 }();
 
+// The transport's reading (transport::read_sue_frame), as a PDU: nothing for SUE Lite, which
+// carries no RH.
 constexpr pdu_read read_pdu(wire::bytes f) noexcept {
-  const wire::received_frame rf = wire::read_frame(f, wire::link_ethernet, fabric_receive);
+  const transport::sue_frame s = transport::read_sue_frame(f, fabric_receive);
   pdu_read r;
-  if (!rf.kind || *rf.kind == wire::encap::lite) return r;  // SUE Lite carries no RH
-  r.kind = rf.kind;
-  if (rf.dst_xpu)
-    r.dst_xpu = rf.dst_xpu;
-  else if (rf.ipv4)
-    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(rf.ipv4->value.dst));
-  else if (rf.ipv6)
-    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(rf.ipv6->value.dst));
-  r.rh = rf.rh;
-  r.status = rf.bounds.status;
-  r.payload = rf.payload;
+  if (!s.kind || s.lite()) return r;
+  r.kind = s.kind;
+  r.dst_xpu = s.dst_xpu;
+  r.rh = s.rh;
+  r.status = s.status;
+  r.payload = s.payload;
   return r;
 }
 

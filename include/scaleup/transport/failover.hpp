@@ -14,9 +14,11 @@
 // resets nothing. The same exchange resynchronises a connection whose work was failed when its
 // peer was declared unreachable.
 //
-// Wire format (scaleup's; 8 bytes): ver(2) type(2) port(2) vc(2) generation(8) rsvd(6)
-// xpuid(10) base(16) expected(16). Carried in the deployment's encapsulation with the control
-// transport named (sue_frame.hpp).
+// Wire format (scaleup's; 12 bytes): ver(2) type(2) port(2) vc(2) generation(8) rsvd(6)
+// xpuid(10) base(16) expected(16) crc(32). Carried in the deployment's encapsulation with the
+// control transport named (sue_frame.hpp). The CRC (CRC-32 as the R-CRC, over the first eight
+// bytes) is the message's own: its carrier may have no checksum that is checked (UDP's is
+// optional, AFH has none), and a PSN read wrong would release PDUs never delivered.
 #pragma once
 
 #include <array>
@@ -25,6 +27,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "scaleup/wire/checksum.hpp"
+#include "scaleup/wire/error.hpp"
 #include "scaleup/wire/field.hpp"
 
 namespace scaleup::transport {
@@ -48,6 +52,7 @@ struct failover_message {
   std::uint16_t xpuid = 0;     // the sender of this message
   std::uint16_t base = 0;      // the PSN the connection continues from
   std::uint16_t expected = 0;  // reply: the PSN the receiver expected before it moved to base
+  std::uint32_t crc = 0;       // over the eight bytes before it (failover_crc)
   friend constexpr bool operator==(const failover_message&, const failover_message&) = default;
 };
 
@@ -61,7 +66,7 @@ struct layout<transport::failover_message> {
   static constexpr std::string_view name = "sue.failover";
   static constexpr std::string_view title = "SUE failover request/reply (scaleup format)";
   static constexpr std::string_view seed = "R2 3.5.8 (no format in the seeds)";
-  static constexpr std::size_t size = 8;
+  static constexpr std::size_t size = 12;
   // clang-format off
   static constexpr auto fields = std::tuple{
       member(&T::ver, {.name = "ver", .filter = "sue.failover.ver", .bit = 0, .width = 2,
@@ -91,9 +96,51 @@ struct layout<transport::failover_message> {
                             .description = "Reply: PSN the receiver expected (what was "
                                            "delivered ends before it)",
                             .seed = "scaleup"}),
+      member(&T::crc, {.name = "crc", .filter = "sue.failover.crc", .bit = 64, .width = 32,
+                       .type = kind::hex,
+                       .description = "CRC-32 (as the R-CRC) over the first eight bytes",
+                       .seed = "scaleup; CRC: decisions.md R-CRC"}),
   };
   // clang-format on
 };
 static_assert(tiles<transport::failover_message>());
 
 }  // namespace scaleup::wire
+
+namespace scaleup::transport {
+
+// The CRC a message must carry, over its own encoding with the CRC cut off.
+constexpr std::uint32_t failover_crc(failover_message m) noexcept {
+  m.crc = 0;
+  const auto image = wire::to_bytes(m);
+  if (!image) return 0;  // a field too wide: encode refuses the message anyway
+  return wire::crc32(wire::bytes(image->data(), 8));
+}
+
+// A message as sent: its CRC filled in.
+constexpr failover_message sealed(failover_message m) noexcept {
+  m.crc = failover_crc(m);
+  return m;
+}
+
+// A received message, or why it is to be dropped (a bad CRC, a version other than 0).
+constexpr wire::result<failover_message> read_failover(wire::bytes b) noexcept {
+  const auto m = wire::decode<failover_message>(b);
+  if (!m) return m.err;
+  if (m->ver != 0)
+    return wire::error{.code = wire::errc::unsupported,
+                       .layer = "sue.failover",
+                       .what = "failover message of another version",
+                       .field = "sue.failover.ver",
+                       .value = m->ver};
+  if (m->crc != failover_crc(*m))
+    return wire::error{.code = wire::errc::bad_checksum,
+                       .layer = "sue.failover",
+                       .offset = 8,
+                       .what = "failover message CRC mismatch: dropped",
+                       .field = "sue.failover.crc",
+                       .value = failover_crc(*m)};
+  return *m;
+}
+
+}  // namespace scaleup::transport

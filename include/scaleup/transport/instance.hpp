@@ -102,6 +102,20 @@ using fabric_sizing =
 
 // ---- configuration -----------------------------------------------------------------------------
 
+// An instance that breaks one conformance rule once (docs/conformance.md), so that a capture of
+// it tests `scaleup check` and the plugin's sue.check expert infos. As a receiver, right after an
+// ACK or NACK it sends one stand-alone RH more that a conformant receiver never sends (its peer's
+// go-back-N ignores it: an ACK from the past or the future changes nothing, a second NACK of the
+// same PSN goes back where the first did). As a sender, one go-back leaves out its first PSN,
+// which the receiver, waiting for it, never ACKs until the timeout resends it.
+enum class misbehaviour : std::uint8_t {
+  none,
+  ack_unsent,     // an ACK of a PSN 1000 beyond the last delivered: never sent
+  ack_monotonic,  // after an ACK, one of the PSN before it: apsn moves backwards
+  nack_once,      // after a NACK, the same NACK again: a gap NACKed twice
+  gbn_resend,     // a sender's go-back that leaves out its first PSN (the timeout repairs it)
+};
+
 struct instance_config {
   std::uint16_t xpuid = 0;  // this XPU (the RH's xpuid, 10 bits)
   std::uint8_t ports = 1;   // 1, 2 or 4 (R2 Table 1); at most the sizing's
@@ -131,6 +145,7 @@ struct instance_config {
   // no time: the default covers a link that retrains, a millisecond).
   std::uint64_t unreachable_after = 1'000'000;
   management_config management{};
+  misbehaviour misbehave = misbehaviour::none;  // once
 };
 
 // ---- events and what a step does ----------------------------------------------------------------
@@ -243,6 +258,7 @@ struct instance_frame {
   std::uint16_t apsn = 0;
   std::uint64_t first_seq = 0;  // pdu, retransmission, lite: the commands it carries,
   std::uint32_t commands = 0;   // numbered per {peer, VC} in offer order
+  bool moved = false;           // pdu: first sent on this connection, moved here by a failover
   link_info link{};             // what travels with it below the capture
 };
 
@@ -526,7 +542,8 @@ class sue_instance {
       const port_state& ps = ports_[p];
       if (!ps.up || (stalled_ >> p) & 1u) continue;
       if (ps.link.replay_pending() || !ps.control.empty() || !ps.mgmt.empty() || !ps.acks.empty() ||
-          !ps.resends.empty() || packers_[lane(p)].queued() > 0)
+          !ps.resends.empty() || packers_[lane(p)].queued() > 0 ||
+          (extra_.due && conns_[extra_.conn].port == p))
         r = static_cast<std::uint8_t>(r | (1u << p));
     }
     return r;
@@ -695,7 +712,6 @@ class sue_instance {
     list backlog{};         // moved here by a failover, waiting for window
     // The receiving side of the exchange: the last request answered.
     bool synced_any = false;
-    std::uint8_t synced_generation = 0;
     psn<16> synced_expected{};
     psn<16> synced_base{};
   };
@@ -704,7 +720,8 @@ class sue_instance {
     std::uint32_t buf = no_buffer;  // no_buffer: the payload is in `small`
     std::uint16_t size = 0;
     std::uint8_t vc = 0;
-    bool sent = false;
+    bool sent = false;   // on its connection
+    bool moved = false;  // moved here by a failover
     std::uint64_t first_seq = 0;
     std::uint32_t count = 0;
     std::array<std::uint8_t, 16> small{};
@@ -928,8 +945,9 @@ class sue_instance {
   }
   void arm_conn(std::uint32_t c) noexcept {
     const conn_state& cs = conns_[c];
-    std::uint64_t t = next_deadline(cs.m.tx, cs.m.rx);
-    if (t == 0) t = link_never;
+    std::uint64_t t = link_never;
+    if (cs.m.tx.timing && !cs.failing && !cs.waiting) t = cs.m.tx.deadline;
+    if (cs.m.rx.ack_timing && cs.m.rx.ack_deadline < t) t = cs.m.rx.ack_deadline;
     if (cs.failing && cs.fail_at < t) t = cs.fail_at;
     arm(owner_of_conn(c), t);
   }
@@ -937,7 +955,9 @@ class sue_instance {
 
   void conn_timer(std::uint32_t c) noexcept {
     conn_state& cs = conns_[c];
-    if (cs.m.tx.timing && now_ >= cs.m.tx.deadline) {
+    // While its work moves (or waits for a plane to move to), the connection's go-back-N
+    // timer is the exchange's business, not a reason to give up on another plane.
+    if (cs.m.tx.timing && now_ >= cs.m.tx.deadline && !cs.failing && !cs.waiting) {
       const auto r =
           transport::step(cs.m.tx, sender_event<16>{sender_input::tick, {}}, now_, cfg_.gbn);
       conns_[c].m.tx = r.first;
@@ -1110,8 +1130,8 @@ class sue_instance {
         return;
       }
     }
-    if (send_control(p, out, f) || send_management(p, out, f) || send_ack(p, out, f) ||
-        send_resend(p, out, f) || send_new(p, out, f)) {
+    if (send_extra(p, out, f) || send_control(p, out, f) || send_management(p, out, f) ||
+        send_ack(p, out, f) || send_resend(p, out, f) || send_new(p, out, f)) {
       ++stats_.frames;
       arm_port(p);
       return;
@@ -1144,6 +1164,7 @@ class sue_instance {
                     .first;
       if (op == wire::rh_op::ack) ++stats_.acks_sent;
       if (op == wire::rh_op::nack) ++stats_.nacks_sent;
+      if (cfg_.misbehave != misbehaviour::none && !misbehaved_) misbehave_after(c, op, apsn);
     }
     return wire::reliability_header{.op = static_cast<std::uint8_t>(op),
                                     .xpuid = cfg_.xpuid,
@@ -1181,6 +1202,58 @@ class sue_instance {
       f.commands = k->count;
     }
     return r.value;
+  }
+
+  // misbehaviour: the one stand-alone RH a conformant receiver never sends, right after the
+  // ACK or NACK it follows.
+  void misbehave_after(std::uint32_t c, wire::rh_op op, psn<16> apsn) noexcept {
+    const bool ack = op == wire::rh_op::ack;
+    switch (cfg_.misbehave) {
+      case misbehaviour::ack_unsent:
+        if (!ack) return;
+        extra_ = extra_rh{true, c, op, apsn + 1000};
+        break;
+      case misbehaviour::ack_monotonic:
+        if (!ack) return;
+        extra_ = extra_rh{true, c, op, apsn - 1};
+        break;
+      case misbehaviour::nack_once:
+        if (ack) return;
+        extra_ = extra_rh{true, c, op, apsn};
+        break;
+      case misbehaviour::gbn_resend:  // a sender's (send_resend)
+      case misbehaviour::none:
+        return;
+    }
+    misbehaved_ = true;
+  }
+  bool send_extra(std::uint8_t p, wire::mutable_bytes out, instance_frame& f) noexcept {
+    if (!extra_.due || conns_[extra_.conn].port != p) return false;
+    const std::size_t bytes = frame_bytes(cfg_.frame.kind, wire::pdu_size(0));
+    port_state& ps = ports_[p];
+    if (!ps.link.can_send(cfg_.link.ack_class, cfg_.priorities.ack_priority, bytes, now_))
+      return false;
+    extra_.due = false;
+    const conn_state& cs = conns_[extra_.conn];
+    const wire::reliability_header rh{.op = static_cast<std::uint8_t>(extra_.op),
+                                      .xpuid = cfg_.xpuid,
+                                      .npsn = cs.m.tx.next.value,
+                                      .vc = cs.key,
+                                      .partition = cfg_.partition,
+                                      .apsn = extra_.apsn.value};
+    const std::uint16_t peer = peers_[cs.peer].xpuid;
+    const auto r =
+        wire::emit_sue_frame(params(peer, wire_tc(cfg_.priorities.ack_priority)), rh, {}, out);
+    if (!r) return false;
+    f.size = r.value;
+    f.kind = frame_kind::ack;
+    f.peer = peer;
+    f.vc = cs.key;
+    f.psn = rh.npsn;
+    f.op = extra_.op;
+    f.apsn = rh.apsn;
+    f.link = ps.link.sent(wire::bytes(out.data(), f.size), cfg_.link.ack_class, now_);
+    return true;
   }
 
   bool send_ack(std::uint8_t p, wire::mutable_bytes out, instance_frame& f) noexcept {
@@ -1228,6 +1301,13 @@ class sue_instance {
         cs.resend_queued = false;
         continue;
       }
+      // misbehaviour::gbn_resend: once, a go-back that leaves out its first PSN.
+      if (cfg_.misbehave == misbehaviour::gbn_resend && !misbehaved_ && kept_[k].sent &&
+          cs.resend_next == tx.una && cs.resend_next + 1 != tx.next) {
+        misbehaved_ = true;
+        cs.resend_next = cs.resend_next + 1;
+        continue;
+      }
       const std::uint8_t vc = kept_[k].vc;
       const std::size_t bytes = frame_bytes(cfg_.frame.kind, wire::pdu_size(kept_[k].size));
       if (!ps.link.can_send(vc_class(vc), vc_priority(vc), bytes, now_)) return false;
@@ -1235,11 +1315,13 @@ class sue_instance {
       if (!emit(c, &kept_[k], at, out, f)) return false;
       conn_state& cs2 = conns_[c];
       f.kind = kept_[k].sent ? frame_kind::retransmission : frame_kind::pdu;
+      f.moved = !kept_[k].sent && kept_[k].moved;
       if (kept_[k].sent)
         ++stats_.retransmissions;
-      else
+      else if (!kept_[k].moved)
         ++stats_.pdus;
       kept_[k].sent = true;
+      kept_[k].moved = false;
       f.link = ps.link.sent(wire::bytes(out.data(), f.size), vc_class(vc), now_);
       cs2.resend_next = at + 1;
       if (cs2.resend_next == cs2.m.tx.next) {
@@ -1283,12 +1365,15 @@ class sue_instance {
           cs.m.tx.in_flight() >= cfg_.gbn.window || cs.m.tx.unreachable)
         return false;
     }
-    // Strict order across a failover: while another connection of the stream moves its work,
-    // the stream waits for it.
+    // Strict order across ports: while a connection of the stream on another port still has
+    // work (PDUs unacknowledged, moved there and waiting, being moved), the stream waits for
+    // it; its PDUs then reach the peer in the order they were packed.
     if (!cfg_.unordered)
       for (std::size_t q = 0; q < cfg_.ports; ++q) {
         const std::uint32_t o = ps.conn[q * max_vcs + k];
-        if (q != p && o != nil && (conns_[o].failing || conns_[o].waiting)) return false;
+        if (q == p || o == nil) continue;
+        const conn_state& os = conns_[o];
+        if (os.failing || os.waiting || os.kept.count > 0 || os.backlog.count > 0) return false;
       }
     return true;
   }
@@ -1423,16 +1508,16 @@ class sue_instance {
           fp.kind = wire::encap::afh1_vlan_shim;
           fp.shim_next_header = shim_next_control;
           break;
-        case wire::encap::afh1_shim:
         case wire::encap::afh1_vlan_shim:
           fp.shim_next_header = shim_next_control;
           break;
-        default:
-          fp.sue_ethertype = afh2_control_ethertype;
+        default:  // AFH Gen 1's shim, AFH Gen 2 of either form (see sue_frame.hpp)
+          fp.kind = wire::encap::afh1_shim;
+          fp.shim_next_header = shim_next_control;
           break;
       }
-      std::array<std::uint8_t, 8> msg{};
-      if (!wire::encode(it.msg, msg)) {
+      std::array<std::uint8_t, wire::layout<failover_message>::size> msg{};
+      if (!wire::encode(sealed(it.msg), msg)) {
         ps.control.pop_front();
         continue;
       }
@@ -1748,6 +1833,29 @@ class sue_instance {
             if (q != no_port) repin(pi, vc, q);
           }
     }
+    if (!down) {
+      // The link status says the plane works: what is in flight on it goes again now, with
+      // a fresh count of tries (the timeouts counted while the plane was down say nothing of
+      // it now).
+      for (std::uint8_t k = 0; k < max_vcs; ++k) {
+        const std::uint32_t c = peers_[pi].conn[p * max_vcs + k];
+        if (c == nil) continue;
+        conn_state& cs = conns_[c];
+        if (cs.failing || cs.waiting || cs.m.tx.unreachable || cs.m.tx.in_flight() == 0) continue;
+        cs.m.tx.retries = 0;
+        cs.m.tx.deadline = now_ + cfg_.gbn.rto;
+        queue_resend(c, cs.m.tx.una);
+        arm_conn(c);
+      }
+      // So does a failover request on its way over this plane.
+      for (std::size_t i = 0; i < cfg_.ports * max_vcs; ++i) {
+        const std::uint32_t c = peers_[pi].conn[i];
+        if (c == nil || !conns_[c].failing || conns_[c].to_port != p) continue;
+        conns_[c].tries = 0;
+        conns_[c].request_queued = false;
+        send_request(c);
+      }
+    }
     if (!down && was) resume(pi);
     reachability(pi);
   }
@@ -1779,8 +1887,12 @@ class sue_instance {
     }
     const std::uint16_t pi = static_cast<std::uint16_t>(cs.peer);
     std::uint8_t q = plane_for(pi, cs.port);
-    // The plane itself reaches the peer again: the connection resynchronises on it.
-    if (q == no_port && usable(pi, cs.port)) q = cs.port;
+    // No other plane: the exchange goes over the connection's own, while its port is up and the
+    // peer not declared unreachable. It resynchronises a plane that reaches the peer again, and
+    // is the probe of one that may (loss, not a dead link, can exhaust the retries); the
+    // declaration after unreachable_after bounds it.
+    if (q == no_port && ports_[cs.port].up && !ports_[cs.port].link.down() && !peers_[pi].declared)
+      q = cs.port;
     if (q == no_port) {
       cs.waiting = true;
       return;
@@ -1838,9 +1950,10 @@ class sue_instance {
   }
 
   void control_in(std::uint8_t p, const sue_frame& s) noexcept {
-    const auto m = wire::decode<failover_message>(s.control);
-    if (!m || m->ver != 0 || !s.dst_xpu || *s.dst_xpu != cfg_.xpuid || m->xpuid == cfg_.xpuid ||
-        m->port >= cfg_.ports || m->vc >= max_vcs)
+    const auto m = read_failover(s.control);
+    if (!m) return drop(p, instance_drop::bad_rcrc);  // damaged: the request is repeated
+    if (!s.dst_xpu || *s.dst_xpu != cfg_.xpuid || m->xpuid == cfg_.xpuid || m->port >= cfg_.ports ||
+        m->vc >= max_vcs)
       return drop(p, instance_drop::misaddressed);
     const std::uint16_t pi = peer_index(m->xpuid, true);
     if (pi == no_peer) return drop(p, instance_drop::no_room, m->xpuid);
@@ -1848,10 +1961,12 @@ class sue_instance {
     if (c == nil) return drop(p, instance_drop::no_room, m->xpuid);
     if (m->type == static_cast<std::uint8_t>(failover_type::request)) {
       conn_state& cs = conns_[c];
-      // Answered once per generation: a repeat gets the same answer and moves nothing.
-      if (!cs.synced_any || cs.synced_generation != m->generation) {
+      // Acted on once per base: a request for the base already moved to (a repeat, or a new
+      // attempt of a sender whose reply was lost, which has sent nothing since) gets the same
+      // answer and moves nothing; answering it with the expected PSN of now, the base itself,
+      // would tell the sender that everything it keeps was delivered.
+      if (!cs.synced_any || cs.synced_base.value != m->base) {
         cs.synced_any = true;
-        cs.synced_generation = m->generation;
         cs.synced_expected = cs.m.rx.expected;
         cs.synced_base = psn<16>(m->base);
         gbn_receiver<16> fresh;
@@ -1896,6 +2011,7 @@ class sue_instance {
     while (conns_[c].kept.count > 0) {
       const std::uint32_t x = pop(conns_[c].kept);
       kept_[x].sent = false;
+      kept_[x].moved = true;
       --in_flight_;
       append(moved, x);
     }
@@ -1943,7 +2059,11 @@ class sue_instance {
         if (key(vc) == k && peers_[pi].pinned[vc] && peers_[pi].pin[vc] == from) repin(pi, vc, to);
     if (d != nil) drain_backlog(d);
     arm_conn(c);
-    reachability(pi);
+    // The peer answered over `to`: that plane reaches it.
+    if ((peers_[pi].unreachable >> to) & 1u)
+      mark_plane(pi, to, false);
+    else
+      reachability(pi);
   }
   // Acknowledged by the failover reply: like an ACK.
   void release_quiet(std::uint32_t c, std::uint32_t n) noexcept {
@@ -2124,6 +2244,14 @@ class sue_instance {
   std::uint64_t queued_bytes_ = 0;
   std::size_t in_flight_ = 0;
   std::uint32_t declared_ = 0;
+  struct extra_rh {
+    bool due = false;
+    std::uint32_t conn = 0;
+    wire::rh_op op = wire::rh_op::none;
+    psn<16> apsn{};
+  };
+  extra_rh extra_{};
+  bool misbehaved_ = false;
   std::uint8_t stalled_ = 0;
   bool in_timers_ = false;
   std::uint64_t now_ = 0;

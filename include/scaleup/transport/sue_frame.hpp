@@ -9,10 +9,12 @@
 // frames are written with. SUE over UDP is on the port the sender writes (named to the reader,
 // so that a corrupted PDU is still read as one, its R-CRC then bad).
 //
-// The control messages of the failover exchange ride in the same encapsulation as the PDUs with
-// another transport named where the carrier names one: UDP port 61794 over IP, shim next header
-// 254 (RFC 3692's second experimental number) in AFH Gen 1, Ethertype 0x88B6 after AFH Gen 2.
-// A SUE PDU's reader sees no SUE in them.
+// The control messages of the failover exchange ride in a carrier that names their transport:
+// UDP port 61794 over IP, and in every AFH deployment AFH Gen 1's shim with next header 254
+// (RFC 3692's second experimental number). An AFH Gen 2 header, normal or compressed, has no
+// place to name another transport that a reader of an Ethernet link can tell from SUE Lite's
+// payload, so control messages there take the shim form too. A SUE PDU's reader sees no SUE in
+// them.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +29,6 @@ namespace scaleup::transport {
 
 inline constexpr std::uint16_t control_udp_port = 61794;
 inline constexpr std::uint8_t shim_next_control = 254;
-inline constexpr std::uint16_t afh2_control_ethertype = 0x88B6;
 inline constexpr std::uint16_t mac_control_type = 0x8808;  // PFC frames (IEEE 802.3 31.4.1.3)
 
 struct sue_frame {
@@ -82,26 +83,25 @@ constexpr sue_frame read_sue_frame(wire::bytes f, const wire::receive_options& o
     r.ether_type = rf.eth->value.type;
     if (rf.vlan_count > 0) r.ether_type = rf.vlan[rf.vlan_count - 1].value.type;
   }
-  if (rf.kind) {
-    r.kind = rf.kind;
-    r.rh = rf.rh;
-    r.status = rf.bounds.status;
-    r.payload = rf.payload;
-    return r;
-  }
-  // Not a PDU: a control message where the carrier names the control transport.
+  // A control message where the carrier names the control transport.
   const wire::bytes rest = rf.frame.first(rf.length);
   if (rf.udp && rf.udp->value.dst_port == control_udp_port) {
     const std::size_t at = rf.udp->offset + 8;
     const std::size_t end = rf.udp->offset + rf.udp->value.length;
     if (end <= rest.size() && at <= end) r.control = rest.subspan(at, end - at);
-  } else if (rf.shim && rf.shim->value.next_header == shim_next_control) {
+    return r;
+  }
+  if (rf.shim && rf.shim->value.next_header == shim_next_control) {
     const std::size_t at = rf.shim->offset + wire::layout<wire::afh1_shim>::size;
     const std::size_t end = at + rf.shim->value.length;
     if (end <= rest.size()) r.control = rest.subspan(at, end - at);
-  } else if (rf.afh2_type && rf.afh2_type->value.type == afh2_control_ethertype) {
-    const std::size_t at = rf.afh2_type->offset + wire::layout<wire::afh2_ethertype>::size;
-    if (at <= rest.size()) r.control = rest.subspan(at);
+    return r;
+  }
+  if (rf.kind) {
+    r.kind = rf.kind;
+    r.rh = rf.rh;
+    r.status = rf.bounds.status;
+    r.payload = rf.payload;
   }
   return r;
 }
