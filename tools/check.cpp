@@ -148,6 +148,7 @@ struct check_settings {
   std::string partitions;
   unsigned link_gbps = dissect::check_config{}.link_mbps / 1000;
   std::uint64_t pfc_reaction_ns = dissect::check_config{}.pfc_reaction_ns;
+  bool keying_per_vc = true;
 };
 
 // Every frame through the rules, in frame order; each reading (a cut file may be read twice)
@@ -195,6 +196,7 @@ int run_check(const CLI::App& app, const check_settings& s) {
   cfg.rto_ns = s.rto_ns;
   cfg.link_mbps = s.link_gbps * 1000;
   cfg.pfc_reaction_ns = s.pfc_reaction_ns;
+  cfg.keying_per_vc = s.keying_per_vc;
   dissect::partition_policy partitions;
   if (!s.partitions.empty()) {
     if (!std::ifstream(s.partitions)) {  // a file that cannot be read: 1, as for the capture
@@ -258,6 +260,10 @@ void add_check(CLI::App& parent, commands& out) {
       ->capture_default_str();
   app->add_option("--partitions", s->partitions,
                   "file of lines XPU PARTITION...: the partitions each source XPU may use");
+  add_choice<bool>(app, "--keying", s->keying_per_vc,
+                   {{"source-vc", true}, {"port-destination", false}},
+                   "the PSN spaces: per {source, VC} (the default), or per {output port, "
+                   "destination XPU} across VCs (R2 4.2 step 4 read literally)");
   add_engine_options(app, s->session.engine);
   add_thread_options(app, s->session);
   add_hold_option(app, s->session);

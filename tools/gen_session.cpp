@@ -1,7 +1,7 @@
-// `scaleup gen session`: runs the fabric harness (packing, go-back-N, switch, lossy links) and
-// writes the wire as the switch sees it, every transmission and retransmission included. The
-// command drives the fabric as an outside event loop would: it adds each command when its time
-// comes and advances the fabric from one event to the next.
+// `scaleup gen session`: runs a fabric of SUE instances (packing, go-back-N, CBFC, LLR, failover)
+// on a switch with lossy links and writes the wire as the switch sees it, every transmission
+// and retransmission included. The command drives the fabric as an outside event loop would: it
+// adds each command when its time comes and advances the fabric from one event to the next.
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +51,8 @@ struct session_settings {
   std::uint32_t commands = 10'000;
   double load = 0.5;
   std::string misbehave;
+  std::uint32_t cbfc = 0;
+  bool keying_per_vc = true;
 };
 
 int run_gen_session(const CLI::App& app, const session_settings& set) {
@@ -59,6 +61,7 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
   cfg.seed = set.gen.seed;
   cfg.xpus = static_cast<std::uint16_t>(set.xpus);
   cfg.ports = static_cast<std::uint8_t>(set.ports);
+  cfg.keys = set.keying_per_vc ? transport::keying::port_peer_vc : transport::keying::port_peer;
   const std::uint32_t commands = set.commands;
   const double load = set.load;
   const bool json = set.gen.json;
@@ -89,6 +92,23 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
   for (const auto& l : cfg.link_events)
     if (l.xpu >= cfg.xpus || l.port >= cfg.ports)
       return fail_usage(app, "--fail-link names an XPU or port the fabric does not have");
+  if (set.cbfc > 0) {
+    // Credits are 64-byte cells (transport/cbfc.hpp); a VC's must hold the largest frame, or it
+    // would never be sent.
+    const std::size_t largest = wire::header_size(cfg.encap) + wire::pdu_size(cfg.pack_limit);
+    const std::size_t least = (largest + 63) / 64;
+    if (set.cbfc < least)
+      return fail_usage(app, fmt::format("--cbfc takes at least {} credits (64-byte cells): the "
+                                         "largest frame of {} bytes must fit",
+                                         least, largest));
+    // A frame the link loses keeps its credits (nothing returns them), one it duplicates
+    // returns them twice: CBFC on such a link needs LLR, which replays and numbers frames.
+    if ((cfg.loss > 0 || cfg.duplicate > 0) && !cfg.llr)
+      return fail_usage(app,
+                        "--cbfc with --loss or --duplicate needs --llr: a frame the link loses "
+                        "returns its credits only through LLR's replay");
+    cfg.cbfc_credits = set.cbfc;
+  }
 
   std::string err;
   auto w = cap::writer::create(out, cap::link_type::ethernet, 65535, err);
@@ -97,6 +117,8 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
     return 1;
   }
   sim::fabric fab(cfg);
+  if (fab.config_error())
+    return fail_usage(app, std::string(fab.config_error().what));
   bool write_failed = false;
   fab.on_wire([&](std::uint64_t ns, std::span<const std::uint8_t> frame) {
     if (!write_failed && !w->write(frame, capture_epoch_ns + ns)) write_failed = true;
@@ -160,6 +182,13 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         .member("corrupted", s.corrupted)
         .member("failovers", s.failovers)
         .member("moved", s.moved)
+        .member("unreachable", s.unreachable)
+        .member("peers_unreachable", s.peers_unreachable)
+        .member("failed", s.failed)
+        .member("llr_replays", s.llr_replays)
+        .member("llr_dropped", s.llr_dropped)
+        .member("credit_stalls", s.credit_stalls)
+        .member("control", s.control)
         .member("duration_ns", fab.now())
         .end()
         .raw("\n");
@@ -175,6 +204,9 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         "  NACKs                 {}\n"
         "  lost / corrupted      {} / {}\n"
         "  failovers             {} ({} PDUs moved)\n"
+        "  peers unreachable     {} ({} commands failed)\n"
+        "  LLR replays           {}\n"
+        "  CBFC credit stalls    {}\n"
         "  goodput               {:.1f} Gb/s over {:.1f} us\n"
         "  capture               {}\n",
         unsigned{cfg.xpus}, unsigned{cfg.ports}, cfg.ports == 1 ? "" : "s",
@@ -185,7 +217,10 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         static_cast<unsigned long long>(s.acks), static_cast<unsigned long long>(s.retransmissions),
         static_cast<unsigned long long>(s.nacks), static_cast<unsigned long long>(s.lost),
         static_cast<unsigned long long>(s.corrupted), static_cast<unsigned long long>(s.failovers),
-        static_cast<unsigned long long>(s.moved), s.goodput_gbps(),
+        static_cast<unsigned long long>(s.moved),
+        static_cast<unsigned long long>(s.peers_unreachable),
+        static_cast<unsigned long long>(s.failed), static_cast<unsigned long long>(s.llr_replays),
+        static_cast<unsigned long long>(s.credit_stalls), s.goodput_gbps(),
         static_cast<double>(fab.now()) / 1000.0, out.c_str());
   }
   return 0;
@@ -227,6 +262,18 @@ void add_gen_session(CLI::App& parent, commands& out) {
   app->add_option("--misbehave", s->misbehave,
                   "one endpoint breaks this conformance rule once (ack.unsent, ack.monotonic, "
                   "nack.once, gbn.resend): a capture for `scaleup check`");
+  app->add_option("--cbfc", s->cbfc,
+                  "credit-based flow control on every link (R2 3.5.7): the credits, in 64-byte "
+                  "cells, each receiver grants per VC and returns as it takes frames")
+      ->check(CLI::Range(1u, 1u << 22));
+  app->add_flag("--llr", s->cfg.llr,
+                "Link Layer Retransmission on every link (R2 3.5.5): a damaged or lost frame is "
+                "replayed by the link, not resent end to end");
+  add_choice<bool>(app, "--keying", s->keying_per_vc,
+                   {{"source-vc", true}, {"port-destination", false}},
+                   "PSN spaces per {port, peer, VC} (the default), or per {port, peer} across "
+                   "VCs as R1 had it (check its capture with `scaleup check --keying "
+                   "port-destination`)");
   out.push_back({app, [app, s] { return run_gen_session(*app, *s); }});
 }
 

@@ -246,6 +246,68 @@ def case_session():
     check("(unordered)" in text or "unordered" in text.split("\n")[0], text)
 
 
+def session_json(cap, *opts):
+    return json.loads(run("gen", "session", "-o", cap, "--json", *opts).stdout)
+
+
+def case_session_modes():
+    """gen session with CBFC, LLR, both, and R1's keying: every command exactly once and in order,
+    the capture conformant; with --corrupt, LLR repairs the damage hop by hop (replays, no
+    end-to-end retransmission), without it go-back-N does (retransmissions, no replay)."""
+    cap = os.path.join(TMP, "modes.pcap")
+    base = ["--xpus", "6", "--commands", "3000", "--seed", "3"]
+    modes = [
+        ("cbfc", ["--cbfc", "130"]),
+        ("llr", ["--llr"]),
+        ("corrupt", ["--corrupt", "0.05"]),
+        ("llr_corrupt", ["--llr", "--corrupt", "0.05", "--loss", "0.02"]),
+        ("cbfc_llr_loss", ["--cbfc", "130", "--llr", "--loss", "0.02", "--corrupt", "0.02"]),
+        ("two_ports", ["--ports", "2", "--cbfc", "200", "--llr", "--corrupt", "0.02"]),
+        ("port_destination", ["--keying", "port-destination", "--loss", "0.02"]),
+    ]
+    for name, opts in modes:
+        s = session_json(cap, *base, *opts)
+        for k in ("llr_replays", "credit_stalls", "failed", "peers_unreachable", "unreachable"):
+            check(k in s, f"{name}: key {k}: {s}")
+        check(s["offered"] == s["delivered"] == 3000, f"{name}: {s}")
+        check(s["duplicates"] == 0 and s["out_of_order"] == 0 and s["failed"] == 0,
+              f"{name}: {s}")
+        if name == "cbfc":
+            check(s["credit_stalls"] > 0, f"{name}: the senders waited for credits: {s}")
+        if name == "corrupt":
+            check(s["retransmissions"] > 0 and s["llr_replays"] == 0, f"{name}: {s}")
+        if name == "llr_corrupt":
+            check(s["llr_replays"] > 0 and s["retransmissions"] == 0, f"{name}: {s}")
+        keying = ["--keying", "port-destination"] if name == "port_destination" else []
+        ports = ["--ports", "2"] if name == "two_ports" else []
+        p = run("check", cap, "--json", *keying, *ports, expect=None)
+        check(p.returncode == 0, f"{name}: scaleup check exit {p.returncode}: {p.stdout[-1500:]}")
+        if name == "port_destination":
+            # One PSN space per {port, peer} across the VCs: checked per {source, VC} (the
+            # default), each VC's PSNs skip the other's.
+            p = run("check", cap, "--json", "--rules", "psn.next", expect=3)
+            check(json.loads(p.stdout)["rules"][0]["violations"] > 0, p.stdout[-800:])
+    for bad in (["--cbfc", "10"], ["--cbfc", "200", "--loss", "0.01"], ["--cbfc", "0"],
+                ["--keying", "vc"]):
+        run("gen", "session", "-o", cap, *bad, expect=2)
+
+
+def case_session_unreachable():
+    """A missing route (a link that never comes back, one port) is an answer, not a loop: the
+    peer is declared unreachable, its commands fail, the resends are bounded and the run ends."""
+    cap = os.path.join(TMP, "unreachable.pcap")
+    s = session_json(cap, "--xpus", "4", "--ports", "1", "--fail-link", "2:0:2000",
+                     "--commands", "2000", "--seed", "5")
+    check(s["peers_unreachable"] > 0 and s["failed"] > 0, f"{s}")
+    check(s["delivered"] + s["failed"] == s["offered"] == 2000, f"{s}")
+    check(s["duplicates"] == 0 and s["out_of_order"] == 0, f"{s}")
+    # Each connection to the lost XPU goes back at most max_retries times (7) before the plane is
+    # given up, and nothing is resent after that.
+    check(s["retransmissions"] < 7 * 2000, f"{s}")
+    check(s["duration_ns"] < 10_000_000, f"the run ended: {s}")
+    run("check", cap)
+
+
 def case_tofu():
     """gen tofu: adaptive slicing loses nothing; dump shows slices and reassembled frames."""
     cap = os.path.join(TMP, "t.pcap")

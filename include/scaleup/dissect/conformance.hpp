@@ -261,6 +261,11 @@ struct check_config {
   rule_set selected = rule_set{}.set();
   // Payloads are read with a command profile; false (--profile none): cmd.profile cannot look.
   bool profile = true;
+  // Which PSN space a PDU belongs to: per {source, destination, port, VC} (the receiver's key of
+  // R2 4.2 step 8, and the library's connections), or per {source, destination, port}, for a
+  // device that numbers PDUs per {output port, destination XPU} across its VCs, as R2 4.2 step
+  // 4 reads literally (scaleup check --keying port-destination).
+  bool keying_per_vc = true;
   std::size_t keep = 10;   // violations kept per rule (the first ones)
   bool per_frame = false;  // keep every violation by frame (the Wireshark plugin)
   // Connections (and PFC stations) kept at most; limits.hpp.
@@ -792,7 +797,9 @@ class conformance {
     bool nack_open = false;  // a NACK of nacked, and nacked not sent since
     bool nacked_any = false;
     bool listed = false;              // its source is in the partition table
-    std::optional<std::uint16_t> tc;  // the class its data PDUs ride (pdu.one_vc)
+    // The class its data PDUs ride (pdu.one_vc), per VC: with --keying port-destination the
+    // VCs share one connection.
+    std::array<std::optional<std::uint16_t>, 4> tc;
     std::int64_t hi = 0;              // highest PSN sent
     std::int64_t covered = 0;         // highest PSN an ACK or NACK said was delivered in order
     std::int64_t resend_next = 0;     // the PSN a go-back-N resend sends next
@@ -868,23 +875,28 @@ class conformance {
       return;
     }
     refused_ = false;
-    if (f.data) on_pdu(f, n);
-    if (f.op == static_cast<std::uint8_t>(wire::rh_op::ack) ||
-        f.op == static_cast<std::uint8_t>(wire::rh_op::nack))
-      on_ack(f);
+    frame_facts g = f;
+    if (!cfg_.keying_per_vc) g.key.vc = 0;  // one PSN space for the VCs
+    if (g.data) on_pdu(g, n, f.key.vc);
+    if (g.op == static_cast<std::uint8_t>(wire::rh_op::ack) ||
+        g.op == static_cast<std::uint8_t>(wire::rh_op::nack))
+      on_ack(g);
     not_analysed_ += refused_;
   }
 
-  void on_pdu(const frame_facts& f, const detail::check_nodes& n) {
+  // `vc`: the PDU's own (the key's is 0 when the VCs share a PSN space).
+  void on_pdu(const frame_facts& f, const detail::check_nodes& n, std::uint8_t vc) {
     using namespace detail;
     conn_state* state = state_of(f.key);
     if (!state) return;
     conn_state& c = *state;
     if (const auto tc = traffic_class(n)) {
-      if (!c.tc) c.tc = tc;
+      std::optional<std::uint16_t>& ctc = c.tc[vc & 3u];
+      if (!ctc) ctc = tc;
+      const std::uint16_t held = *ctc;
       judge(
-          rule::pdu_one_vc, *c.tc != *tc,
-          [&] { return "traffic class " + num(*c.tc) + " of the connection's data PDUs"; },
+          rule::pdu_one_vc, held != *tc,
+          [&] { return "traffic class " + num(held) + " of the connection's data PDUs"; },
           [&] { return "traffic class " + num(*tc); });
     } else if (on(rule::pdu_one_vc)) {
       not_examinable(rule::pdu_one_vc);

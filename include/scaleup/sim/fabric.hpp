@@ -268,6 +268,10 @@ class fabric {
       schedule(cfg_.link_events[i].at, ev::link, 0, 0, static_cast<std::uint32_t>(i));
   }
 
+  // Its instances and switch ports keep references into it: it stays where it was made.
+  fabric(const fabric&) = delete;
+  fabric& operator=(const fabric&) = delete;
+
   // Why the fabric refuses to run (1, 2 or 4 ports, ...): every add() then returns it.
   const wire::error& config_error() const noexcept { return error_; }
 
@@ -698,32 +702,33 @@ class fabric {
   void kick(std::uint16_t x) {
     xpu_state& xs = xpus_[x];
     if (!xs.sue) return;
-    for (int round = 0; round < 8; ++round) {
-      // Commands held for credits go first: sending freed some.
-      retry_waiting(x);
-      const std::uint8_t ready = xs.sue->ready_ports();
-      if (ready == 0) break;
-      bool sent = false;
-      // Unordered mode: the first free port takes the next PDU, looking from a port that turns,
-      // so that idle ports share the work (R2 4.4: "based on available bandwidth").
-      const std::uint8_t first = xs.next_port;
-      if (cfg_.unordered) xs.next_port = static_cast<std::uint8_t>((first + 1) % cfg_.ports);
-      for (std::uint8_t k = 0; k < cfg_.ports; ++k) {
-        const auto p = static_cast<std::uint8_t>((first + k) % cfg_.ports);
-        if (((ready >> p) & 1u) == 0) continue;
-        port_state& ps = xs.ports[p];
-        if (!ps.up) continue;
-        if (ps.busy_until > now_) {
-          if (!ps.free_pending) {
-            ps.free_pending = true;
-            schedule(ps.busy_until, ev::port_free, x, p, 0);
-          }
-          continue;
-        }
-        sent = transmit(x, p) || sent;
+    // Commands held for credits go first: sending may have freed some.
+    if (!xs.waiting.empty()) retry_waiting(x);
+    const std::uint8_t ready = xs.sue->ready_ports();
+    if (ready == 0) return;
+    // A free port sends one frame now and is then busy until it is on the wire; a busy port
+    // is woken when it is free. Unordered mode: the first free port takes the next PDU, looking
+    // from a port that turns, so that idle ports share the work (R2 4.4: "based on available
+    // bandwidth").
+    const std::uint8_t first = xs.next_port;
+    if (cfg_.unordered) xs.next_port = static_cast<std::uint8_t>((first + 1) % cfg_.ports);
+    bool sent = false;
+    for (std::uint8_t k = 0; k < cfg_.ports; ++k) {
+      const auto p = static_cast<std::uint8_t>((first + k) % cfg_.ports);
+      if (((ready >> p) & 1u) == 0) continue;
+      port_state& ps = xs.ports[p];
+      if (!ps.up) continue;
+      if (ps.busy_until <= now_) {
+        if (!transmit(x, p)) continue;
+        sent = true;
+        if (!xs.sue->port_ready(p)) continue;  // nothing more for it: no need to wake it
       }
-      if (!sent) break;
+      if (!ps.free_pending) {
+        ps.free_pending = true;
+        schedule(ps.busy_until, ev::port_free, x, p, 0);
+      }
     }
+    if (sent && !xs.waiting.empty()) retry_waiting(x);
   }
 
   // Port p of XPU x takes the instance's next frame.
@@ -787,10 +792,6 @@ class fabric {
     }
     port_state& ps = xs.ports[p];
     ps.busy_until = std::max(now_, ps.busy_until) + serialise(fr.size);
-    if (!ps.free_pending) {
-      ps.free_pending = true;
-      schedule(ps.busy_until, ev::port_free, x, p, 0);
-    }
     cross(f, hop::up, x, p, ps.busy_until, ps.busy_until + delay_of(x, p));
     return true;
   }

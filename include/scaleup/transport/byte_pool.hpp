@@ -71,8 +71,11 @@ class byte_pool<Slots, SlotBytes, pack::heap_storage> {
   byte_pool(const byte_pool&) = delete;
   byte_pool& operator=(const byte_pool&) = delete;
   ~byte_pool() {
+    // The first buffer of each allocation owns it (chunk > 0: the buffers it holds).
     for (std::size_t i = 0; i < count_; ++i)
-      alloc_.release(alloc_.context, bufs_[i].block, std::size_t{min_size} << bufs_[i].cls);
+      if (bufs_[i].chunk > 0)
+        alloc_.release(alloc_.context, bufs_[i].block,
+                       bufs_[i].chunk * (std::size_t{min_size} << bufs_[i].cls));
   }
 
   std::uint32_t take(std::size_t n) noexcept {
@@ -82,12 +85,23 @@ class byte_pool<Slots, SlotBytes, pack::heap_storage> {
     if (h != no_buffer) {
       free_[cls] = bufs_[h].next;
     } else {
-      if (!bufs_.reserve(count_ + 1)) return no_buffer;
-      void* block = alloc_.allocate(alloc_.context, std::size_t{min_size} << cls);
+      // An allocation of a kilobyte's worth of this size (one buffer for the larger sizes);
+      // all but the first go on the free list.
+      const std::size_t size = std::size_t{min_size} << cls;
+      std::size_t k = size >= 1024 ? 1 : 1024 / size;
+      if (k > Slots - count_) k = Slots - count_;
+      if (k == 0 || !bufs_.reserve(count_ + k)) return no_buffer;
+      auto* block = static_cast<std::uint8_t*>(alloc_.allocate(alloc_.context, k * size));
       if (!block) return no_buffer;
-      h = static_cast<std::uint32_t>(count_++);
-      bufs_[h] =
-          buffer{static_cast<std::uint8_t*>(block), 0, no_buffer, static_cast<std::uint8_t>(cls)};
+      h = static_cast<std::uint32_t>(count_);
+      for (std::size_t i = 0; i < k; ++i)
+        bufs_[count_ + i] = buffer{block + i * size, 0, no_buffer, static_cast<std::uint8_t>(cls),
+                                   static_cast<std::uint32_t>(i == 0 ? k : 0)};
+      for (std::size_t i = k; i > 1; --i) {
+        bufs_[count_ + i - 1].next = free_[cls];
+        free_[cls] = static_cast<std::uint32_t>(count_ + i - 1);
+      }
+      count_ += k;
     }
     bufs_[h].len = static_cast<std::uint32_t>(n);
     ++in_use_;
@@ -122,6 +136,7 @@ class byte_pool<Slots, SlotBytes, pack::heap_storage> {
     std::uint32_t len = 0;
     std::uint32_t next = no_buffer;  // the next free buffer of its size
     std::uint8_t cls = 0;
+    std::uint32_t chunk = 0;  // the first of an allocation: how many buffers it holds
   };
   pack::allocator alloc_;
   pack::table<buffer, Slots, pack::heap_storage> bufs_;

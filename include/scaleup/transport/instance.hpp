@@ -126,7 +126,8 @@ struct instance_config {
   // the traffic class are set per frame. SUE Lite: encap::lite.
   wire::frame_params frame{};
   const pack::profile* profile = &pack::default_profile;
-  std::size_t pack_limit = pack::sue_pack_limit;     // payload bytes per PDU (R2 3.3; Lite 1024)
+  // Payload bytes per PDU (R2 3.3: 4096; SUE Lite 1024); 0: the most the sizing holds.
+  std::size_t pack_limit = 0;
   std::array<std::uint16_t, 4> weights{1, 1, 1, 1};  // WRR across VCs (R2 4.2 step 3)
   gbn_config gbn{};
   keying keys = keying::port_peer_vc;
@@ -387,7 +388,8 @@ class sue_instance {
   using sizing = Sizing;
 
   explicit sue_instance(const instance_config& c, const pack::allocator& mem = {}) noexcept
-      : cfg_(c),
+      : cfg_(resolved(c)),
+        peer_of_(mem),
         peers_(mem),
         conns_(mem),
         kept_(mem),
@@ -395,11 +397,10 @@ class sue_instance {
         cmd_bytes_(mem),
         kept_bytes_(mem),
         mgmt_bytes_(mem),
-        packers_(make_packers(c, mem, std::make_index_sequence<max_ports>{})),
+        packers_(make_packers(resolved(c), mem, std::make_index_sequence<max_ports>{})),
         ports_(make_ports(mem, std::make_index_sequence<max_ports>{})),
         timers_(mem),
         timer_pos_(mem) {
-    peer_of_.fill(no_peer);
     error_ = check(cfg_);
     if (error_) return;
     if (cfg_.gbn.window > Sizing::window)
@@ -418,7 +419,18 @@ class sue_instance {
 
   // What the configuration cannot be, checked once: every step of an instance configured wrong
   // refuses with this error, instead of failing deep in the data path.
-  static constexpr wire::error check(const instance_config& c) noexcept {
+  // The configuration with its defaults filled in: the packing limit (0) the most the sizing
+  // holds, up to 4096 bytes (1024 for SUE Lite).
+  static constexpr instance_config resolved(instance_config c) noexcept {
+    if (c.pack_limit == 0) {
+      const std::size_t most = c.lite ? wire::sue_lite_max_payload : wire::sue_max_payload;
+      c.pack_limit = most < Sizing::max_payload ? most : Sizing::max_payload;
+    }
+    return c;
+  }
+
+  static constexpr wire::error check(const instance_config& config) noexcept {
+    const instance_config c = resolved(config);
     const auto bad = [](std::string_view what, std::string_view field, std::uint64_t value,
                         wire::errc code = wire::errc::bad_value) {
       return wire::error{
@@ -538,15 +550,16 @@ class sue_instance {
   // and had nothing sendable (a window full, no credits) is not ready again until another event.
   std::uint8_t ready_ports() const noexcept {
     std::uint8_t r = 0;
-    for (std::size_t p = 0; p < cfg_.ports; ++p) {
-      const port_state& ps = ports_[p];
-      if (!ps.up || (stalled_ >> p) & 1u) continue;
-      if (ps.link.replay_pending() || !ps.control.empty() || !ps.mgmt.empty() || !ps.acks.empty() ||
-          !ps.resends.empty() || packers_[lane(p)].queued() > 0 ||
-          (extra_.due && conns_[extra_.conn].port == p))
-        r = static_cast<std::uint8_t>(r | (1u << p));
-    }
+    for (std::uint8_t p = 0; p < cfg_.ports; ++p)
+      if (port_ready(p)) r = static_cast<std::uint8_t>(r | (1u << p));
     return r;
+  }
+  bool port_ready(std::uint8_t p) const noexcept {
+    const port_state& ps = ports_[p];
+    if (!ps.up || ((stalled_ >> p) & 1u) != 0) return false;
+    return packers_[lane(p)].queued() > 0 || !ps.acks.empty() || !ps.resends.empty() ||
+           !ps.control.empty() || !ps.mgmt.empty() || ps.link.replay_pending() ||
+           (extra_.due && conns_[extra_.conn].port == p);
   }
 
   // ---- the command interface's credits (R2 3.2.1) ----
@@ -555,7 +568,7 @@ class sue_instance {
   std::uint32_t credits(std::uint16_t peer, std::uint8_t vc) const noexcept {
     const std::uint32_t agg = aggregate_credits();
     if (peer > 1023 || vc >= cfg_.vcs) return 0;
-    const std::uint16_t pi = peer_of_[peer];
+    const std::uint16_t pi = peer_at(peer);
     const std::uint32_t queued = pi == no_peer ? 0 : peers_[pi].queued[vc];
     const std::uint32_t per = per_destination_bound();
     const std::uint32_t left = queued >= per ? 0 : per - queued;
@@ -658,19 +671,19 @@ class sue_instance {
   // Whether `peer` can be reached on plane `port` as far as this instance knows.
   bool reachable(std::uint16_t peer, std::uint8_t port) const noexcept {
     if (peer > 1023 || port >= cfg_.ports || !ports_[port].up) return false;
-    const std::uint16_t pi = peer_of_[peer];
+    const std::uint16_t pi = peer_at(peer);
     return pi == no_peer || ((peers_[pi].unreachable >> port) & 1u) == 0;
   }
   bool peer_declared_unreachable(std::uint16_t peer) const noexcept {
     if (peer > 1023) return false;
-    const std::uint16_t pi = peer_of_[peer];
+    const std::uint16_t pi = peer_at(peer);
     return pi != no_peer && peers_[pi].declared;
   }
   // The go-back-N machines of a connection, if it exists (tests, registers).
   const connection<16>* connection_state(std::uint8_t port, std::uint16_t peer,
                                          std::uint8_t vc) const noexcept {
     if (peer > 1023 || port >= cfg_.ports || vc >= cfg_.vcs) return nullptr;
-    const std::uint16_t pi = peer_of_[peer];
+    const std::uint16_t pi = peer_at(peer);
     if (pi == no_peer) return nullptr;
     const std::uint32_t c = peers_[pi].conn[port * max_vcs + key(vc)];
     return c == nil ? nullptr : &conns_[c].m;
@@ -744,7 +757,7 @@ class sue_instance {
     pack::ring<control_item, 2 * max_conns, S> control;
     pack::ring<std::uint32_t, mgmt_slots, S> mgmt;  // management packets' buffers
     explicit port_state(const pack::allocator& mem) noexcept
-        : link({}, mem), acks(mem), resends(mem), control(mem), mgmt(mem) {}
+        : link(no_link_features, mem), acks(mem), resends(mem), control(mem), mgmt(mem) {}
   };
   struct timer_entry {
     std::uint64_t at = 0;
@@ -792,9 +805,9 @@ class sue_instance {
   // ---- peers and connections ----
   std::uint16_t peer_index(std::uint16_t xpuid, bool create) noexcept {
     if (xpuid > 1023) return no_peer;
-    std::uint16_t pi = peer_of_[xpuid];
+    std::uint16_t pi = peer_at(xpuid);
     if (pi != no_peer || !create) return pi;
-    if (peer_count_ == max_peers || !peers_.reserve(peer_count_ + 1) ||
+    if (peer_count_ == max_peers || !peer_of_.reserve(1024) || !peers_.reserve(peer_count_ + 1) ||
         !timer_pos_.reserve(owner_of_peer(peer_count_) + 1))
       return no_peer;
     pi = static_cast<std::uint16_t>(peer_count_++);
@@ -803,8 +816,14 @@ class sue_instance {
     ps.xpuid = xpuid;
     ps.conn.fill(nil);
     timer_pos_[owner_of_peer(pi)] = nil;
-    peer_of_[xpuid] = pi;
+    peer_of_[xpuid] = static_cast<std::uint16_t>(pi + 1);
     return pi;
+  }
+  // The peer slot of an XPU, no_peer when it has none (the table holds slot + 1, 0 for none).
+  std::uint16_t peer_at(std::uint16_t xpuid) const noexcept {
+    if (xpuid > 1023 || peer_of_.size() == 0) return no_peer;
+    const std::uint16_t v = peer_of_[xpuid];
+    return v == 0 ? no_peer : static_cast<std::uint16_t>(v - 1);
   }
   std::uint32_t conn_of(std::uint16_t pi, std::uint8_t port, std::uint8_t k,
                         bool create = true) noexcept {
@@ -1388,8 +1407,10 @@ class sue_instance {
     std::uint64_t first_seq = 0;
     std::uint32_t count = 0;
     std::size_t bytes_freed = 0;
-    const auto r = pk.next(wire::mutable_bytes(scratch_.data(), scratch_.size()),
-                           eligibility{this, p}, [&](std::uint64_t h) {
+    // Packed where the frame will carry it: after the network header and the RH. Emitting the
+    // frame then copies the payload onto itself.
+    const std::size_t at = wire::header_size(cfg_.frame.kind) + (cfg_.lite ? 0 : 8);
+    const auto r = pk.next(out.subspan(at), eligibility{this, p}, [&](std::uint64_t h) {
                              const auto hh = static_cast<std::uint32_t>(h);
                              if (count++ == 0) first_seq = cmd_meta_[hh].seq;
                              bytes_freed += cmd_bytes_.size(hh);
@@ -1405,7 +1426,7 @@ class sue_instance {
     queued_bytes_ -= bytes_freed;
     const std::uint16_t pi = r->destination;
     const std::uint8_t vc = r->vc;
-    const wire::bytes payload(scratch_.data(), r->bytes);
+    const wire::bytes payload(out.data() + at, r->bytes);
     if (cfg_.lite) return emit_lite(p, pi, vc, payload, first_seq, count, out, f);
     // The PDU: kept until acknowledged, then sent.
     kept_pdu& kp = kept_[k];
@@ -2221,7 +2242,7 @@ class sue_instance {
   wire::error error_{};
   wire::receive_options receive_{};
   pack::profile_boundaries boundaries_{cfg_.profile ? *cfg_.profile : pack::default_profile};
-  std::array<std::uint16_t, 1024> peer_of_{};
+  pack::table<std::uint16_t, 1024, S> peer_of_;  // by XPU id: its peer slot + 1 (0: none)
   pack::table<peer_state, max_peers, S> peers_;
   std::size_t peer_count_ = 0;
   pack::table<conn_state, max_conns, S> conns_;
@@ -2238,7 +2259,6 @@ class sue_instance {
   pack::table<timer_entry, owners, S> timers_;
   pack::table<std::uint32_t, owners, S> timer_pos_;
   std::size_t timer_count_ = 0;
-  std::array<std::uint8_t, Sizing::max_payload> scratch_{};
   management_port mgmt_{};
   std::size_t queued_ = 0;
   std::uint64_t queued_bytes_ = 0;

@@ -91,6 +91,9 @@ struct link_message {
   cbfc_update update{};
 };
 
+// A link with none of them: what a port is made with before it is configured.
+inline constexpr link_config no_link_features{};
+
 // Counters a link keeps (the instance's registers show them per port).
 struct link_counters {
   std::uint64_t frames_sent = 0, frames_received = 0;
@@ -101,6 +104,10 @@ struct link_counters {
   std::uint64_t messages_sent = 0;  // LLR ACK/NACK and credit updates sent
 };
 
+// The configuration is the owner's, by reference (instance_config::link, a fabric's): it must
+// outlive the port. A link with neither LLR, CBFC nor PFC frames of its own keeps no more than
+// what obeys a peer's PFC and its counters: the rest (machines, replay store, messages) lives in
+// a block taken (heap_storage) or placed (fixed_storage) when one of them is configured.
 template <std::size_t ReplayFrames = 64, std::size_t ReplayBytes = 64 * 1024,
           pack::storage_kind Storage = pack::fixed_storage>
 class link_port {
@@ -112,32 +119,42 @@ class link_port {
   using receiver = llr_receiver<12>;
   static constexpr std::size_t max_messages = cbfc_classes + 2;
 
-  explicit link_port(const link_config& c = {}, const pack::allocator& mem = {}) noexcept
-      : store_(mem) {
+  explicit link_port(const link_config& c = no_link_features,
+                     const pack::allocator& mem = {}) noexcept
+      : flow_(mem), store_(mem) {
     configure(c);
   }
   link_port(const link_port&) = delete;
   link_port& operator=(const link_port&) = delete;
 
-  // Sets the configuration (before the link carries anything).
+  // Sets the configuration (before the link carries anything); `c` is kept by reference.
   void configure(const link_config& c) noexcept {
-    cfg_ = c;
-    if (cfg_.replay_bytes > ReplayBytes) cfg_.replay_bytes = ReplayBytes;
-    error_ = cfg_.check();
-    cbfc_tx_.cfg = cfg_.cbfc_rx.link;
-    cbfc_rx_.cfg = cfg_.cbfc_rx;
-    pfc_tx_.cfg = cfg_.pfc;
-    pfc_rx_.cfg = cfg_.pfc_rx;
+    cfg_ = &c;
+    error_ = c.check();
+    pfc_tx_.cfg = c.pfc;
+    on_ = c.llr || c.cbfc || c.pfc_send;
+    if (!on_) return;
+    if (!flow_.reserve(1)) {
+      error_ = wire::error{.code = wire::errc::no_space,
+                           .layer = "link",
+                           .what = "no memory for the link layer's state"};
+      on_ = false;
+      return;
+    }
+    flow_[0] = flow_state{};
+    f().cbfc_tx.cfg = c.cbfc_rx.link;
+    f().cbfc_rx.cfg = c.cbfc_rx;
+    f().pfc_rx.cfg = c.pfc_rx;
   }
 
-  const link_config& config() const noexcept { return cfg_; }
+  const link_config& config() const noexcept { return *cfg_; }
   const wire::error& config_error() const noexcept { return error_; }
   const link_counters& counters() const noexcept { return n_; }
-  bool down() const noexcept { return cfg_.llr && tx_.down; }
+  bool down() const noexcept { return cfg_->llr && f().tx.down; }
 
   // The link came up (or is starting): CBFC advertises this end's buffer at once.
   void start(std::uint64_t now) noexcept {
-    if (cfg_.cbfc) credit_updates(step(cbfc_rx_, cbfc_tick(), now).second, now);
+    if (cfg_->cbfc) credit_updates(step(f().cbfc_rx, cbfc_tick(), now).second);
   }
 
   // Whether a new frame of `bytes` may go now in class `cls` with priority `priority` (its
@@ -145,31 +162,33 @@ class link_port {
   // counted once per stall.
   bool can_send(std::uint8_t cls, std::uint8_t priority, std::size_t bytes,
                 std::uint64_t now) noexcept {
-    if (pfc_tx_.paused(priority, now)) {
+    if (pfc_tx_.reported != 0 && pfc_tx_.paused(priority, now)) {
       if (!pfc_stalled_) ++n_.pfc_paused;
       pfc_stalled_ = true;
       return false;
     }
     pfc_stalled_ = false;
-    if (cfg_.cbfc && cls < cbfc_classes && cbfc_tx_.cfg.cost(bytes) > cbfc_tx_.available(cls)) {
+    if (!on_) return true;
+    if (cfg_->cbfc && cls < cbfc_classes &&
+        f().cbfc_tx.cfg.cost(bytes) > f().cbfc_tx.available(cls)) {
       if (!credit_stalled_) ++n_.credit_stalls;
       credit_stalled_ = true;
       return false;
     }
     credit_stalled_ = false;
-    if (cfg_.llr && (tx_.down || tx_.full() || !room(bytes))) return false;
+    if (cfg_->llr && (f().tx.down || f().tx.full() || !room(bytes))) return false;
     return true;
   }
   // Whether LLR could keep a frame of `bytes` now (its sequence window and its store).
   bool llr_room(std::size_t bytes) noexcept {
-    return !cfg_.llr || (!tx_.down && !tx_.full() && room(bytes));
+    return !cfg_->llr || (!f().tx.down && !f().tx.full() && room(bytes));
   }
   // Whether class `cls` has credit for a frame of `bytes` (the packer's eligibility). A class
   // found without is a credit stall, counted once until it has credit again.
   bool has_credit(std::uint8_t cls, std::size_t bytes) noexcept {
-    if (!cfg_.cbfc || cls >= cbfc_classes) return true;
+    if (!cfg_->cbfc || cls >= cbfc_classes) return true;
     const std::uint32_t bit = std::uint32_t{1} << cls;
-    if (cbfc_tx_.cfg.cost(bytes) <= cbfc_tx_.available(cls)) {
+    if (f().cbfc_tx.cfg.cost(bytes) <= f().cbfc_tx.available(cls)) {
       class_stalled_ &= ~bit;
       return true;
     }
@@ -178,7 +197,7 @@ class link_port {
     return false;
   }
   bool paused(std::uint8_t priority, std::uint64_t now) const noexcept {
-    return pfc_tx_.paused(priority, now);
+    return pfc_tx_.reported != 0 && pfc_tx_.paused(priority, now);
   }
 
   // A new frame goes out (can_send said yes): its credits are taken and, with LLR, it is
@@ -186,17 +205,11 @@ class link_port {
   link_info sent(wire::bytes frame, std::uint8_t cls, std::uint64_t now) noexcept {
     link_info info{.cls = cls};
     ++n_.frames_sent;
-    if (cfg_.cbfc && cls < cbfc_classes) {
-      cbfc_sender_event e = cbfc_send(0, frame.size());
-      // The machine takes a VC; the class is mapped here, so send on a VC of that class or
-      // charge the class directly.
-      const auto [s, a] = charge(e, cls, now);
-      cbfc_tx_ = s;
-      (void)a;
-    }
-    if (!cfg_.llr) return info;
-    const auto [s, a] = step(tx_, sender::event::send(), now, cfg_.llr_tx);
-    tx_ = s;
+    if (!on_) return info;
+    if (cfg_->cbfc && cls < cbfc_classes) f().cbfc_tx = charge(frame.size(), cls, now);
+    if (!cfg_->llr) return info;
+    const auto [s, a] = step(f().tx, sender::event::send(), now, cfg_->llr_tx);
+    f().tx = s;
     if (!a.transmit) return info;  // refused: can_send was not asked
     info.llr = true;
     info.seq = a.transmit->seq.value;
@@ -205,18 +218,18 @@ class link_port {
   }
 
   // LLR: whether frames are waiting to be sent again; they go before any new frame.
-  bool replay_pending() const noexcept { return replay_left_ > 0; }
+  bool replay_pending() const noexcept { return on_ && f().replay_left > 0; }
   // The next frame to send again, written to `out`; its length (0: none) and its info.
   std::size_t replay(wire::mutable_bytes out, link_info& info) noexcept {
-    if (replay_left_ == 0) return 0;
-    const std::size_t slot = replay_slot_;
-    const slot_info& m = slots_[slot];
+    if (!replay_pending()) return 0;
+    flow_state& x = f();
+    const slot_info& m = x.slots[x.replay_slot];
     if (out.size() < m.len) return 0;
     wire::copy_bytes(out.data(), &store_[m.at], m.len);
-    info = link_info{.llr = true, .seq = replay_seq_, .cls = m.cls};
-    replay_seq_ = static_cast<std::uint16_t>((replay_seq_ + 1) & 0xFFF);
-    replay_slot_ = (replay_slot_ + 1) % ReplayFrames;
-    --replay_left_;
+    info = link_info{.llr = true, .seq = x.replay_seq, .cls = m.cls};
+    x.replay_seq = static_cast<std::uint16_t>((x.replay_seq + 1) & 0xFFF);
+    x.replay_slot = (x.replay_slot + 1) % ReplayFrames;
+    --x.replay_left;
     ++n_.llr_replays;
     ++n_.frames_sent;
     return m.len;
@@ -228,11 +241,12 @@ class link_port {
   bool arrived(const link_info& info, std::size_t bytes, std::uint8_t priority,
                std::uint64_t now) noexcept {
     ++n_.frames_received;
-    if (cfg_.llr) {
+    if (!on_) return info.fcs_ok;
+    if (cfg_->llr) {
       const auto ev = info.llr ? receiver::event::frame(llr_seq<12>(info.seq), info.fcs_ok)
                                : receiver::event::corrupt();
-      const auto [r, a] = step(rx_, ev, now, cfg_.llr_rx);
-      rx_ = r;
+      const auto [r, a] = step(f().rx, ev, now, cfg_->llr_rx);
+      f().rx = r;
       if (a.control) llr_answer(*a.control);
       if (!a.deliver) {
         ++n_.llr_dropped;
@@ -241,15 +255,15 @@ class link_port {
     } else if (!info.fcs_ok) {
       return false;
     }
-    if (cfg_.cbfc && info.cls < cbfc_classes) {
-      const auto [r, a] = step(cbfc_rx_, cbfc_arrive(info.cls, bytes), now);
-      cbfc_rx_ = r;
-      credit_updates(a, now);
+    if (cfg_->cbfc && info.cls < cbfc_classes) {
+      const auto [r, a] = step(f().cbfc_rx, cbfc_arrive(info.cls, bytes), now);
+      f().cbfc_rx = r;
+      credit_updates(a);
     }
-    if (cfg_.pfc_send && priority < pfc_priorities) {
+    if (cfg_->pfc_send && priority < pfc_priorities) {
       const auto [r, a] =
-          step(pfc_rx_, pfc_arrive(priority, static_cast<std::uint32_t>(bytes)), now);
-      pfc_rx_ = r;
+          step(f().pfc_rx, pfc_arrive(priority, static_cast<std::uint32_t>(bytes)), now);
+      f().pfc_rx = r;
       pause_frame(a);
     }
     return true;
@@ -259,29 +273,31 @@ class link_port {
   // the PFC buffer.
   void drained(const link_info& info, std::size_t bytes, std::uint8_t priority,
                std::uint64_t now) noexcept {
-    if (cfg_.cbfc && info.cls < cbfc_classes) {
-      const auto [r, a] = step(cbfc_rx_, cbfc_drain(info.cls, bytes), now);
-      cbfc_rx_ = r;
-      credit_updates(a, now);
+    if (!on_) return;
+    if (cfg_->cbfc && info.cls < cbfc_classes) {
+      const auto [r, a] = step(f().cbfc_rx, cbfc_drain(info.cls, bytes), now);
+      f().cbfc_rx = r;
+      credit_updates(a);
     }
-    if (cfg_.pfc_send && priority < pfc_priorities) {
+    if (cfg_->pfc_send && priority < pfc_priorities) {
       const auto [r, a] =
-          step(pfc_rx_, pfc_drain(priority, static_cast<std::uint32_t>(bytes)), now);
-      pfc_rx_ = r;
+          step(f().pfc_rx, pfc_drain(priority, static_cast<std::uint32_t>(bytes)), now);
+      f().pfc_rx = r;
       pause_frame(a);
     }
   }
 
   // A message from the other end of the link.
   void message(const link_message& m, std::uint64_t now) noexcept {
+    if (!on_) return;
     if (m.what == link_message::kind::cbfc_update) {
-      if (cfg_.cbfc) cbfc_tx_ = step(cbfc_tx_, cbfc_credit(m.update), now).first;
+      if (cfg_->cbfc) f().cbfc_tx = step(f().cbfc_tx, cbfc_credit(m.update), now).first;
       return;
     }
-    if (!cfg_.llr) return;
+    if (!cfg_->llr) return;
     const auto ev = m.what == link_message::kind::llr_ack ? sender::event::ack(llr_seq<12>(m.seq))
                                                           : sender::event::nack(llr_seq<12>(m.seq));
-    sender_actions(step(tx_, ev, now, cfg_.llr_tx));
+    sender_actions(step(f().tx, ev, now, cfg_->llr_tx));
   }
 
   // A PFC frame from the peer (decoded): pauses or resumes priorities here.
@@ -290,86 +306,102 @@ class link_port {
   }
   // A PFC frame this end should send its peer, if any (taken once).
   std::optional<pfc_pdu> pfc_out() noexcept {
-    std::optional<pfc_pdu> p = pfc_pending_;
-    pfc_pending_.reset();
+    if (!on_) return std::nullopt;
+    std::optional<pfc_pdu> p = f().pfc_pending;
+    f().pfc_pending.reset();
     return p;
   }
 
   // Timers: LLR's replay and ACK coalescing, CBFC's update coalescing and refresh, PFC's
   // expiries and refreshes.
   void tick(std::uint64_t now) noexcept {
-    if (cfg_.llr) {
-      if (tx_.timing && now >= tx_.deadline)
-        sender_actions(step(tx_, sender::event::tick(), now, cfg_.llr_tx));
-      if (rx_.unacked > 0 && now >= rx_.ack_deadline) {
-        const auto [r, a] = step(rx_, receiver::event::tick(), now, cfg_.llr_rx);
-        rx_ = r;
+    if (pfc_tx_.reported != 0) pfc_tx_ = step(pfc_tx_, pfc_sender_tick(), now).first;
+    if (!on_) return;
+    flow_state& x = f();
+    if (cfg_->llr) {
+      if (x.tx.timing && now >= x.tx.deadline)
+        sender_actions(step(x.tx, sender::event::tick(), now, cfg_->llr_tx));
+      if (f().rx.unacked > 0 && now >= f().rx.ack_deadline) {
+        const auto [r, a] = step(f().rx, receiver::event::tick(), now, cfg_->llr_rx);
+        f().rx = r;
         if (a.control) llr_answer(*a.control);
       }
     }
-    if (cfg_.cbfc && now >= cbfc_deadline_)
-      credit_updates(step(cbfc_rx_, cbfc_tick(), now).second, now);
-    if (cfg_.pfc_send && now >= pfc_refresh_) {
-      const auto [r, a] = step(pfc_rx_, pfc_receiver_tick(), now);
-      pfc_rx_ = r;
+    if (cfg_->cbfc && now >= f().cbfc_deadline)
+      credit_updates(step(f().cbfc_rx, cbfc_tick(), now).second);
+    if (cfg_->pfc_send && now >= f().pfc_refresh) {
+      const auto [r, a] = step(f().pfc_rx, pfc_receiver_tick(), now);
+      f().pfc_rx = r;
       pause_frame(a);
     }
-    if (pfc_tx_.reported != 0) pfc_tx_ = step(pfc_tx_, pfc_sender_tick(), now).first;
   }
   std::uint64_t deadline() const noexcept {
     std::uint64_t t = link_never;
-    if (cfg_.llr) {
-      if (tx_.timing && !tx_.down) t = tx_.deadline;
-      if (rx_.unacked > 0 && rx_.ack_deadline < t) t = rx_.ack_deadline;
-    }
-    if (cfg_.cbfc && cbfc_deadline_ < t) t = cbfc_deadline_;
-    if (cfg_.pfc_send && pfc_refresh_ < t) t = pfc_refresh_;
-    for (std::size_t p = 0; p < pfc_priorities; ++p)
+    for (std::size_t p = 0; pfc_tx_.reported != 0 && p < pfc_priorities; ++p)
       if (((pfc_tx_.reported >> p) & 1u) && pfc_tx_.paused_until[p] < t)
         t = pfc_tx_.paused_until[p];
+    if (!on_) return t;
+    const flow_state& x = f();
+    if (cfg_->llr) {
+      if (x.tx.timing && !x.tx.down && x.tx.deadline < t) t = x.tx.deadline;
+      if (x.rx.unacked > 0 && x.rx.ack_deadline < t) t = x.rx.ack_deadline;
+    }
+    if (cfg_->cbfc && x.cbfc_deadline < t) t = x.cbfc_deadline;
+    if (cfg_->pfc_send && x.pfc_refresh < t) t = x.pfc_refresh;
     return t;
   }
 
   // Messages for the other end, oldest first, until taken.
-  std::span<const link_message> messages() const noexcept { return {out_.data(), out_count_}; }
-  void clear_messages() noexcept { out_count_ = 0; }
+  std::span<const link_message> messages() const noexcept {
+    if (!on_) return {};
+    return {f().out.data(), f().out_count};
+  }
+  void clear_messages() noexcept {
+    if (on_) f().out_count = 0;
+  }
 
   // Frames LLR gave up on (its retry limit: the link is declared down), until taken.
-  std::size_t lost() const noexcept { return lost_; }
-  void clear_lost() noexcept { lost_ = 0; }
+  std::size_t lost() const noexcept { return on_ ? f().lost : 0; }
+  void clear_lost() noexcept {
+    if (on_) f().lost = 0;
+  }
 
   // The link was reset (down and up again): LLR starts over at sequence 0 on both ends, frames
   // still held are gone; credits start over with the peer's next advertisement.
   void reset(std::uint64_t now) noexcept {
-    if (cfg_.llr) {
-      const auto [s, a] = step(tx_, sender::event::reset(), now, cfg_.llr_tx);
-      tx_ = s;
-      lost_ += a.lost.size();
-      rx_ = step(rx_, receiver::event::reset(), now, cfg_.llr_rx).first;
-      head_ = tail_ = used_ = 0;
-      replay_left_ = 0;
-    }
-    if (cfg_.cbfc) {
-      cbfc_sender fresh_tx;
-      fresh_tx.cfg = cbfc_tx_.cfg;
-      cbfc_tx_ = fresh_tx;
-      cbfc_receiver fresh_rx;
-      fresh_rx.cfg = cbfc_rx_.cfg;
-      cbfc_rx_ = fresh_rx;
-      cbfc_deadline_ = 0;
-    }
     pfc_tx_.paused_until = {};
-    out_count_ = 0;
+    pfc_tx_.reported = 0;
+    if (!on_) return;
+    flow_state& x = f();
+    if (cfg_->llr) {
+      const auto [s, a] = step(x.tx, sender::event::reset(), now, cfg_->llr_tx);
+      x.tx = s;
+      x.lost += a.lost.size();
+      x.rx = step(x.rx, receiver::event::reset(), now, cfg_->llr_rx).first;
+      x.head = x.tail = x.used = 0;
+      x.replay_left = 0;
+    }
+    if (cfg_->cbfc) {
+      cbfc_sender fresh_tx;
+      fresh_tx.cfg = x.cbfc_tx.cfg;
+      x.cbfc_tx = fresh_tx;
+      cbfc_receiver fresh_rx;
+      fresh_rx.cfg = x.cbfc_rx.cfg;
+      x.cbfc_rx = fresh_rx;
+      x.cbfc_deadline = 0;
+    }
+    x.out_count = 0;
   }
 
-  // The machines, for tests and registers.
-  const sender& llr_tx() const noexcept { return tx_; }
-  const receiver& llr_rx() const noexcept { return rx_; }
-  const cbfc_sender& cbfc_tx() const noexcept { return cbfc_tx_; }
-  const cbfc_receiver& cbfc_rx() const noexcept { return cbfc_rx_; }
+  // The machines, for tests and registers (the LLR and CBFC ones exist once configured).
+  const sender& llr_tx() const noexcept { return f().tx; }
+  const receiver& llr_rx() const noexcept { return f().rx; }
+  const cbfc_sender& cbfc_tx() const noexcept { return f().cbfc_tx; }
+  const cbfc_receiver& cbfc_rx() const noexcept { return f().cbfc_rx; }
   const pfc_sender& pfc_tx() const noexcept { return pfc_tx_; }
+  bool flow_on() const noexcept { return on_; }
   std::size_t memory() const noexcept {
-    return sizeof(*this) + (Storage::grows ? store_.bytes() : 0);
+    return sizeof(*this) + (Storage::grows ? flow_.bytes() + store_.bytes() : 0);
   }
 
  private:
@@ -378,46 +410,66 @@ class link_port {
     std::uint16_t len = 0;
     std::uint8_t cls = 0;
   };
+  // What LLR, CBFC and a sending PFC keep.
+  struct flow_state {
+    sender tx{};
+    receiver rx{};
+    cbfc_sender cbfc_tx{};
+    cbfc_receiver cbfc_rx{};
+    pfc_receiver pfc_rx{};
+    std::uint64_t cbfc_deadline = 0;
+    std::uint64_t pfc_refresh = link_never;
+    std::optional<pfc_pdu> pfc_pending;
+    // The replay store: frame bytes in a ring (store_), and where each kept frame is, by slot.
+    std::array<slot_info, ReplayFrames> slots{};
+    std::size_t head = 0, tail = 0, used = 0;
+    std::size_t replay_left = 0, replay_slot = 0;
+    std::uint16_t replay_seq = 0;
+    std::size_t lost = 0;
+    std::array<link_message, max_messages> out{};
+    std::size_t out_count = 0;
+  };
+  flow_state& f() noexcept { return flow_[0]; }
+  const flow_state& f() const noexcept { return flow_[0]; }
 
   // cbfc_sender charges a VC's class; frames of a class no VC maps to (acknowledgements) are
   // charged through a VC temporarily mapped to it.
-  std::pair<cbfc_sender, cbfc_sender_actions> charge(cbfc_sender_event e, std::uint8_t cls,
-                                                     std::uint64_t now) const noexcept {
-    cbfc_sender s = cbfc_tx_;
+  cbfc_sender charge(std::size_t bytes, std::uint8_t cls, std::uint64_t now) const noexcept {
+    cbfc_sender s = f().cbfc_tx;
     const std::uint8_t keep = s.cfg.vc_class[0];
     s.cfg.vc_class[0] = cls;
-    e.vc = 0;
-    auto r = step(s, e, now);
-    r.first.cfg.vc_class[0] = keep;
-    return r;
+    s = step(s, cbfc_send(0, bytes), now).first;
+    s.cfg.vc_class[0] = keep;
+    return s;
   }
 
   void sender_actions(const std::pair<sender, typename sender::actions>& r) noexcept {
-    tx_ = r.first;
+    flow_state& x = f();
+    x.tx = r.first;
     const auto& a = r.second;
     if (!a.release.empty()) {
       release(a.release);
       // A replay under way skips what the peer has now acknowledged.
-      if (replay_left_ > 0) {
-        const llr_seq<12> at(replay_seq_);
-        if (before(at, tx_.oldest)) {
-          const std::size_t skip = distance(at, tx_.oldest);
-          const std::size_t n = skip < replay_left_ ? skip : replay_left_;
-          replay_seq_ = (at + static_cast<std::uint32_t>(n)).value;
-          replay_slot_ = (replay_slot_ + n) % ReplayFrames;
-          replay_left_ -= n;
+      if (x.replay_left > 0) {
+        const llr_seq<12> at(x.replay_seq);
+        if (before(at, x.tx.oldest)) {
+          const std::size_t skip = distance(at, x.tx.oldest);
+          const std::size_t n = skip < x.replay_left ? skip : x.replay_left;
+          x.replay_seq = (at + static_cast<std::uint32_t>(n)).value;
+          x.replay_slot = (x.replay_slot + n) % ReplayFrames;
+          x.replay_left -= n;
         }
       }
     }
     if (!a.replay.empty()) {
-      replay_seq_ = a.replay.first.value;
-      replay_slot_ = a.replay.first_slot;
-      replay_left_ = a.replay.size();
+      x.replay_seq = a.replay.first.value;
+      x.replay_slot = a.replay.first_slot;
+      x.replay_left = a.replay.size();
     }
     if (a.failure != llr_failure::none) {
-      lost_ += a.lost.size();
-      replay_left_ = 0;
-      head_ = tail_ = used_ = 0;
+      x.lost += a.lost.size();
+      x.replay_left = 0;
+      x.head = x.tail = x.used = 0;
     }
   }
 
@@ -426,18 +478,19 @@ class link_port {
                                                        : link_message::kind::llr_ack,
                       .seq = m.seq.value});
   }
-  void credit_updates(const cbfc_receiver_actions& a, std::uint64_t) noexcept {
+  void credit_updates(const cbfc_receiver_actions& a) noexcept {
     for (std::size_t i = 0; i < a.update_count; ++i)
       push(link_message{.what = link_message::kind::cbfc_update, .update = a.updates[i]});
-    cbfc_deadline_ = a.next_deadline;
+    f().cbfc_deadline = a.next_deadline;
   }
   void pause_frame(const pfc_receiver_actions& a) noexcept {
-    if (a.send) pfc_pending_ = a.frame;
-    pfc_refresh_ = a.next_refresh;
+    if (a.send) f().pfc_pending = a.frame;
+    f().pfc_refresh = a.next_refresh;
   }
   void push(const link_message& m) noexcept {
-    if (out_count_ < out_.size()) {
-      out_[out_count_++] = m;
+    flow_state& x = f();
+    if (x.out_count < x.out.size()) {
+      x.out[x.out_count++] = m;
       ++n_.messages_sent;
     }
   }
@@ -446,62 +499,54 @@ class link_port {
   // Frames are kept whole: a frame goes after the newest, or at the start when the end is too
   // short (wrapped: the newest then ends before the oldest begins).
   static constexpr std::size_t npos = ~std::size_t{0};
+  std::size_t capacity() const noexcept {
+    return cfg_->replay_bytes < ReplayBytes ? cfg_->replay_bytes : ReplayBytes;
+  }
   bool room(std::size_t bytes) noexcept {
-    if (bytes > cfg_.replay_bytes) return false;
-    if (!store_.reserve(cfg_.replay_bytes)) return false;
+    if (bytes > capacity()) return false;
+    if (!store_.reserve(capacity())) return false;
     return fit(bytes) != npos;
   }
   std::size_t fit(std::size_t n) const noexcept {
-    if (used_ == 0) return n <= cfg_.replay_bytes ? 0 : npos;
-    if (tail_ > head_) {
-      if (cfg_.replay_bytes - tail_ >= n) return tail_;
-      return head_ >= n ? 0 : npos;
+    const flow_state& x = f();
+    if (x.used == 0) return n <= capacity() ? 0 : npos;
+    if (x.tail > x.head) {
+      if (capacity() - x.tail >= n) return x.tail;
+      return x.head >= n ? 0 : npos;
     }
-    return head_ - tail_ >= n ? tail_ : npos;
+    return x.head - x.tail >= n ? x.tail : npos;
   }
   void keep(std::size_t slot, wire::bytes frame, std::uint8_t cls) noexcept {
     const std::size_t at = fit(frame.size());
     if (at == npos) return;  // can_send said there was room
+    flow_state& x = f();
     wire::copy_bytes(&store_[at], frame.data(), frame.size());
-    slots_[slot] =
-        slot_info{static_cast<std::uint32_t>(at), static_cast<std::uint16_t>(frame.size()), cls};
-    if (used_ == 0) head_ = at;
-    tail_ = at + frame.size();
-    used_ += frame.size();
+    x.slots[slot] = slot_info{static_cast<std::uint32_t>(at),
+                              static_cast<std::uint16_t>(frame.size()), cls};
+    if (x.used == 0) x.head = at;
+    x.tail = at + frame.size();
+    x.used += frame.size();
   }
   // The oldest frames were acknowledged (or lost): their bytes are free.
   void release(const typename sender::run_type& run) noexcept {
-    for (const auto e : run) used_ -= slots_[e.slot].len;
-    if (used_ == 0) {
-      head_ = tail_ = 0;
+    flow_state& x = f();
+    for (const auto e : run) x.used -= x.slots[e.slot].len;
+    if (x.used == 0) {
+      x.head = x.tail = 0;
     } else {
-      head_ = slots_[tx_.head_slot].at;  // the oldest frame still kept
+      x.head = x.slots[x.tx.head_slot].at;  // the oldest frame still kept
     }
   }
 
-  link_config cfg_;
+  const link_config* cfg_ = nullptr;
   wire::error error_{};
-  sender tx_{};
-  receiver rx_{};
-  cbfc_sender cbfc_tx_{};
-  cbfc_receiver cbfc_rx_{};
-  pfc_sender pfc_tx_{};
-  pfc_receiver pfc_rx_{};
-  std::uint64_t cbfc_deadline_ = 0;
-  std::uint64_t pfc_refresh_ = link_never;
-  std::optional<pfc_pdu> pfc_pending_;
+  bool on_ = false;  // LLR, CBFC or PFC frames of its own: flow_ holds their state
   bool credit_stalled_ = false, pfc_stalled_ = false;
   std::uint32_t class_stalled_ = 0;
+  pfc_sender pfc_tx_{};
   link_counters n_{};
-  // The replay store: frame bytes in a ring, and where each kept frame is, by LLR slot.
+  pack::table<flow_state, 1, Storage> flow_;
   pack::table<std::uint8_t, ReplayBytes, Storage> store_;
-  std::array<slot_info, ReplayFrames> slots_{};
-  std::size_t head_ = 0, tail_ = 0, used_ = 0;
-  std::size_t replay_left_ = 0, replay_slot_ = 0;
-  std::uint16_t replay_seq_ = 0;
-  std::size_t lost_ = 0;
-  std::array<link_message, max_messages> out_{};
-  std::size_t out_count_ = 0;
 };
 
 }  // namespace scaleup::transport
