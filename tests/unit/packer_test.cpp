@@ -1407,7 +1407,7 @@ TEST_CASE("packer: heap storage grows with the destinations used, not the bound"
   CHECK(p->queued(1022, 0) == 0);
   CHECK(p->queued(1023, 0) == 0);  // out of range: nothing, not a read past the table
   std::size_t n = 0;
-  for (pdu x = take(*p); x.info.commands > 0; x = take(*p)) n += x.info.commands;
+  for (taken_pdu x = take(*p); x.info.commands > 0; x = take(*p)) n += x.info.commands;
   CHECK(n == 31);
 }
 
@@ -1436,7 +1436,7 @@ TEST_CASE("packer: heap storage refuses a command when the allocator has nothing
   CHECK(taken > 0);
   CHECK(p.queued() == taken);
   std::size_t n = 0;
-  for (pdu x = take(p); x.info.commands > 0; x = take(p)) n += x.info.commands;
+  for (taken_pdu x = take(p); x.info.commands > 0; x = take(p)) n += x.info.commands;
   CHECK(n == taken);  // what was taken is all there
 }
 
@@ -1475,11 +1475,11 @@ TEST_CASE("packer: a queue taken out comes out whole and in order, and the rest 
   CHECK(p->queued() == 7);
   CHECK(p->queued(1, 1) == 0);
   CHECK(p->drain(1, 1, [](const pk::queued_command&) { FAIL("empty"); }) == 0);
-  const pdu x = take(*q);
+  const taken_pdu x = take(*q);
   CHECK(x.cookies == cookies_of({1, 7}));
   CHECK(x.payload == wire_of(s, x.cookies));  // controls rebuilt byte for byte
   std::size_t left = 0;
-  for (pdu y = take(*p); y.info.commands > 0; y = take(*p)) {
+  for (taken_pdu y = take(*p); y.info.commands > 0; y = take(*p)) {
     CHECK(!(y.info.destination == 1 && y.info.vc == 1));
     left += y.info.commands;
   }
