@@ -513,6 +513,20 @@ class fabric {
           break;
       }
     }
+    gather_link_counts();
+  }
+
+  // What the link ends count themselves (CBFC's credit stalls), gathered when a run stops:
+  // every XPU port's and every switch port's.
+  void gather_link_counts() {
+    std::uint64_t stalls = 0;
+    for (const auto& x : xpus_)
+      if (x.sue)
+        for (std::uint8_t p = 0; p < cfg_.ports; ++p)
+          stalls += x.sue->link(p).counters().credit_stalls;
+    for (const auto& s : switch_)
+      if (s) stalls += s->link.counters().credit_stalls;
+    stats_.credit_stalls = stalls;
   }
 
   // ---- state -----------------------------------------------------------------------------
