@@ -817,6 +817,9 @@ class sue_instance {
     ps.conn.fill(nil);
     timer_pos_[owner_of_peer(pi)] = nil;
     peer_of_[xpuid] = static_cast<std::uint16_t>(pi + 1);
+    // A peer first named while every plane is down is unreachable from now on, as one known
+    // before the links went down: its clock starts, or its commands would wait for ever.
+    reachability(pi);
     return pi;
   }
   // The peer slot of an XPU, no_peer when it has none (the table holds slot + 1, 0 for none).
@@ -1411,13 +1414,13 @@ class sue_instance {
     // frame then copies the payload onto itself.
     const std::size_t at = wire::header_size(cfg_.frame.kind) + (cfg_.lite ? 0 : 8);
     const auto r = pk.next(out.subspan(at), eligibility{this, p}, [&](std::uint64_t h) {
-                             const auto hh = static_cast<std::uint32_t>(h);
-                             if (count++ == 0) first_seq = cmd_meta_[hh].seq;
-                             bytes_freed += cmd_bytes_.size(hh);
-                             const cmd_meta& m = cmd_meta_[hh];
-                             --peers_[m.peer].queued[m.vc];
-                             cmd_bytes_.give(hh);
-                           });
+      const auto hh = static_cast<std::uint32_t>(h);
+      if (count++ == 0) first_seq = cmd_meta_[hh].seq;
+      bytes_freed += cmd_bytes_.size(hh);
+      const cmd_meta& m = cmd_meta_[hh];
+      --peers_[m.peer].queued[m.vc];
+      cmd_bytes_.give(hh);
+    });
     if (!r || r->commands == 0) {
       if (k != nil) kept_give(k);
       return false;
