@@ -272,6 +272,9 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
       case layer_kind::afh2_ethertype:
         header(f.afh2_type);
         break;
+      case layer_kind::failover:
+        header(f.failover);
+        break;
       case layer_kind::sue_rh: {
         const auto rh = add_fields(t, frame, l.offset, *f.rh);
         if (const auto dst = mapped_destination(f, o))

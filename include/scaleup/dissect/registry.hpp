@@ -31,6 +31,7 @@
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/bsd_loopback.hpp"
 #include "scaleup/wire/ethernet.hpp"
+#include "scaleup/wire/failover.hpp"
 #include "scaleup/wire/field.hpp"
 #include "scaleup/wire/ip.hpp"
 #include "scaleup/wire/ip_fragment.hpp"
@@ -91,6 +92,7 @@ using table_types = std::tuple<table_entry<wire::reliability_header, table_group
                                table_entry<wire::afh2_compressed, table_group::frame>,
                                table_entry<wire::afh2_ethertype, table_group::frame>,
                                table_entry<wire::rcrc_trailer, table_group::frame>,
+                               table_entry<wire::failover_message, table_group::frame>,
                                table_entry<tofu::record_header, table_group::frame>,
                                table_entry<tofu::routing_header, table_group::frame>,
                                table_entry<tofu::fcs_trailer, table_group::frame>,

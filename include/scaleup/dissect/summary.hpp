@@ -26,6 +26,7 @@ std::string_view summary_protocol(const Tree& t) {
   if (t.find("tofu.rh.one")) return t.find("tofu.slice.lane") ? "Tofu slice" : "Tofu frame";
   if (t.find("rdma.ftr.crc")) return "ExaJet";
   if (t.find("sue_lite.len")) return "SUE Lite";
+  if (t.find("sue.failover.ver")) return "SUE failover";
   return {};
 }
 
@@ -79,6 +80,15 @@ void put_summary_info(chunked<Out>& out, const Tree& t) {
     show("dst", "afh2c.dst_xpu");
     show("tc", "afh2c.tc");
     show("payload", "sue_lite.len");
+  } else if (t.find("sue.failover.ver")) {
+    show("type", "sue.failover.type");
+    show("xpuid", "sue.failover.xpuid");
+    show("port", "sue.failover.port");
+    show("vc", "sue.failover.vc");
+    show("generation", "sue.failover.generation");
+    show("base", "sue.failover.base");
+    if (const auto* ty = t.find("sue.failover.type"); ty && ty->value == 2)
+      show("expected", "sue.failover.expected");
   } else {
     show("src", "ip.src");
     show("dst", "ip.dst");

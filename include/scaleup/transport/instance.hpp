@@ -15,7 +15,7 @@
 //               link peer (R2 3.5.7), PFC obeyed (R2 3.5.6); link status (R2 3.5.8)
 //   failover    a plane that stops reaching a peer (go-back-N's retry limit, the link status) is
 //               remembered as such until the link status says otherwise; its work moves to a
-//               plane that reaches the peer through the failover exchange (failover.hpp); a peer
+//               plane that reaches the peer through the failover exchange (wire/failover.hpp); a peer
 //               no plane reaches past `unreachable_after` is declared unreachable: its commands
 //               fail with errc::unreachable (the XPU's SLVERR on AXI) and nothing more is resent
 //   management  packets the XPU builds go out with an FCS at the management rate, merged into the
@@ -50,7 +50,6 @@
 #include "scaleup/pack/storage.hpp"
 #include "scaleup/transport/byte_pool.hpp"
 #include "scaleup/transport/congestion.hpp"
-#include "scaleup/transport/failover.hpp"
 #include "scaleup/transport/go_back_n.hpp"
 #include "scaleup/transport/link_port.hpp"
 #include "scaleup/transport/management.hpp"
@@ -746,7 +745,7 @@ class sue_instance {
   };
   struct control_item {
     std::uint32_t conn = nil;
-    failover_message msg{};
+    wire::failover_message msg{};
     std::uint16_t to = 0;
   };
   struct port_state {
@@ -1522,26 +1521,26 @@ class sue_instance {
       switch (fp.kind) {
         case wire::encap::udp4:
         case wire::encap::udp6:
-          fp.udp_dst_port = fp.udp_src_port = control_udp_port;
+          fp.udp_dst_port = fp.udp_src_port = wire::failover_udp_port;
           break;
         case wire::encap::afh1:
           fp.kind = wire::encap::afh1_shim;
-          fp.shim_next_header = shim_next_control;
+          fp.shim_next_header = wire::shim_next_failover;
           break;
         case wire::encap::afh1_vlan:
           fp.kind = wire::encap::afh1_vlan_shim;
-          fp.shim_next_header = shim_next_control;
+          fp.shim_next_header = wire::shim_next_failover;
           break;
         case wire::encap::afh1_vlan_shim:
-          fp.shim_next_header = shim_next_control;
+          fp.shim_next_header = wire::shim_next_failover;
           break;
         default:  // AFH Gen 1's shim, AFH Gen 2 of either form (see sue_frame.hpp)
           fp.kind = wire::encap::afh1_shim;
-          fp.shim_next_header = shim_next_control;
+          fp.shim_next_header = wire::shim_next_failover;
           break;
       }
-      std::array<std::uint8_t, wire::layout<failover_message>::size> msg{};
-      if (!wire::encode(sealed(it.msg), msg)) {
+      std::array<std::uint8_t, wire::layout<wire::failover_message>::size> msg{};
+      if (!wire::encode(wire::sealed(it.msg), msg)) {
         ps.control.pop_front();
         continue;
       }
@@ -1942,7 +1941,7 @@ class sue_instance {
     control_item it;
     it.conn = c;
     it.to = peers_[cs.peer].xpuid;
-    it.msg = failover_message{.type = static_cast<std::uint8_t>(failover_type::request),
+    it.msg = wire::failover_message{.type = static_cast<std::uint8_t>(wire::failover_type::request),
                               .port = cs.port,
                               .vc = cs.key,
                               .generation = cs.generation,
@@ -1974,7 +1973,7 @@ class sue_instance {
   }
 
   void control_in(std::uint8_t p, const sue_frame& s) noexcept {
-    const auto m = read_failover(s.control);
+    const auto m = wire::read_failover(s.control);
     if (!m) return drop(p, instance_drop::bad_rcrc);  // damaged: the request is repeated
     if (!s.dst_xpu || *s.dst_xpu != cfg_.xpuid || m->xpuid == cfg_.xpuid || m->port >= cfg_.ports ||
         m->vc >= max_vcs)
@@ -1983,7 +1982,7 @@ class sue_instance {
     if (pi == no_peer) return drop(p, instance_drop::no_room, m->xpuid);
     const std::uint32_t c = conn_of(pi, m->port, m->vc);
     if (c == nil) return drop(p, instance_drop::no_room, m->xpuid);
-    if (m->type == static_cast<std::uint8_t>(failover_type::request)) {
+    if (m->type == static_cast<std::uint8_t>(wire::failover_type::request)) {
       conn_state& cs = conns_[c];
       // Acted on once per base: a request for the base already moved to (a repeat, or a new
       // attempt of a sender whose reply was lost, which has sent nothing since) gets the same
@@ -2002,7 +2001,7 @@ class sue_instance {
       }
       control_item it;
       it.to = m->xpuid;
-      it.msg = failover_message{.type = static_cast<std::uint8_t>(failover_type::reply),
+      it.msg = wire::failover_message{.type = static_cast<std::uint8_t>(wire::failover_type::reply),
                                 .port = m->port,
                                 .vc = m->vc,
                                 .generation = m->generation,
@@ -2013,11 +2012,11 @@ class sue_instance {
       arm_conn(c);
       return;
     }
-    if (m->type == static_cast<std::uint8_t>(failover_type::reply)) failover_done(c, *m);
+    if (m->type == static_cast<std::uint8_t>(wire::failover_type::reply)) failover_done(c, *m);
   }
 
   // The peer answered: what it delivered is done, the rest moves to the new connection.
-  void failover_done(std::uint32_t c, const failover_message& m) noexcept {
+  void failover_done(std::uint32_t c, const wire::failover_message& m) noexcept {
     conn_state& cs = conns_[c];
     if (!cs.failing || cs.generation != m.generation || cs.base.value != m.base) return;
     const auto pi = static_cast<std::uint16_t>(cs.peer);

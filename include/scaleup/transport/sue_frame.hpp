@@ -9,26 +9,21 @@
 // frames are written with. SUE over UDP is on the port the sender writes (named to the reader,
 // so that a corrupted PDU is still read as one, its R-CRC then bad).
 //
-// The control messages of the failover exchange ride in a carrier that names their transport:
-// UDP port 61794 over IP, and in every AFH deployment AFH Gen 1's shim with next header 254
-// (RFC 3692's second experimental number). An AFH Gen 2 header, normal or compressed, has no
-// place to name another transport that a reader of an Ethernet link can tell from SUE Lite's
-// payload, so control messages there take the shim form too. A SUE PDU's reader sees no SUE in
-// them.
+// The control messages of the failover exchange ride in a carrier that names their transport
+// (wire/failover.hpp); the frame reader finds them, and a SUE PDU's reader sees no SUE in them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
+#include "scaleup/wire/failover.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/receive.hpp"
 #include "scaleup/wire/xpu_map.hpp"
 
 namespace scaleup::transport {
 
-inline constexpr std::uint16_t control_udp_port = 61794;
-inline constexpr std::uint8_t shim_next_control = 254;
 inline constexpr std::uint16_t mac_control_type = 0x8808;  // PFC frames (IEEE 802.3 31.4.1.3)
 
 struct sue_frame {
@@ -83,18 +78,9 @@ constexpr sue_frame read_sue_frame(wire::bytes f, const wire::receive_options& o
     r.ether_type = rf.eth->value.type;
     if (rf.vlan_count > 0) r.ether_type = rf.vlan[rf.vlan_count - 1].value.type;
   }
-  // A control message where the carrier names the control transport.
-  const wire::bytes rest = rf.frame.first(rf.length);
-  if (rf.udp && rf.udp->value.dst_port == control_udp_port) {
-    const std::size_t at = rf.udp->offset + 8;
-    const std::size_t end = rf.udp->offset + rf.udp->value.length;
-    if (end <= rest.size() && at <= end) r.control = rest.subspan(at, end - at);
-    return r;
-  }
-  if (rf.shim && rf.shim->value.next_header == shim_next_control) {
-    const std::size_t at = rf.shim->offset + wire::layout<wire::afh1_shim>::size;
-    const std::size_t end = at + rf.shim->value.length;
-    if (end <= rest.size()) r.control = rest.subspan(at, end - at);
+  // A control message of the failover exchange, as the reader found it.
+  if (rf.failover) {
+    r.control = rf.frame.subspan(rf.failover->offset, wire::layout<wire::failover_message>::size);
     return r;
   }
   if (rf.kind) {

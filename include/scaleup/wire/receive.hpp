@@ -26,6 +26,7 @@
 #include "scaleup/wire/bsd_loopback.hpp"
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/ethernet.hpp"
+#include "scaleup/wire/failover.hpp"
 #include "scaleup/wire/field.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/ip.hpp"
@@ -123,6 +124,7 @@ enum class layer_kind : std::uint8_t {
   sll,          // Linux cooked capture v1
   sll2,         // Linux cooked capture v2
   null,         // BSD loopback (LINKTYPE_NULL, LINKTYPE_LOOP)
+  failover,     // a message of the failover exchange (failover.hpp)
 };
 
 struct layer_ref {
@@ -209,6 +211,10 @@ struct received_frame {
   std::optional<located<afh2_normal>> afh2;
   std::optional<located<afh2_compressed>> afh2c;
   std::optional<located<afh2_ethertype>> afh2_type;
+  // A message of two SUE instances' failover exchange, in the carrier that names it (UDP port
+  // failover_udp_port unless that port is named as SUE's; the shim's next header
+  // shim_next_failover). Such a frame is not SUE: `kind` stays empty.
+  std::optional<located<failover_message>> failover;
 
   // The endpoints exactly as the frame carries them: only AFH Gen 1 (addresses, then the shim's
   // 32-bit ids when there is one) and AFH Gen 2 carry XPU ids. Over IP the addresses are in
@@ -604,6 +610,9 @@ class frame_reader {
     const auto s = read(f_.shim, layer_kind::afh1_shim, at, n);
     if (s.err.code != errc::truncated) set_xpus(s->src_xpu, s->dst_xpu);
     if (!s) return;
+    if (s->next_header == shim_next_failover && s->next_header != o_.shim_next_sue)
+      return failover(at + layout<afh1_shim>::size,
+                      shim_payload_end(*s, w_, at, [this](const error& e) { report(e); }));
     if (s->next_header != o_.shim_next_sue)
       return report(error{.code = errc::unsupported,
                           .layer = "afh1.shim",
@@ -697,12 +706,31 @@ class frame_reader {
     f_.udp_checksum = x.checksum;
     if (!x.usable) return;
     constexpr std::size_t header = layout<udp_header>::size;
+    if ((u->dst_port == failover_udp_port || u->src_port == failover_udp_port) &&
+        !o_.is_sue_port(u->dst_port) && !o_.is_sue_port(u->src_port)) {
+      if (!o_.flows_only) failover(at + header, x.end);
+      return;
+    }
     if (!is_sue_datagram(*u, b_.subspan(at + header, present(x.end) - at - header), v6, at + header,
                          x.end - at - header) ||
         o_.flows_only)
       return;
     f_.kind = v6 ? encap::udp6 : encap::udp4;
     sue_pdu(at + header, x.end, true);
+  }
+
+  // A message of the failover exchange: decoded with its table's rules, its own CRC checked.
+  constexpr void failover(std::size_t at, std::size_t end) noexcept {
+    const auto m = read(f_.failover, layer_kind::failover, at, end);
+    if (m.err.code == errc::truncated) return;
+    const std::uint32_t want = failover_crc(m.value);
+    if (m.value.crc != want)
+      report(error{.code = errc::bad_checksum,
+                   .layer = "sue.failover",
+                   .offset = static_cast<std::uint32_t>(at + 8),
+                   .what = "failover message CRC mismatch",
+                   .field = "sue.failover.crc",
+                   .value = want});
   }
 
   // Whether a datagram carries SUE: by a port the user named; else (if heuristics are allowed)

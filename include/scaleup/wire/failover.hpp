@@ -15,10 +15,17 @@
 // peer was declared unreachable.
 //
 // Wire format (scaleup's; 12 bytes): ver(2) type(2) port(2) vc(2) generation(8) rsvd(6)
-// xpuid(10) base(16) expected(16) crc(32). Carried in the deployment's encapsulation with the
-// control transport named (sue_frame.hpp). The CRC (CRC-32 as the R-CRC, over the first eight
+// xpuid(10) base(16) expected(16) crc(32). The CRC (CRC-32 as the R-CRC, over the first eight
 // bytes) is the message's own: its carrier may have no checksum that is checked (UDP's is
 // optional, AFH has none), and a PSN read wrong would release PDUs never delivered.
+//
+// The carrier names the control transport, so that no reader takes a message for SUE (its 12
+// bytes have an RH-only PDU's shape, CRC included): UDP port 61794 over IP (from the dynamic
+// range, RFC 6335), and in every AFH deployment AFH Gen 1's shim with next header 254 (RFC
+// 3692's second experimental number). An AFH Gen 2 header, normal or compressed, has no place
+// to name another transport that a reader of an Ethernet link can tell from SUE Lite's payload,
+// so messages there take the shim form too. The frame reader (receive.hpp) shows them as this
+// layer; a UDP port the user names as SUE's is read as SUE.
 #pragma once
 
 #include <array>
@@ -31,11 +38,14 @@
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/field.hpp"
 
-namespace scaleup::transport {
+namespace scaleup::wire {
+
+inline constexpr std::uint16_t failover_udp_port = 61794;
+inline constexpr std::uint8_t shim_next_failover = 254;
 
 enum class failover_type : std::uint8_t { request = 1, reply = 2 };
 
-inline constexpr std::array<wire::value_name, 4> failover_type_names{{
+inline constexpr std::array<value_name, 4> failover_type_names{{
     {0, "reserved"},
     {1, "request"},
     {2, "reply"},
@@ -56,13 +66,9 @@ struct failover_message {
   friend constexpr bool operator==(const failover_message&, const failover_message&) = default;
 };
 
-}  // namespace scaleup::transport
-
-namespace scaleup::wire {
-
 template <>
-struct layout<transport::failover_message> {
-  using T = transport::failover_message;
+struct layout<failover_message> {
+  using T = failover_message;
   static constexpr std::string_view name = "sue.failover";
   static constexpr std::string_view title = "SUE failover request/reply (scaleup format)";
   static constexpr std::string_view seed = "R2 3.5.8 (no format in the seeds)";
@@ -73,7 +79,7 @@ struct layout<transport::failover_message> {
                        .description = "Version; 0 today", .seed = "scaleup",
                        .check = rule::fixed, .expect = 0}),
       member(&T::type, {.name = "type", .filter = "sue.failover.type", .bit = 2, .width = 2,
-                        .names = transport::failover_type_names,
+                        .names = failover_type_names,
                         .description = "Request or reply", .seed = "scaleup"}),
       member(&T::port, {.name = "port", .filter = "sue.failover.port", .bit = 4, .width = 2,
                         .description = "Port (plane) of the connection that failed",
@@ -103,18 +109,14 @@ struct layout<transport::failover_message> {
   };
   // clang-format on
 };
-static_assert(tiles<transport::failover_message>());
-
-}  // namespace scaleup::wire
-
-namespace scaleup::transport {
+static_assert(tiles<failover_message>());
 
 // The CRC a message must carry, over its own encoding with the CRC cut off.
 constexpr std::uint32_t failover_crc(failover_message m) noexcept {
   m.crc = 0;
-  const auto image = wire::to_bytes(m);
+  const auto image = to_bytes(m);
   if (!image) return 0;  // a field too wide: encode refuses the message anyway
-  return wire::crc32(wire::bytes(image->data(), 8));
+  return crc32(bytes(image->data(), 8));
 }
 
 // A message as sent: its CRC filled in.
@@ -124,17 +126,17 @@ constexpr failover_message sealed(failover_message m) noexcept {
 }
 
 // A received message, or why it is to be dropped (a bad CRC, a version other than 0).
-constexpr wire::result<failover_message> read_failover(wire::bytes b) noexcept {
-  const auto m = wire::decode<failover_message>(b);
+constexpr result<failover_message> read_failover(bytes b) noexcept {
+  const auto m = decode<failover_message>(b);
   if (!m) return m.err;
   if (m->ver != 0)
-    return wire::error{.code = wire::errc::unsupported,
+    return error{.code = errc::unsupported,
                        .layer = "sue.failover",
                        .what = "failover message of another version",
                        .field = "sue.failover.ver",
                        .value = m->ver};
   if (m->crc != failover_crc(*m))
-    return wire::error{.code = wire::errc::bad_checksum,
+    return error{.code = errc::bad_checksum,
                        .layer = "sue.failover",
                        .offset = 8,
                        .what = "failover message CRC mismatch: dropped",
@@ -143,4 +145,4 @@ constexpr wire::result<failover_message> read_failover(wire::bytes b) noexcept {
   return *m;
 }
 
-}  // namespace scaleup::transport
+}  // namespace scaleup::wire
