@@ -33,7 +33,7 @@ using w::errc;
 using byte_vector = std::vector<std::uint8_t>;
 
 template <unsigned B>
-using seq = t::llr_seq<B>;
+using llr_seq = t::llr_seq<B>;
 
 template <std::size_t N>
 byte_vector vec(const std::array<std::uint8_t, N>& a) {
@@ -67,7 +67,7 @@ TEST_CASE("llr: data header golden bytes and decode") {
   const auto img = w::to_bytes(h);
   REQUIRE(img);
   CHECK(vec(*img) == byte_vector{0x00, 0x00, 0x0A, 0xBC});
-  CHECK(t::llr_header_for(seq<12>(0xABC)) == h);
+  CHECK(t::llr_header_for(llr_seq<12>(0xABC)) == h);
 
   const auto back = w::decode<t::llr_header>(*img);
   REQUIRE(back);
@@ -103,12 +103,12 @@ TEST_CASE("llr: data header golden bytes and decode") {
 // ACK 0x123: ver 00, type 01, rsvd 0 -> 0x10 0x00; seq 01 23; CRC-32 over 10 00 01 23 is
 // 0xCA21C8B0, big-endian. NACK 0xFFF: type 10 -> 0x20 0x00 0F FF; CRC 0x2BEC8360.
 TEST_CASE("llr: control frame golden bytes, CRC and checks") {
-  const auto ack = t::llr_control_for(t::llr_control_msg<12>{t::llr_type::ack, seq<12>(0x123)});
+  const auto ack = t::llr_control_for(t::llr_control_msg<12>{t::llr_type::ack, llr_seq<12>(0x123)});
   const auto ack_img = w::to_bytes(ack);
   REQUIRE(ack_img);
   CHECK(vec(*ack_img) == byte_vector{0x10, 0x00, 0x01, 0x23, 0xCA, 0x21, 0xC8, 0xB0});
 
-  const auto nack = t::llr_control_for(t::llr_control_msg<12>{t::llr_type::nack, seq<12>(0xFFF)});
+  const auto nack = t::llr_control_for(t::llr_control_msg<12>{t::llr_type::nack, llr_seq<12>(0xFFF)});
   const auto nack_img = w::to_bytes(nack);
   REQUIRE(nack_img);
   CHECK(vec(*nack_img) == byte_vector{0x20, 0x00, 0x0F, 0xFF, 0x2B, 0xEC, 0x83, 0x60});
@@ -200,7 +200,7 @@ TEST_CASE("llr: corrupt frame 2 of 5 -> NACK 2 -> replay 2..4") {
   std::vector<unsigned> delivered;
   std::vector<t::llr_control_msg<12>> controls;
   const auto arrive = [&](std::optional<unsigned> sq) {
-    const auto ev = sq ? R12::event::frame(seq<12>(*sq)) : R12::event::corrupt();
+    const auto ev = sq ? R12::event::frame(llr_seq<12>(*sq)) : R12::event::corrupt();
     auto [r2, a] = step(r, ev, now, rc);
     r = r2;
     if (a.deliver) delivered.push_back(a.deliver->value);
@@ -214,7 +214,7 @@ TEST_CASE("llr: corrupt frame 2 of 5 -> NACK 2 -> replay 2..4") {
   const auto bad = arrive(std::nullopt);
   CHECK(bad.dropped == t::llr_drop::bad_fcs);
   REQUIRE(bad.control);
-  CHECK(*bad.control == t::llr_control_msg<12>{t::llr_type::nack, seq<12>(2)});
+  CHECK(*bad.control == t::llr_control_msg<12>{t::llr_type::nack, llr_seq<12>(2)});
   const auto a3 = arrive(3);
   CHECK(a3.dropped == t::llr_drop::out_of_order);
   CHECK_FALSE(a3.control);  // one NACK per burst
@@ -224,7 +224,7 @@ TEST_CASE("llr: corrupt frame 2 of 5 -> NACK 2 -> replay 2..4") {
   CHECK(r.unacked == 0);  // the NACK said "0 and 1 arrived"
 
   now = 600;
-  auto [s2, na] = step(s, S8::event::nack(seq<12>(2)), now, sc);
+  auto [s2, na] = step(s, S8::event::nack(llr_seq<12>(2)), now, sc);
   s = s2;
   CHECK(seqs(na.release) == uvec{0, 1});
   CHECK(slots(na.release) == svec{0, 1});
@@ -255,7 +255,7 @@ constexpr bool nack_replay_at_compile_time() {
   for (int i = 0; i < 5; ++i) s = step(s, S8::event::send(), 0).first;
   std::optional<t::llr_control_msg<12>> nack;
   for (unsigned i = 0; i < 5; ++i) {
-    const auto [r2, a] = step(r, i == 2 ? R12::event::corrupt() : R12::event::frame(seq<12>(i)), 1);
+    const auto [r2, a] = step(r, i == 2 ? R12::event::corrupt() : R12::event::frame(llr_seq<12>(i)), 1);
     r = r2;
     if (a.deliver) got[n++] = a.deliver->value;
     if (a.control) nack = a.control;
@@ -278,7 +278,7 @@ TEST_CASE("llr: coalesced ACK after the delay empties the replay buffer") {
   R12 r;
   for (int i = 0; i < 3; ++i) s = step(s, S8::event::send(), 0).first;
   for (unsigned i = 0; i < 3; ++i) {
-    const auto [r2, a] = step(r, R12::event::frame(seq<12>(i)), 100, rc);
+    const auto [r2, a] = step(r, R12::event::frame(llr_seq<12>(i)), 100, rc);
     r = r2;
     CHECK(a.deliver);
     CHECK_FALSE(a.control);
@@ -287,15 +287,15 @@ TEST_CASE("llr: coalesced ACK after the delay empties the replay buffer") {
   CHECK_FALSE(step(r, R12::event::tick(), 299, rc).second.control);
   const auto [r2, ta] = step(r, R12::event::tick(), 300, rc);
   REQUIRE(ta.control);
-  CHECK(*ta.control == t::llr_control_msg<12>{t::llr_type::ack, seq<12>(2)});
+  CHECK(*ta.control == t::llr_control_msg<12>{t::llr_type::ack, llr_seq<12>(2)});
   CHECK_FALSE(next_deadline(r2));
 
-  const auto [s2, aa] = step(s, S8::event::ack(seq<12>(2)), 400);
+  const auto [s2, aa] = step(s, S8::event::ack(llr_seq<12>(2)), 400);
   CHECK(seqs(aa.release) == uvec{0, 1, 2});
   CHECK(s2.in_flight == 0);
   CHECK_FALSE(next_deadline(s2));
   // The same ACK again frees nothing and is not stale.
-  const auto [s3, aa2] = step(s2, S8::event::ack(seq<12>(2)), 500);
+  const auto [s3, aa2] = step(s2, S8::event::ack(llr_seq<12>(2)), 500);
   CHECK(aa2.release.empty());
   CHECK(s3.stale == 0);
 }
@@ -305,7 +305,7 @@ TEST_CASE("llr: ACK every K frames") {
   R12 r;
   std::vector<unsigned> acks;
   for (unsigned i = 0; i < 9; ++i) {
-    const auto [r2, a] = step(r, R12::event::frame(seq<12>(i)), i, rc);
+    const auto [r2, a] = step(r, R12::event::frame(llr_seq<12>(i)), i, rc);
     r = r2;
     if (a.control) {
       CHECK(a.control->type == t::llr_type::ack);
@@ -315,7 +315,7 @@ TEST_CASE("llr: ACK every K frames") {
   CHECK(acks == uvec{2, 5, 8});
   CHECK_FALSE(next_deadline(r));
   // ack_every 0 behaves as 1.
-  const auto [r3, a] = step(R12{}, R12::event::frame(seq<12>(0)), 0, {.ack_every = 0});
+  const auto [r3, a] = step(R12{}, R12::event::frame(llr_seq<12>(0)), 0, {.ack_every = 0});
   REQUIRE(a.control);
   CHECK(a.control->seq.value == 0);
   CHECK(r3.acks_sent == 1);
@@ -332,40 +332,40 @@ TEST_CASE("llr: a new error burst after recovery gets its own NACK") {
   const auto [r2, a2] = step(r, R12::event::corrupt(), 1);
   CHECK_FALSE(a2.control);
   // The expected frame arrives: the burst is over; the next error NACKs again.
-  const auto [r3, a3] = step(r2, R12::event::frame(seq<12>(0)), 2);
+  const auto [r3, a3] = step(r2, R12::event::frame(llr_seq<12>(0)), 2);
   CHECK(a3.deliver);
   const auto [r4, a4] = step(r3, R12::event::corrupt(), 3);
   REQUIRE(a4.control);
-  CHECK(*a4.control == t::llr_control_msg<12>{t::llr_type::nack, seq<12>(1)});
+  CHECK(*a4.control == t::llr_control_msg<12>{t::llr_type::nack, llr_seq<12>(1)});
   CHECK(r4.nacks_sent == 2);
   CHECK(r4.bad_fcs == 3);
   // A good frame ahead of the expected one (an earlier frame was lost, not corrupted) NACKs too.
-  const auto [r5, a5] = step(R12{}, R12::event::frame(seq<12>(3)), 0);
+  const auto [r5, a5] = step(R12{}, R12::event::frame(llr_seq<12>(3)), 0);
   CHECK(a5.dropped == t::llr_drop::out_of_order);
   REQUIRE(a5.control);
-  CHECK(*a5.control == t::llr_control_msg<12>{t::llr_type::nack, seq<12>(0)});
+  CHECK(*a5.control == t::llr_control_msg<12>{t::llr_type::nack, llr_seq<12>(0)});
   CHECK(r5.out_of_order == 1);
 }
 
 TEST_CASE("llr: duplicates are dropped and re-ACKed") {
   R12 r;
-  for (unsigned i = 0; i < 4; ++i) r = step(r, R12::event::frame(seq<12>(i)), 0).first;
+  for (unsigned i = 0; i < 4; ++i) r = step(r, R12::event::frame(llr_seq<12>(i)), 0).first;
   CHECK(r.expected.value == 4);
   for (unsigned d : {0u, 2u, 3u}) {
-    const auto [r2, a] = step(r, R12::event::frame(seq<12>(d)), 10);
+    const auto [r2, a] = step(r, R12::event::frame(llr_seq<12>(d)), 10);
     r = r2;
     CHECK_FALSE(a.deliver);
     CHECK(a.dropped == t::llr_drop::duplicate);
     REQUIRE(a.control);
-    CHECK(*a.control == t::llr_control_msg<12>{t::llr_type::ack, seq<12>(3)});
+    CHECK(*a.control == t::llr_control_msg<12>{t::llr_type::ack, llr_seq<12>(3)});
   }
   CHECK(r.duplicates == 3);
   CHECK(r.delivered == 4);
   CHECK(r.unacked == 0);
   // Behind across wraparound: 4094 is before 1 in a 12-bit space.
   R12 w;
-  w.expected = seq<12>(2);
-  const auto [w2, wa] = step(w, R12::event::frame(seq<12>(4094)), 0);
+  w.expected = llr_seq<12>(2);
+  const auto [w2, wa] = step(w, R12::event::frame(llr_seq<12>(4094)), 0);
   CHECK(wa.dropped == t::llr_drop::duplicate);
   CHECK(wa.control->seq.value == 1);
 }
@@ -381,7 +381,7 @@ TEST_CASE("llr: lost ACK recovered by the replay timer") {
   for (int i = 0; i < 3; ++i) s = step(s, S8::event::send(), 0, sc).first;
   std::optional<t::llr_control_msg<12>> lost_ack;
   for (unsigned i = 0; i < 3; ++i) {
-    const auto [r2, a] = step(r, R12::event::frame(seq<12>(i)), 250, rc);
+    const auto [r2, a] = step(r, R12::event::frame(llr_seq<12>(i)), 250, rc);
     r = r2;
     delivered.push_back(a.deliver->value);
     if (a.control) lost_ack = a.control;
@@ -431,18 +431,18 @@ TEST_CASE("llr: replay buffer full -> back-pressure") {
   CHECK(s_same == s);  // a refusal changes nothing
 
   // ACK 1 frees two slots; the next frames reuse them, in ring order.
-  const auto [s2, a] = step(s, S4::event::ack(seq<12>(1)), 10);
+  const auto [s2, a] = step(s, S4::event::ack(llr_seq<12>(1)), 10);
   s = s2;
   CHECK(slots(a.release) == svec{0, 1});
   const auto [s3, t4] = step(s, S4::event::send(), 11);
   const auto [s4, t5] = step(s3, S4::event::send(), 12);
   const auto [s5, t6] = step(s4, S4::event::send(), 13);
-  CHECK(*t4.transmit == t::llr_entry<12>{seq<12>(4), 0});
-  CHECK(*t5.transmit == t::llr_entry<12>{seq<12>(5), 1});
+  CHECK(*t4.transmit == t::llr_entry<12>{llr_seq<12>(4), 0});
+  CHECK(*t5.transmit == t::llr_entry<12>{llr_seq<12>(5), 1});
   CHECK(t6.refused == t::llr_refusal::buffer_full);
   CHECK(s5.in_flight == 4);
   // A replay walks the ring from the oldest: seqs 2..5 in slots 2, 3, 0, 1.
-  const auto [s6, ra] = step(s5, S4::event::nack(seq<12>(2)), 14);
+  const auto [s6, ra] = step(s5, S4::event::nack(llr_seq<12>(2)), 14);
   CHECK(seqs(ra.replay) == uvec{2, 3, 4, 5});
   CHECK(slots(ra.replay) == svec{2, 3, 0, 1});
   CHECK(ra.release.empty());
@@ -452,10 +452,10 @@ TEST_CASE("llr: replay buffer full -> back-pressure") {
 TEST_CASE("llr: stale and impossible ACKs and NACKs change nothing") {
   S8 s;
   for (int i = 0; i < 3; ++i) s = step(s, S8::event::send(), 0).first;
-  s = step(s, S8::event::ack(seq<12>(0)), 1).first;  // oldest 1, next 3
+  s = step(s, S8::event::ack(llr_seq<12>(0)), 1).first;  // oldest 1, next 3
   const S8 before = s;
-  for (const auto& e : {S8::event::ack(seq<12>(3)), S8::event::ack(seq<12>(4000)),
-                        S8::event::nack(seq<12>(4)), S8::event::nack(seq<12>(0))}) {
+  for (const auto& e : {S8::event::ack(llr_seq<12>(3)), S8::event::ack(llr_seq<12>(4000)),
+                        S8::event::nack(llr_seq<12>(4)), S8::event::nack(llr_seq<12>(0))}) {
     const auto [s2, a] = step(s, e, 2);
     CHECK(a.release.empty());
     CHECK(a.replay.empty());
@@ -465,7 +465,7 @@ TEST_CASE("llr: stale and impossible ACKs and NACKs change nothing") {
   s.stale = before.stale;
   CHECK(s == before);
   // NACK for next (everything arrived): frees all, replays nothing.
-  const auto [s2, a] = step(s, S8::event::nack(seq<12>(3)), 3);
+  const auto [s2, a] = step(s, S8::event::nack(llr_seq<12>(3)), 3);
   CHECK(seqs(a.release) == uvec{1, 2});
   CHECK(a.replay.empty());
   CHECK(s2.in_flight == 0);
@@ -476,7 +476,7 @@ TEST_CASE("llr: retry limit -> link failure; reset -> back at sequence 0") {
   const t::llr_sender_config sc{.replay_timeout = 100, .max_replays = 2};
   S8 s;
   for (int i = 0; i < 2; ++i) s = step(s, S8::event::send(), 0, sc).first;
-  s = step(s, S8::event::ack(seq<12>(0)), 10, sc).first;  // progress, then silence
+  s = step(s, S8::event::ack(llr_seq<12>(0)), 10, sc).first;  // progress, then silence
   std::uint64_t now = 110;
   for (int k = 0; k < 2; ++k) {
     const auto [s2, a] = step(s, S8::event::tick(), now, sc);
@@ -486,7 +486,7 @@ TEST_CASE("llr: retry limit -> link failure; reset -> back at sequence 0") {
     now += 100;
   }
   // A NACK that frees nothing is no progress either: it fails the link here.
-  const auto [s2, fa] = step(s, S8::event::nack(seq<12>(1)), now, sc);
+  const auto [s2, fa] = step(s, S8::event::nack(llr_seq<12>(1)), now, sc);
   s = s2;
   CHECK(fa.replay.empty());
   CHECK(fa.failure == t::llr_failure::retry_limit);
@@ -500,7 +500,7 @@ TEST_CASE("llr: retry limit -> link failure; reset -> back at sequence 0") {
   const auto [s3, ra] = step(s, S8::event::send(), now, sc);
   CHECK(ra.refused == t::llr_refusal::link_down);
   CHECK(s3 == s);
-  CHECK(step(s, S8::event::ack(seq<12>(1)), now, sc).first == s);
+  CHECK(step(s, S8::event::ack(llr_seq<12>(1)), now, sc).first == s);
   CHECK(step(s, S8::event::tick(), now + 1'000, sc).first == s);
 
   // Reset: reported, nothing more lost, sequence 0 and slot 0 again, counters kept.
@@ -510,7 +510,7 @@ TEST_CASE("llr: retry limit -> link failure; reset -> back at sequence 0") {
   CHECK_FALSE(s4.down);
   CHECK(s4.sent == 2);
   const auto [s5, ta] = step(s4, S8::event::send(), now, sc);
-  CHECK(*ta.transmit == t::llr_entry<12>{seq<12>(0), 0});
+  CHECK(*ta.transmit == t::llr_entry<12>{llr_seq<12>(0), 0});
 
   // A reset while frames are held loses them, reported in order.
   S8 busy;
@@ -523,11 +523,11 @@ TEST_CASE("llr: retry limit -> link failure; reset -> back at sequence 0") {
 
   // The receiver restarts at 0 too.
   R12 r;
-  for (unsigned i = 0; i < 5; ++i) r = step(r, R12::event::frame(seq<12>(i)), 0).first;
+  for (unsigned i = 0; i < 5; ++i) r = step(r, R12::event::frame(llr_seq<12>(i)), 0).first;
   const auto [r2, rr] = step(r, R12::event::reset(), 1);
   CHECK(r2.expected.value == 0);
   CHECK(r2.delivered == 5);
-  CHECK(step(r2, R12::event::frame(seq<12>(0)), 2).second.deliver);
+  CHECK(step(r2, R12::event::frame(llr_seq<12>(0)), 2).second.deliver);
 }
 
 // 3-bit sequences (8 values, window 3) over 1000 frames on a link without delay: the space
@@ -615,7 +615,7 @@ struct link_model {
   std::uint64_t latency = 250;
 };
 
-struct packet {
+struct in_flight_frame {
   std::uint64_t at = 0;
   byte_vector bytes;
 };
@@ -623,7 +623,7 @@ struct packet {
 struct channel {
   link_model m;
   std::mt19937_64* rng = nullptr;
-  std::deque<packet> q;
+  std::deque<in_flight_frame> q;
   std::uint64_t corrupted = 0, lost = 0, duplicated = 0;
 
   bool roll(unsigned per_mille) { return (*rng)() % 1000 < per_mille; }
