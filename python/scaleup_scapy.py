@@ -35,6 +35,7 @@ Classes, one per field table (scaleup_layer: the table's name, the dissector's l
   AFH2C                 afh2c             AI Forwarding Header Gen 2, compressed format
   AFH2Type              afh2.etype        AFH Gen 2 transport Ethertype
   SUERCRC               sue.rcrc          SUE R-CRC
+  SUEFailover           sue.failover      SUE failover request/reply (scaleup format)
   TofuSlice             tofu.slice        Tofu slice record (scaleup pseudo-header)
   TofuRH                tofu.rh           Tofu routing header
   TofuFCS               tofu.slice.fcs    Tofu slice FCS
@@ -82,6 +83,10 @@ from scapy.packet import NoPayload, Packet, Raw, bind_bottom_up, bind_layers, bi
 SUE_ETHERTYPE = 0x88B5
 SHIM_ETHERTYPE = 0x88B6
 SHIM_NEXT_SUE = 253
+# The failover exchange between SUE instances (scaleup's format): its messages have an RH-only
+# PDU's shape, so the carrier names them and no port heuristic looks at that port.
+SHIM_NEXT_FAILOVER = 254
+FAILOVER_UDP_PORT = 61794
 SUE_UDP_PORTS = set()  # add a port as dump --udp-port does
 SUE_UDP_HEURISTIC = True  # False: as dump --no-heuristics
 TAG_ETHERTYPES = (0x8100, 0x88A8, 0x9100)
@@ -460,6 +465,39 @@ class SUERCRC(ScaleupPacket):
     ]
 
 
+class SUEFailover(ScaleupPacket):
+    """SUE failover request/reply (scaleup format) (R2 3.5.8 (no format in the seeds)), 12 bytes."""
+
+    name = "SUE failover request/reply (scaleup format)"
+    scaleup_layer = "sue.failover"
+    scaleup_fields = {
+        "ver": "sue.failover.ver",
+        "type": "sue.failover.type",
+        "port": "sue.failover.port",
+        "vc": "sue.failover.vc",
+        "generation": "sue.failover.generation",
+        "rsvd": "sue.failover.rsvd",
+        "xpuid": "sue.failover.xpuid",
+        "base": "sue.failover.base",
+        "expected": "sue.failover.expected",
+        "crc": "sue.failover.crc",
+    }
+    scaleup_reserved = ("rsvd",)
+    scaleup_fixed = {"ver": 0}
+    fields_desc = [
+        BitField("ver", 0, 2),  # sue.failover.ver: Version; 0 today (scaleup)
+        BitEnumField("type", 1, 2, {0: "reserved", 1: "request", 2: "reply", 3: "reserved"}),  # sue.failover.type: Request or reply (scaleup)
+        BitField("port", 0, 2),  # sue.failover.port: Port (plane) of the connection that failed (R2 3.5.8; R2 Table 1 (4 ports))
+        BitField("vc", 0, 2),  # sue.failover.vc: VC key of the connection (R2 Table 5)
+        ByteField("generation", 0),  # sue.failover.generation: Attempt number: a repeat is answered again (scaleup)
+        BitField("rsvd", 0, 6),  # sue.failover.rsvd: Reserved (scaleup)
+        BitField("xpuid", 0, 10),  # sue.failover.xpuid: Sender XPU (R2 Table 5)
+        ShortField("base", 0),  # sue.failover.base: PSN the connection continues from (scaleup)
+        ShortField("expected", 0),  # sue.failover.expected: Reply: PSN the receiver expected (what was delivered ends before it) (scaleup)
+        XIntField("crc", 0x0),  # sue.failover.crc: CRC-32 (as the R-CRC) over the first eight bytes (scaleup; CRC: decisions.md R-CRC)
+    ]
+
+
 class TofuSlice(ScaleupPacket):
     """Tofu slice record (scaleup pseudo-header) (scaleup (captures of 003 IV.E slices)), 2 bytes."""
 
@@ -768,9 +806,13 @@ _udp_guess = getattr(UDP.guess_payload_class, "scaleup_original", UDP.guess_payl
 
 
 def _udp_guess_payload_class(self, payload):
-    """SUE on SUE_UDP_PORTS (source or destination), then on any port when plausible_pdu."""
-    if self.dport in SUE_UDP_PORTS or self.sport in SUE_UDP_PORTS or \
-            (SUE_UDP_HEURISTIC and plausible_pdu(payload)):
+    """SUE on SUE_UDP_PORTS (source or destination); the failover exchange on its port; then SUE
+    on any port when plausible_pdu."""
+    if self.dport in SUE_UDP_PORTS or self.sport in SUE_UDP_PORTS:
+        return SUE
+    if FAILOVER_UDP_PORT in (self.dport, self.sport):
+        return SUEFailover
+    if SUE_UDP_HEURISTIC and plausible_pdu(payload):
         return SUE
     return _udp_guess(self, payload)
 
@@ -833,6 +875,7 @@ bind_bottom_up(AFH1, Dot1Q, type=0x9100)
 bind_bottom_up(Dot1Q, Dot1Q, type=0x9100)
 bind_bottom_up(Dot1AD, Dot1Q, type=0x9100)
 bind_layers(AFH1Shim, SUE, next_header=SHIM_NEXT_SUE)
+bind_layers(AFH1Shim, SUEFailover, next_header=SHIM_NEXT_FAILOVER)
 bind_layers(AFH2, AFH2Type)
 bind_layers(AFH2Type, SUE, type=SUE_ETHERTYPE)
 bind_layers(TofuSlice, TofuRH)
@@ -854,8 +897,8 @@ conf.l2types.register_layer2num(LINK_RDMA, ExaJetControl)
 
 FILTERS = {}  # display-filter name -> ((class, field), ...)
 for _cls in (
-    SUE, AFH1, AFH1Shim, AFH2, AFH2C, AFH2Type, SUERCRC, TofuSlice, TofuRH, TofuFCS, ExaJetData,
-    ExaJetAck, ExaJetControl, ExaJetControlPayload, ExaJetFooter
+    SUE, AFH1, AFH1Shim, AFH2, AFH2C, AFH2Type, SUERCRC, SUEFailover, TofuSlice, TofuRH, TofuFCS,
+    ExaJetData, ExaJetAck, ExaJetControl, ExaJetControlPayload, ExaJetFooter
 ):
     for _field, _key in _cls.scaleup_fields.items():
         FILTERS[_key] = FILTERS.get(_key, ()) + ((_cls, _field),)

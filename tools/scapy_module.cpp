@@ -117,6 +117,7 @@ std::vector<layer> layers() {
       {"AFH2C", "_AFH2C", {part_of<wire::afh2_compressed>()}},
       {"AFH2Type", "ScaleupPacket", {part_of<wire::afh2_ethertype>()}},
       {"SUERCRC", "ScaleupPacket", {part_of<wire::rcrc_trailer>()}},
+      {"SUEFailover", "ScaleupPacket", {part_of<wire::failover_message>()}},
       {"TofuSlice", "ScaleupPacket", {part_of<tofu::record_header>()}},
       {"TofuRH", "ScaleupPacket", {part_of<tofu::routing_header>()}, tofu_fcs},
       {"TofuFCS", "ScaleupPacket", {part_of<tofu::fcs_trailer>()}},
@@ -406,6 +407,8 @@ places values(const std::vector<layer>& ls) {
   v["sue_ethertype"] = hex(o.sue_ethertype, 4);
   v["shim_ethertype"] = hex(o.shim_ethertype, 4);
   v["shim_next_sue"] = std::to_string(o.shim_next_sue);
+  v["shim_next_failover"] = std::to_string(wire::shim_next_failover);
+  v["failover_udp_port"] = std::to_string(wire::failover_udp_port);
   std::string tags;
   for (const auto t : tag_ethertypes) tags += (tags.empty() ? "" : ", ") + hex(t, 4);
   v["tag_ethertypes"] = tags;

@@ -503,6 +503,16 @@ int dissect_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   return dissect_udp_pdu(tvb, pinfo, root, {static_cast<std::uint16_t>(pinfo->match_uint)});
 }
 
+// The failover exchange's port (wire/failover.hpp): its messages have an RH-only PDU's shape,
+// so the heuristic must not see them; the engine reads them as their own layer.
+int dissect_failover_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
+  if (const auto fr = enclosing_frame(tvb, pinfo)) {
+    const int n = show_frame(*fr, current_options(), pinfo, root, sue_protocol());
+    if (n > 0) return static_cast<int>(tvb_captured_length(tvb));
+  }
+  return 0;
+}
+
 // A datagram of a conversation the heuristic found SUE on: SUE whatever it holds, so that a
 // corrupted PDU shows as SUE with a bad R-CRC (wire/udp_flow.hpp).
 int dissect_udp_bound(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
@@ -517,6 +527,8 @@ dissector_handle_t udp_bound_handle;
 // A datagram the capture cut is taken on a port found SUE before (heuristic_ports).
 ws::heur_result heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
   const wire::bytes b = bytes_of(tvb, pinfo);
+  if (pinfo->srcport == wire::failover_udp_port || pinfo->destport == wire::failover_udp_port)
+    return FALSE;
   const bool cut = tvb_captured_length(tvb) < tvb_reported_length(tvb);
   const auto seen_before = [&](std::uint32_t port) {
     const auto it = heuristic_ports.find(static_cast<std::uint16_t>(port));
@@ -733,6 +745,8 @@ void handoff() {
     const dissector_handle_t udp = create_dissector_handle(dissect_udp, proto_sue);
     // No port by default: none is assigned to SUE, and 4793 is Ultra Ethernet Transport's.
     dissector_add_uint_range_with_preference("udp.port", "", udp);
+    dissector_add_uint("udp.port", wire::failover_udp_port,
+                       create_dissector_handle(dissect_failover_udp, proto_sue));
     udp_bound_handle = create_dissector_handle(dissect_udp_bound, proto_sue);
     heur_dissector_add("udp", heur_udp, "SUE over UDP on any port", "sue_udp", proto_sue,
                        HEURISTIC_ENABLE);

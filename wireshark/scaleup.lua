@@ -142,6 +142,16 @@ G.fields = {
   {"afh2c.dst_xpu", "destination XPU", "uint", 16, blurb = "Ends the 6 bytes a switch reads as DA"},
   {"afh2.type", "type", "hex", 16, blurb = "Transport; 0x88B5 = SUE"},
   {"sue.rcrc", "R-CRC", "hex", 32, blurb = "CRC-32 (ISO-HDLC) over RH and payload, big-endian"},
+  {"sue.failover.ver", "ver", "uint", 2, blurb = "Version; 0 today"},
+  {"sue.failover.type", "type", "uint", 2, names = {[0] = "reserved", [1] = "request", [2] = "reply", [3] = "reserved"}, blurb = "Request or reply"},
+  {"sue.failover.port", "port", "uint", 2, blurb = "Port (plane) of the connection that failed"},
+  {"sue.failover.vc", "vc", "uint", 2, blurb = "VC key of the connection"},
+  {"sue.failover.generation", "generation", "uint", 8, blurb = "Attempt number: a repeat is answered again"},
+  {"sue.failover.rsvd", "rsvd", "uint", 6, blurb = "Reserved"},
+  {"sue.failover.xpuid", "xpuid", "uint", 10, blurb = "Sender XPU"},
+  {"sue.failover.base", "base", "uint", 16, blurb = "PSN the connection continues from"},
+  {"sue.failover.expected", "expected", "uint", 16, blurb = "Reply: PSN the receiver expected (what was delivered ends before it)"},
+  {"sue.failover.crc", "crc", "hex", 32, blurb = "CRC-32 (as the R-CRC) over the first eight bytes"},
   {"tofu.slice.lane", "lane", "uint", 4, blurb = "Lane the slice was captured on, from 0"},
   {"tofu.slice.lanes", "lanes", "uint", 4, blurb = "Lanes in the link (2, or 4 for a quad-lane link)"},
   {"tofu.slice.replay", "replay", "flag", 1, blurb = "Sender: this frame is being sent again"},
@@ -457,6 +467,18 @@ afh2_type = {name = "afh2.etype", title = "AFH Gen 2 transport Ethertype", size 
 rcrc = {name = "sue.rcrc", title = "SUE R-CRC", size = 4, fields = {
     {"sue.rcrc", 0, 32, "hex"},
   }},
+failover = {name = "sue.failover", title = "SUE failover request/reply (scaleup format)", size = 12, fields = {
+    {"sue.failover.ver", 0, 2, "uint", check = "fixed", expect = 0},
+    {"sue.failover.type", 2, 2, "uint"},
+    {"sue.failover.port", 4, 2, "uint"},
+    {"sue.failover.vc", 6, 2, "uint"},
+    {"sue.failover.generation", 8, 8, "uint"},
+    {"sue.failover.rsvd", 16, 6, "uint", check = "reserved"},
+    {"sue.failover.xpuid", 22, 10, "uint"},
+    {"sue.failover.base", 32, 16, "uint"},
+    {"sue.failover.expected", 48, 16, "uint"},
+    {"sue.failover.crc", 64, 32, "hex"},
+  }},
 tofu_record = {name = "tofu.slice", title = "Tofu slice record (scaleup pseudo-header)", size = 2, fields = {
     {"tofu.slice.lane", 0, 4, "uint"},
     {"tofu.slice.lanes", 4, 4, "uint"},
@@ -582,6 +604,15 @@ G.names = {
   afh2c_tc = "afh2c.tc",
   afh2_type = "afh2.type",
   rcrc = "sue.rcrc",
+  failover_ver = "sue.failover.ver",
+  failover_type = "sue.failover.type",
+  failover_port = "sue.failover.port",
+  failover_vc = "sue.failover.vc",
+  failover_generation = "sue.failover.generation",
+  failover_xpuid = "sue.failover.xpuid",
+  failover_base = "sue.failover.base",
+  failover_expected = "sue.failover.expected",
+  failover_crc = "sue.failover.crc",
   tofu_lane = "tofu.slice.lane",
   tofu_lanes = "tofu.slice.lanes",
   tofu_one = "tofu.rh.one",
@@ -724,6 +755,8 @@ G.const = {
   ethertype_sue = 34997,
   ethertype_shim = 34998,
   shim_next_sue = 253,
+  shim_next_failover = 254,
+  failover_udp_port = 61794,
   max_vlan_tags = 8,
   ip_proto_udp = 17,
   ip_proto_ipv6_fragment = 44,
@@ -784,6 +817,7 @@ G.errors = {
   [7] = {"no_space", "UNDECODED"},
   [8] = {"unsupported", "UNDECODED"},
   [9] = {"not_captured", "UNDECODED"},
+  [10] = {"unreachable", "PROTOCOL"},
 }
 G.severities = {"error", "warning", "note"}
 
@@ -1392,7 +1426,8 @@ function Reader:afh1(at, ty)
   local sh, e = self:read("shim", "afh1_shim", at, n)
   if sh then self:set_xpus(sh[N.shim_src], sh[N.shim_dst]) end
   if not sh or e then return end
-  if sh[N.shim_next] ~= o.shim_next_sue then
+  local failover = sh[N.shim_next] == C.shim_next_failover and sh[N.shim_next] ~= o.shim_next_sue
+  if not failover and sh[N.shim_next] ~= o.shim_next_sue then
     return self:report(new_error("unsupported", T.shim.name, at + 2, "transport is not SUE",
                                  {field = N.shim_next, value = sh[N.shim_next], level = 1}))
   end
@@ -1407,6 +1442,7 @@ function Reader:afh1(at, ty)
                            value = length}))
     stop = start + available
   end
+  if failover then return self:failover(start, stop) end
   self:sue_pdu(start, stop, true)
 end
 
@@ -1535,9 +1571,24 @@ function Reader:udp(at, stop, v6)
   end
   local header = T.udp.size
   local payload_end = self:present(stop2)
+  if (u[N.udp_dst] == C.failover_udp_port or u[N.udp_src] == C.failover_udp_port) and
+     not o.ports[u[N.udp_dst]] and not o.ports[u[N.udp_src]] then
+    return self:failover(at + header, stop2)
+  end
   if not self:is_sue_datagram(u, at + header, payload_end, stop2) then return end
   f.kind = v6 and "udp6" or "udp4"
   self:sue_pdu(at + header, stop2, true)
+end
+
+-- A message of the failover exchange: decoded with its table's rules, its own CRC checked.
+function Reader:failover(at, stop)
+  local m = self:read("failover", "failover", at, stop)
+  if not m then return end
+  local want = crc32(self.f.s, at, at + 8)
+  if m[N.failover_crc] ~= want then
+    self:report(new_error("bad_checksum", T.failover.name, at + 8,
+                          "failover message CRC mismatch", {field = N.failover_crc, value = want}))
+  end
 end
 
 -- By a port the user named; else, heuristics allowed, by what the datagram carries.
@@ -1805,6 +1856,8 @@ local function build_layers(t, f, o)
       add_fields(t, k, s, l.offset)
     elseif k == "afh2_ethertype" then
       add_fields(t, "afh2_type", s, l.offset)
+    elseif k == "failover" then
+      add_fields(t, "failover", s, l.offset)
     elseif k == "sue_rh" then
       add_fields(t, "rh", s, l.offset)
     elseif k == "sue_payload" then
@@ -2599,6 +2652,15 @@ local function summary_info(t)
     show("dst", N.afh2c_dst)
     show("tc", N.afh2c_tc)
     show("payload", K.lite_len.filter)
+  elseif find_field(t, N.failover_ver) then
+    show("type", N.failover_type)
+    show("xpuid", N.failover_xpuid)
+    show("port", N.failover_port)
+    show("vc", N.failover_vc)
+    show("generation", N.failover_generation)
+    show("base", N.failover_base)
+    local ty = find_field(t, N.failover_type)
+    if ty and ty.value == 2 then show("expected", N.failover_expected) end
   else
     show("src", N.ipv4_src)
     show("dst", N.ipv4_dst)
@@ -2630,6 +2692,7 @@ local function summary_protocol(t)
   end
   if find_field(t, N.rdma_crc) then return "ExaJet" end
   if find_field(t, K.lite_len.filter) then return "SUE Lite" end
+  if find_field(t, N.failover_ver) then return "SUE failover" end
   return ""
 end
 
@@ -2796,6 +2859,9 @@ local function udp_heuristic(tvb, pinfo, root)
      dissect_udp_pdu(tvb, pinfo, root, {pinfo.src_port, pinfo.dst_port}) > 0 then
     return true
   end
+  if pinfo.src_port == C.failover_udp_port or pinfo.dst_port == C.failover_udp_port then
+    return false
+  end
   local s = tvb:raw()
   local cut = tvb:len() < tvb:reported_len()
   local function seen_before(port)
@@ -2875,6 +2941,12 @@ end
 -- and the Ethertype preferences (it matched an Ethertype).
 function SUE.proto.dissector(tvb, pinfo, root)
   local m = pinfo.match_uint
+  -- The failover exchange's port: its messages have an RH-only PDU's shape, so they are read in
+  -- their frame, where the reading knows them, and never as a PDU on their own.
+  if m == C.failover_udp_port then
+    local fr = enclosing_frame(tvb, pinfo)
+    return fr and show_frame(fr, current_options(), pinfo, root, SUE) > 0 and tvb:len() or 0
+  end
   if m == pinfo.src_port or m == pinfo.dst_port then
     return dissect_udp_pdu(tvb, pinfo, root, {m})
   end
@@ -2908,6 +2980,7 @@ afh2_eth:register_heuristic("eth", eth_heuristic)
 local udp_table = DissectorTable.get("udp.port")
 local ethertype_table = DissectorTable.get("ethertype")
 udp_table:add_for_decode_as(SUE.proto)
+udp_table:add(C.failover_udp_port, SUE.proto)
 local registered = {ports = "", ethertypes = {}}
 local function apply_prefs()
   if registered.ports ~= "" then udp_table:remove(registered.ports, SUE.proto) end

@@ -1033,6 +1033,85 @@ TEST_CASE("read_frame: UDP and IPv6 rules") {
   }
 }
 
+TEST_CASE("read_frame: a failover message is its own layer, never a SUE PDU") {
+  // By hand from the table (wire/failover.hpp): ver 0, type 1 (request), port 2, VC 1 -> 0x19;
+  // generation 3; rsvd 0 and xpuid 5; base 0x1234; expected 0; then the CRC of those 8 bytes.
+  // An RH-only PDU has this shape, R-CRC included: only the carrier tells them apart.
+  byte_vector msg{0x19, 0x03, 0x00, 0x05, 0x12, 0x34, 0x00, 0x00, 0, 0, 0, 0};
+  set32(msg, 8, ref_crc32(msg.data(), 8));
+  const auto framed = [&](w::frame_params p) {
+    byte_vector out(256);
+    const auto r = w::emit_frame(p, msg, out);
+    REQUIRE(r.ok());
+    out.resize(r.value);
+    return out;
+  };
+  const auto check_message = [&](const w::received_frame& r, std::size_t at) {
+    CHECK_FALSE(r.kind);
+    CHECK_FALSE(r.rh);
+    REQUIRE(r.failover);
+    CHECK(r.failover->offset == at);
+    CHECK(r.failover->value.type == 1);
+    CHECK(r.failover->value.port == 2);
+    CHECK(r.failover->value.vc == 1);
+    CHECK(r.failover->value.generation == 3);
+    CHECK(r.failover->value.xpuid == 5);
+    CHECK(r.failover->value.base == 0x1234);
+    CHECK(r.layer_list().back().kind == layer_kind::failover);
+  };
+  w::frame_params udp = params_for(w::encap::udp4);
+  udp.udp_src_port = udp.udp_dst_port = w::failover_udp_port;
+  const byte_vector u = framed(udp);
+  SUBCASE("over UDP, on the exchange's port") {
+    const auto r = read(u);
+    CHECK(r.errors.empty());
+    check_message(r, pdu4_at);
+  }
+  SUBCASE("the port named as SUE's is read as SUE") {
+    w::receive_options o;
+    o.add_udp_port(w::failover_udp_port);
+    const auto r = read(u, w::link_ethernet, o);
+    CHECK(r.kind == w::encap::udp4);
+    CHECK_FALSE(r.failover);
+  }
+  SUBCASE("on another port the heuristic takes it for an RH-only PDU") {
+    w::frame_params other = udp;
+    other.udp_src_port = other.udp_dst_port = 5000;
+    const auto r = read(framed(other));
+    CHECK(r.kind == w::encap::udp4);
+    CHECK_FALSE(r.failover);
+  }
+  SUBCASE("a damaged message: its CRC is reported") {
+    byte_vector f = u;
+    f[pdu4_at + 5] ^= 0x01;  // base
+    fix_udp4_checksum(f, ip4_at, udp4_at);
+    const auto r = read(f);
+    REQUIRE(r.failover);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].code == errc::bad_checksum);
+    CHECK(r.errors[0].layer == "sue.failover");
+    CHECK(r.errors[0].offset == pdu4_at + 8);
+    CHECK(r.errors[0].value == ref_crc32(f.data() + pdu4_at, 8));
+  }
+  SUBCASE("cut short on the wire") {
+    byte_vector f = u;
+    set16(f, udp4_at + 4, 8 + 6);  // the datagram holds 6 of its 12 bytes
+    fix_udp4_checksum(f, ip4_at, udp4_at);
+    const auto r = read(f);
+    CHECK_FALSE(r.failover);
+    CHECK_FALSE(r.kind);
+    REQUIRE_FALSE(r.errors.empty());
+    CHECK(r.errors[0].code == errc::truncated);
+  }
+  SUBCASE("in AFH Gen 1's shim, next header 254") {
+    w::frame_params shim = params_for(w::encap::afh1_shim);
+    shim.shim_next_header = w::shim_next_failover;
+    const auto r = read(framed(shim));
+    CHECK(r.errors.empty());
+    check_message(r, 14 + w::layout<w::afh1_shim>::size);
+  }
+}
+
 TEST_CASE("read_frame: AFH Gen 1 shim and AFH Gen 2 rules") {
   SUBCASE("shim naming another transport") {
     byte_vector f = emit(params_for(w::encap::afh1_shim), test_rh(), kOpaque);

@@ -654,10 +654,27 @@ def lossy_session(name="session", *extra, commands=3000):
     return path, json.loads(out)
 
 
+def failover_session(encap):
+    """XPU 2's only link down from the start: the others' failover requests probe it (UDP port
+    61794, or the shim's next header 254) until it is declared unreachable."""
+    path = os.path.join(TMP, "failover-" + encap + ".pcap")
+    scaleup("gen", "session", "-o", path, "--xpus", "4", "--fail-link", "2:0:0", "--commands",
+            "300", "--seed", "5", "--encap", encap)
+    readable(path)
+    return path
+
+
 def case_fields_session():
     for encap in ("udp4", "afh1-vlan-shim", "afh2c"):
         pcap, _ = lossy_session("session-" + encap, "--encap", encap)
         compare_fields(pcap)
+    for encap in ("udp4", "afh1-shim", "afh2c"):
+        pcap = failover_session(encap)
+        compare_fields(pcap)
+        requests = present_frames(pcap, ["sue.failover.type", "sue.rh.ver"])
+        check(requests["sue.failover.type"], f"{encap}: no failover message in {pcap}")
+        check(not set(requests["sue.failover.type"]) & set(requests["sue.rh.ver"]),
+              f"{encap}: a failover message read as an RH")
 
 
 ANALYSIS = ("retransmission", "duplicate", "out_of_order", "gap", "nack", "window_full")
@@ -1488,7 +1505,7 @@ def case_lua_sessions():
     compare_lua_all("lua-sessions", [
         lossy_session("session-" + encap, "--encap", encap, commands=600)[0]
         for encap in ("udp4", "udp6", "afh1", "afh1-vlan", "afh1-shim", "afh1-vlan-shim", "afh2",
-                      "afh2c")])
+                      "afh2c")] + [failover_session(encap) for encap in ("udp6", "afh1-vlan-shim")])
 
 
 def case_lua_damaged():
