@@ -268,7 +268,10 @@ void add_gen_session(CLI::App& parent, commands& out) {
       ->check(CLI::Range(1u, 1u << 22));
   app->add_flag("--llr", s->cfg.llr,
                 "Link Layer Retransmission on every link (R2 3.5.5): a damaged or lost frame is "
-                "replayed by the link, not resent end to end");
+                "replayed by the link, not resent end to end. A replay goes back to the first "
+                "frame not acknowledged, so above about one damaged frame in a link's frames "
+                "in flight (some hundreds at 800 Gbps) replays rarely get through and the "
+                "end-to-end timer resends too");
   add_choice<bool>(app, "--keying", s->keying_per_vc,
                    {{"source-vc", true}, {"port-destination", false}},
                    "PSN spaces per {port, peer, VC} (the default), or per {port, peer} across "
