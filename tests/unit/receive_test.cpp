@@ -1074,11 +1074,23 @@ TEST_CASE("read_frame: a failover message is its own layer, never a SUE PDU") {
     CHECK(r.kind == w::encap::udp4);
     CHECK_FALSE(r.failover);
   }
-  SUBCASE("on another port the heuristic takes it for an RH-only PDU") {
+  SUBCASE("on another port the heuristic takes one for an RH-only NACK") {
+    // Port 0, VC 0 and a base below 0x400 leave the bits an RH reserves clear (0x10: op 1,
+    // NACK), as the failover requests of a session do.
+    byte_vector m = msg;
+    m[0] = 0x10;
+    m[4] = 0x02;
+    set32(m, 8, ref_crc32(m.data(), 8));
     w::frame_params other = udp;
     other.udp_src_port = other.udp_dst_port = 5000;
-    const auto r = read(framed(other));
+    byte_vector out(256);
+    const auto e = w::emit_frame(other, m, out);
+    REQUIRE(e.ok());
+    out.resize(e.value);
+    const auto r = read(out);
     CHECK(r.kind == w::encap::udp4);
+    REQUIRE(r.rh);
+    CHECK(r.rh->op == 1);
     CHECK_FALSE(r.failover);
   }
   SUBCASE("a damaged message: its CRC is reported") {

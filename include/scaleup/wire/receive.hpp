@@ -610,9 +610,11 @@ class frame_reader {
     const auto s = read(f_.shim, layer_kind::afh1_shim, at, n);
     if (s.err.code != errc::truncated) set_xpus(s->src_xpu, s->dst_xpu);
     if (!s) return;
-    if (s->next_header == shim_next_failover && s->next_header != o_.shim_next_sue)
+    if (s->next_header == shim_next_failover && s->next_header != o_.shim_next_sue) {
+      f_.kind.reset();  // no SUE behind this shim
       return failover(at + layout<afh1_shim>::size,
                       shim_payload_end(*s, w_, at, [this](const error& e) { report(e); }));
+    }
     if (s->next_header != o_.shim_next_sue)
       return report(error{.code = errc::unsupported,
                           .layer = "afh1.shim",
