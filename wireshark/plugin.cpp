@@ -476,6 +476,9 @@ dissect::carrier_hint hint_of(const packet_info* pinfo, const dissect::options& 
 // conversation found SUE before).
 int dissect_udp_pdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root,
                     std::initializer_list<std::uint16_t> ports) {
+  // UDP-Lite (RFC 3828) reaches UDP's ports, heuristics and conversations too, but SUE is
+  // carried over UDP (R2 3.5.1): `scaleup dump` does not look inside it, nor does the plugin.
+  if (proto_is_frame_protocol(pinfo->layers, "udplite")) return 0;
   dissect::options o = current_options();
   for (const std::uint16_t port : ports)
     if (port) o.add_udp_port(port);

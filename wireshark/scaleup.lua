@@ -2758,6 +2758,7 @@ local f_frame = Field.new("frame")
 local f_encap = Field.new("frame.encap_type")
 local f_eth_dst = Field.new("eth.dst")
 local f_eth_src = Field.new("eth.src")
+local f_udplite = Field.new("udplite")
 
 -- Link types by Wireshark's encapsulation: Ethernet, and the user link types scaleup writes.
 local LINKS = {
@@ -2802,6 +2803,9 @@ end
 -- A PDU in a UDP datagram; `ports` are taken for SUE (the one Wireshark matched, or both of a
 -- conversation found SUE before).
 local function dissect_udp_pdu(tvb, pinfo, root, ports)
+  -- UDP-Lite (RFC 3828) reaches UDP's ports, heuristics and conversations too, but SUE is
+  -- carried over UDP (R2 3.5.1): `scaleup dump` does not look inside it.
+  if f_udplite() then return 0 end
   local o = current_options()
   for _, p in ipairs(ports) do o.ports[p] = true end
   local fr = enclosing_frame(tvb, pinfo)
@@ -2853,14 +2857,14 @@ local function conversation_of(pinfo)
 end
 
 local function udp_heuristic(tvb, pinfo, root)
+  if pinfo.src_port == C.failover_udp_port or pinfo.dst_port == C.failover_udp_port then
+    return false
+  end
   local key = conversation_of(pinfo)
   local num = pinfo.number
   if bound[key] and bound[key] <= num and
      dissect_udp_pdu(tvb, pinfo, root, {pinfo.src_port, pinfo.dst_port}) > 0 then
     return true
-  end
-  if pinfo.src_port == C.failover_udp_port or pinfo.dst_port == C.failover_udp_port then
-    return false
   end
   local s = tvb:raw()
   local cut = tvb:len() < tvb:reported_len()
