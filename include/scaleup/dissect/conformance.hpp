@@ -113,7 +113,9 @@ inline constexpr std::array<rule_info, 21> rules{{
      "data PDUs with a PSN sent before, and the first new PDU after a resend", "--ports",
      "Timer expiry is not on the wire: a go-back to any unacknowledged PSN is taken for a "
      "timeout. The sender may not have received an ACK the capture saw: going back further "
-     "than the capture's oldest unacknowledged PSN is allowed."},
+     "than the capture's oldest unacknowledged PSN is allowed. A capture behind a lossy link "
+     "(at a receiver) misses the first PDU of a go-back when the network lost it: the go-back "
+     "then looks like one that left that PDU out, as a faulty sender's does."},
     {rule::nack_once, "nack.once", "R2 4.2 step 8; decisions.md \"SUE transport\"",
      "A receiver NACKs a gap once: no second NACK of a PSN before that PSN was sent again.",
      "NACKs", "--ports",
