@@ -117,8 +117,7 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
     return 1;
   }
   sim::fabric fab(cfg);
-  if (fab.config_error())
-    return fail_usage(app, std::string(fab.config_error().what));
+  if (fab.config_error()) return fail_usage(app, std::string(fab.config_error().what));
   bool write_failed = false;
   fab.on_wire([&](std::uint64_t ns, std::span<const std::uint8_t> frame) {
     if (!write_failed && !w->write(frame, capture_epoch_ns + ns)) write_failed = true;

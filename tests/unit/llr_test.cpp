@@ -108,7 +108,8 @@ TEST_CASE("llr: control frame golden bytes, CRC and checks") {
   REQUIRE(ack_img);
   CHECK(vec(*ack_img) == byte_vector{0x10, 0x00, 0x01, 0x23, 0xCA, 0x21, 0xC8, 0xB0});
 
-  const auto nack = t::llr_control_for(t::llr_control_msg<12>{t::llr_type::nack, llr_seq<12>(0xFFF)});
+  const auto nack =
+      t::llr_control_for(t::llr_control_msg<12>{t::llr_type::nack, llr_seq<12>(0xFFF)});
   const auto nack_img = w::to_bytes(nack);
   REQUIRE(nack_img);
   CHECK(vec(*nack_img) == byte_vector{0x20, 0x00, 0x0F, 0xFF, 0x2B, 0xEC, 0x83, 0x60});
@@ -255,7 +256,8 @@ constexpr bool nack_replay_at_compile_time() {
   for (int i = 0; i < 5; ++i) s = step(s, S8::event::send(), 0).first;
   std::optional<t::llr_control_msg<12>> nack;
   for (unsigned i = 0; i < 5; ++i) {
-    const auto [r2, a] = step(r, i == 2 ? R12::event::corrupt() : R12::event::frame(llr_seq<12>(i)), 1);
+    const auto [r2, a] =
+        step(r, i == 2 ? R12::event::corrupt() : R12::event::frame(llr_seq<12>(i)), 1);
     r = r2;
     if (a.deliver) got[n++] = a.deliver->value;
     if (a.control) nack = a.control;

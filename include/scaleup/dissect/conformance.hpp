@@ -798,13 +798,13 @@ class conformance {
     bool resending = false;
     bool nack_open = false;  // a NACK of nacked, and nacked not sent since
     bool nacked_any = false;
-    bool listed = false;              // its source is in the partition table
+    bool listed = false;  // its source is in the partition table
     // The class its data PDUs ride (pdu.one_vc), per VC: with --keying port-destination the
     // VCs share one connection.
     std::array<std::optional<std::uint16_t>, 4> tc;
-    std::int64_t hi = 0;              // highest PSN sent
-    std::int64_t covered = 0;         // highest PSN an ACK or NACK said was delivered in order
-    std::int64_t resend_next = 0;     // the PSN a go-back-N resend sends next
+    std::int64_t hi = 0;           // highest PSN sent
+    std::int64_t covered = 0;      // highest PSN an ACK or NACK said was delivered in order
+    std::int64_t resend_next = 0;  // the PSN a go-back-N resend sends next
     std::int64_t nacked = 0;
     std::int64_t nack_ns = 0;           // when the capture saw that NACK
     psn_ordered<std::int64_t> sent_ns;  // PSN above `covered` -> when it was last sent

@@ -15,9 +15,10 @@
 //               link peer (R2 3.5.7), PFC obeyed (R2 3.5.6); link status (R2 3.5.8)
 //   failover    a plane that stops reaching a peer (go-back-N's retry limit, the link status) is
 //               remembered as such until the link status says otherwise; its work moves to a
-//               plane that reaches the peer through the failover exchange (wire/failover.hpp); a peer
-//               no plane reaches past `unreachable_after` is declared unreachable: its commands
-//               fail with errc::unreachable (the XPU's SLVERR on AXI) and nothing more is resent
+//               plane that reaches the peer through the failover exchange (wire/failover.hpp); a
+//               peer no plane reaches past `unreachable_after` is declared unreachable: its
+//               commands fail with errc::unreachable (the XPU's SLVERR on AXI) and nothing more is
+//               resent
 //   management  packets the XPU builds go out with an FCS at the management rate, merged into the
 //               data path (R2 4.2 step 3a); frames that are not SUE's are demultiplexed to it on
 //               receive (step 7); registers (link status, congestion state, counters, R2 3.1)
@@ -1942,11 +1943,11 @@ class sue_instance {
     it.conn = c;
     it.to = peers_[cs.peer].xpuid;
     it.msg = wire::failover_message{.type = static_cast<std::uint8_t>(wire::failover_type::request),
-                              .port = cs.port,
-                              .vc = cs.key,
-                              .generation = cs.generation,
-                              .xpuid = cfg_.xpuid,
-                              .base = cs.base.value};
+                                    .port = cs.port,
+                                    .vc = cs.key,
+                                    .generation = cs.generation,
+                                    .xpuid = cfg_.xpuid,
+                                    .base = cs.base.value};
     if (!cs.request_queued && ports_[cs.to_port].control.push_back(it)) cs.request_queued = true;
     cs.fail_at = now_ + cfg_.gbn.rto;
     arm_conn(c);
@@ -2002,12 +2003,12 @@ class sue_instance {
       control_item it;
       it.to = m->xpuid;
       it.msg = wire::failover_message{.type = static_cast<std::uint8_t>(wire::failover_type::reply),
-                                .port = m->port,
-                                .vc = m->vc,
-                                .generation = m->generation,
-                                .xpuid = cfg_.xpuid,
-                                .base = cs.synced_base.value,
-                                .expected = cs.synced_expected.value};
+                                      .port = m->port,
+                                      .vc = m->vc,
+                                      .generation = m->generation,
+                                      .xpuid = cfg_.xpuid,
+                                      .base = cs.synced_base.value,
+                                      .expected = cs.synced_expected.value};
       (void)ports_[p].control.push_back(it);
       arm_conn(c);
       return;

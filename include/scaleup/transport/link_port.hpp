@@ -521,8 +521,8 @@ class link_port {
     if (at == npos) return;  // can_send said there was room
     flow_state& x = f();
     wire::copy_bytes(&store_[at], frame.data(), frame.size());
-    x.slots[slot] = slot_info{static_cast<std::uint32_t>(at),
-                              static_cast<std::uint16_t>(frame.size()), cls};
+    x.slots[slot] =
+        slot_info{static_cast<std::uint32_t>(at), static_cast<std::uint16_t>(frame.size()), cls};
     if (x.used == 0) x.head = at;
     x.tail = at + frame.size();
     x.used += frame.size();

@@ -131,17 +131,17 @@ constexpr result<failover_message> read_failover(bytes b) noexcept {
   if (!m) return m.err;
   if (m->ver != 0)
     return error{.code = errc::unsupported,
-                       .layer = "sue.failover",
-                       .what = "failover message of another version",
-                       .field = "sue.failover.ver",
-                       .value = m->ver};
+                 .layer = "sue.failover",
+                 .what = "failover message of another version",
+                 .field = "sue.failover.ver",
+                 .value = m->ver};
   if (m->crc != failover_crc(*m))
     return error{.code = errc::bad_checksum,
-                       .layer = "sue.failover",
-                       .offset = 8,
-                       .what = "failover message CRC mismatch: dropped",
-                       .field = "sue.failover.crc",
-                       .value = failover_crc(*m)};
+                 .layer = "sue.failover",
+                 .offset = 8,
+                 .what = "failover message CRC mismatch: dropped",
+                 .field = "sue.failover.crc",
+                 .value = failover_crc(*m)};
   return *m;
 }
 
