@@ -31,8 +31,12 @@ void gbn_sender_ack(std::uint16_t apsn, bool nack, std::uint32_t& resend, std::u
 bool gbn_receive(std::uint16_t npsn, std::uint64_t now);  // true: deliver
 bool gbn_pending_ack(std::uint8_t& op, std::uint16_t& apsn);
 
-// The whole loop: pack, frame, lose one PDU, go back, receive, unpack. 0 on success, else the
-// number of the step that failed.
+// The SUE instance: two of them, in static storage, exchange writes over a wire that loses one
+// frame. 0 when every write arrived once and in order, else the number of the check that failed.
+int instance_selftest();
+
+// The whole loop: pack, frame, lose one PDU, go back, receive, unpack; then the instance. 0 on
+// success, else the number of the step that failed.
 int selftest();
 
 // The bare-metal image's report of the self-test's result and its stack high-water mark

@@ -7,7 +7,9 @@
 int main() {
   const int r = fw::selftest();
   if (r == 0)
-    std::printf("firmware self-test: RH, PDU, packer and go-back-N (NACK, go back, resend): ok\n");
+    std::printf(
+        "firmware self-test: RH, PDU, packer, go-back-N (NACK, go back, resend) and the SUE "
+        "instance: ok\n");
   else
     std::printf("firmware self-test failed at step %d\n", r);
   return r == 0 ? 0 : 1;

@@ -39,7 +39,9 @@ namespace fw {
   result = 99;  // the harness's own check: a failing self-test must fail the test
 #endif
   if (result == 0) {
-    print("firmware self-test on Cortex-M4 (QEMU mps2-an386): RH, PDU, packer, go-back-N: ok\n");
+    print(
+        "firmware self-test on Cortex-M4 (QEMU mps2-an386): RH, PDU, packer, go-back-N, SUE "
+        "instance: ok\n");
   } else {
     print("firmware self-test on Cortex-M4 (QEMU mps2-an386) FAILED at step ");
     print(static_cast<std::uint32_t>(result));

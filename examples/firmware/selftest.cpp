@@ -72,6 +72,9 @@ int selftest() {
   wire[0][20] ^= 0x10;
   std::size_t end = 0;
   if (pdu_check(wire[0].data(), wire_len[0], end)) return 13;
+
+  // 7. The whole SUE instance, as the firmware embeds it.
+  if (const int r = instance_selftest(); r != 0) return 20 + r;
   return 0;
 }
 

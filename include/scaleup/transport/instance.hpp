@@ -377,7 +377,9 @@ class sue_instance {
   static constexpr std::uint32_t nil = 0xFFFFFFFFu;
   static constexpr std::uint16_t no_peer = 0xFFFF;
   static constexpr std::uint8_t no_port = 0xFF;
-  static constexpr std::size_t mgmt_slots = 16 * max_ports;
+  // Management packets waiting for the management rate: 16 a port, or 2 for a firmware's one
+  // peer (2 KiB each, and a microcontroller has tens of KiB of RAM in all).
+  static constexpr std::size_t mgmt_slots = max_peers == 1 ? 2 * max_ports : 16 * max_ports;
   static constexpr std::size_t mgmt_bytes = 2048;
   static constexpr std::size_t max_frame = 64 + wire::pdu_size(Sizing::max_payload);
 
