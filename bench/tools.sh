@@ -11,8 +11,9 @@
 # each two PDUs and an ACK, its own UDP flow; then each a PDU and its ACK, the port named),
 # whose share per connection is what docs/robustness.md ("Limits") states. Then hash flooding:
 # `dump --json`, `stats --json`, `check` and tshark with the plugin on a capture whose sources
-# were crafted to collide in the tables' old hash, against one of random sources. Medians of
-# RUNS runs, wall time.
+# were crafted to collide in the tables' old hash, against one of random sources. Last, `gen
+# session` on 64 XPUs of 4 ports: frames per second of CPU. Medians of RUNS runs, wall time
+# (the last, CPU time).
 #
 #   bench/tools.sh BUILD_DIR [FRAMES] [RUNS] [RSS_COMMANDS] [CONNECTIONS] [CRAFTED]
 #     FRAMES: frames of each capture (about); RSS_COMMANDS: commands of the 1x session capture
@@ -278,6 +279,23 @@ mb=$(peak_mb "$TOOL" stats --json --udp-port 47990 "$scratch/connections.pcap")
 row "conns" "... a connection acknowledged" "$(share "$mb" "$few")" 256 \
   "256 bytes" 1 "<= 256 bytes" lower bytes
 rm -f "$scratch/connections.pcap" "$scratch/few.pcap"
+
+# The fabric of SUE instances as a user runs it: `gen session`, the whole command with its pcap,
+# frames written per second of CPU (user + system: GNU time), the median of RUNS runs.
+echo
+echo "gen session --xpus 64 --ports 4 --commands 200000: frames per second of CPU"
+header
+cpu_runs=()
+for ((i = 0; i < RUNS; i++)); do
+  quiet /usr/bin/time -f "%U %S" -o "$scratch/cpu" "$TOOL" gen session --xpus 64 --ports 4 \
+    --commands 200000 -o "$scratch/fabric.pcap"
+  cpu_runs+=("$(tail -n 1 "$scratch/cpu" | awk '{print $1 + $2}')")
+done
+cpu=$(printf '%s\n' "${cpu_runs[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+got=$("$READ" "$scratch/fabric.pcap" | awk '{print $1}')
+row "fabric" "gen session 64 x 4, pcap included" "$(calc "$got / $cpu / 1000000")" 1 \
+  "1 M frames/s" 1 ">= 1 M frames/s cpu" "" "Mfr/s cpu"
+rm -f "$scratch/fabric.pcap"
 
 out="$BUILD/bench-tools.json"
 {
