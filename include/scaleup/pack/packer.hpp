@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "scaleup/pack/binary_heap.hpp"
 #include "scaleup/pack/command.hpp"
 #include "scaleup/pack/storage.hpp"
 #include "scaleup/wire/field.hpp"
@@ -595,30 +596,13 @@ class packer {
     return {{(static_cast<void>(I), heap_table(mem))...}};
   }
 
+  static constexpr std::uint64_t seq_of(const heap_entry& e) noexcept { return e.seq; }
   constexpr void heap_push(std::uint8_t vc, heap_entry x) noexcept {
-    heap_table& h = heaps_[vc];
-    std::size_t i = heap_size_[vc]++;
-    while (i > 0) {
-      const std::size_t up = (i - 1) / 2;
-      if (h[up].seq <= x.seq) break;
-      h[i] = h[up];
-      i = up;
-    }
-    h[i] = x;
+    heap_sift_up(heaps_[vc], heap_size_[vc]++, x, seq_of);
   }
   // The entry at i got a later key: it moves down.
   constexpr void heap_down(std::uint8_t vc, std::size_t i, heap_entry x) noexcept {
-    heap_table& h = heaps_[vc];
-    const std::size_t n = heap_size_[vc];
-    for (;;) {
-      std::size_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && h[c + 1].seq < h[c].seq) ++c;
-      if (x.seq <= h[c].seq) break;
-      h[i] = h[c];
-      i = c;
-    }
-    h[i] = x;
+    heap_sift_down(heaps_[vc], heap_size_[vc], i, x, seq_of);
   }
   constexpr void heap_erase(std::uint8_t vc, std::size_t i) noexcept {
     heap_table& h = heaps_[vc];
@@ -626,17 +610,7 @@ class packer {
     if (i == last) return;
     const heap_entry x = h[last];
     // The last entry takes the hole: up if it is older than the hole's parent, else down.
-    if (i > 0 && x.seq < h[(i - 1) / 2].seq) {
-      std::size_t j = i;
-      while (j > 0) {
-        const std::size_t up = (j - 1) / 2;
-        if (h[up].seq <= x.seq) break;
-        h[j] = h[up];
-        j = up;
-      }
-      h[j] = x;
-      return;
-    }
+    if (i > 0 && x.seq < h[(i - 1) / 2].seq) return heap_sift_up(h, i, x, seq_of);
     heap_down(vc, i, x);
   }
   constexpr void heap_remove(std::uint8_t vc, std::uint16_t qi) noexcept {

@@ -44,6 +44,7 @@
 #include <span>
 #include <utility>
 
+#include "scaleup/pack/binary_heap.hpp"
 #include "scaleup/pack/command.hpp"
 #include "scaleup/pack/default_profile.hpp"
 #include "scaleup/pack/packer.hpp"
@@ -917,31 +918,16 @@ class sue_instance {
     timers_[pos] = timer_entry{at, owner};
     sift_up(pos);
   }
+  static constexpr std::uint64_t at_of(const timer_entry& t) noexcept { return t.at; }
   void sift_up(std::size_t i) noexcept {
-    const timer_entry x = timers_[i];
-    while (i > 0) {
-      const std::size_t up = (i - 1) / 2;
-      if (timers_[up].at <= x.at) break;
-      timers_[i] = timers_[up];
-      timer_pos_[timers_[i].owner] = static_cast<std::uint32_t>(i);
-      i = up;
-    }
-    timers_[i] = x;
-    timer_pos_[x.owner] = static_cast<std::uint32_t>(i);
+    pack::heap_sift_up(timers_, i, timer_entry{timers_[i]}, at_of, placed());
   }
   void sift_down(std::size_t i) noexcept {
-    const timer_entry x = timers_[i];
-    for (;;) {
-      std::size_t c = 2 * i + 1;
-      if (c >= timer_count_) break;
-      if (c + 1 < timer_count_ && timers_[c + 1].at < timers_[c].at) ++c;
-      if (x.at <= timers_[c].at) break;
-      timers_[i] = timers_[c];
-      timer_pos_[timers_[i].owner] = static_cast<std::uint32_t>(i);
-      i = c;
-    }
-    timers_[i] = x;
-    timer_pos_[x.owner] = static_cast<std::uint32_t>(i);
+    pack::heap_sift_down(timers_, timer_count_, i, timer_entry{timers_[i]}, at_of, placed());
+  }
+  // Each timer owner knows where its entry is.
+  auto placed() noexcept {
+    return [this](std::size_t i) { timer_pos_[timers_[i].owner] = static_cast<std::uint32_t>(i); };
   }
   timer_entry pop_timer() noexcept {
     const timer_entry top = timers_[0];
