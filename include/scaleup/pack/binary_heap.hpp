@@ -4,6 +4,8 @@
 // timer owner's position; the packer needs none).
 #pragma once
 
+#include "scaleup/wire/version.hpp"  // first: stops an older standard with a clear message
+
 #include <cstddef>
 
 namespace scaleup::pack {
