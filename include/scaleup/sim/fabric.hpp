@@ -411,17 +411,8 @@ class fabric {
     i.keys = c.keys;
     i.priorities = c.priorities;
     i.unreachable_after = c.unreachable_after;
-    i.link.llr = c.llr;
+    i.link = transport::link_config_of(c.llr, c.cbfc_credits);
     i.link.pfc = c.priorities;
-    if (c.cbfc_credits > 0) {
-      i.link.cbfc = true;
-      i.link.cbfc_rx.capacity.fill(0);
-      for (std::size_t v = 0; v < max_vcs; ++v)
-        i.link.cbfc_rx.capacity[i.link.cbfc_rx.link.vc_class[v]] = c.cbfc_credits;
-      i.link.cbfc_rx.capacity[i.link.ack_class] = c.cbfc_credits;
-      // Updates as soon as a quarter of the buffer is free again, so a small buffer turns over.
-      i.link.cbfc_rx.threshold = std::max<std::uint32_t>(1, c.cbfc_credits / 4);
-    }
     return i;
   }
 

@@ -94,6 +94,22 @@ struct link_message {
 // A link with none of them: what a port is made with before it is configured.
 inline constexpr link_config no_link_features{};
 
+// A link with LLR on or off and, when `cbfc_credits` > 0, CBFC that grants that many credits to
+// every VC's class and to the acknowledgements' class, and sends updates once a quarter of the
+// buffer is free again, so that a small buffer turns over.
+constexpr link_config link_config_of(bool llr, std::uint32_t cbfc_credits) noexcept {
+  link_config c;
+  c.llr = llr;
+  if (cbfc_credits > 0) {
+    c.cbfc = true;
+    c.cbfc_rx.capacity.fill(0);
+    for (const std::uint8_t cls : c.cbfc_rx.link.vc_class) c.cbfc_rx.capacity[cls] = cbfc_credits;
+    c.cbfc_rx.capacity[c.ack_class] = cbfc_credits;
+    c.cbfc_rx.threshold = cbfc_credits / 4 > 0 ? cbfc_credits / 4 : 1;
+  }
+  return c;
+}
+
 // Counters a link keeps (the instance's registers show them per port).
 struct link_counters {
   std::uint64_t frames_sent = 0, frames_received = 0;

@@ -1,0 +1,162 @@
+#include "sue-switch.h"
+
+#include <ns3/boolean.h>
+#include <ns3/log.h>
+#include <ns3/string.h>
+#include <ns3/uinteger.h>
+
+#include "scaleup/transport/sue_frame.hpp"
+#include "sue-net-device.h"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("SueSwitch");
+NS_OBJECT_ENSURE_REGISTERED(SueSwitch);
+
+namespace st = scaleup::transport;
+namespace sw = scaleup::wire;
+
+TypeId SueSwitch::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::SueSwitch")
+          .SetParent<SuePortOwner>()
+          .SetGroupName("Sue")
+          .AddConstructor<SueSwitch>()
+          .AddAttribute("Encapsulation", "The XPUs' encapsulation (SueXpu's attribute)",
+                        StringValue("afh1-shim"), MakeStringAccessor(&SueSwitch::m_encap),
+                        MakeStringChecker())
+          .AddAttribute("Llr", "Link-level retry on every port (as the XPUs')", BooleanValue(false),
+                        MakeBooleanAccessor(&SueSwitch::m_llr), MakeBooleanChecker())
+          .AddAttribute("CbfcCredits", "CBFC credits per VC each port grants (as the XPUs'; 0: none)",
+                        UintegerValue(0), MakeUintegerAccessor(&SueSwitch::m_cbfcCredits),
+                        MakeUintegerChecker<std::uint32_t>())
+          .AddAttribute("QueueFrames", "Frames an egress queue holds; more are dropped",
+                        UintegerValue(4096), MakeUintegerAccessor(&SueSwitch::m_queueFrames),
+                        MakeUintegerChecker<std::uint32_t>(1))
+          .AddTraceSource("Drop", "A frame dropped (port, why: link, no-route, queue-full)",
+                          MakeTraceSourceAccessor(&SueSwitch::m_drop), "ns3::SueSwitch::DropCallback");
+  return tid;
+}
+
+SueSwitch::SueSwitch() = default;
+SueSwitch::~SueSwitch() = default;
+
+void SueSwitch::AddRoute(std::uint16_t xpu, std::uint32_t port) { m_routes[xpu] = port; }
+
+void SueSwitch::DoInitialize() {
+  Start();
+  SuePortOwner::DoInitialize();
+}
+
+void SueSwitch::Start() {
+  if (!m_state.empty() || GetNPorts() == 0) return;
+  const auto kind = sw::encap_from_string(m_encap);
+  if (!kind || *kind == sw::encap::lite)
+    NS_FATAL_ERROR("SueSwitch: Encapsulation: " << m_encap << " is not an SUE encapsulation over Ethernet");
+  m_kind = *kind;
+  m_link = st::link_config_of(m_llr, m_cbfcCredits);
+  m_receive = st::sue_receive_options();
+  m_state.resize(GetNPorts());
+  const std::uint64_t now = NowNs();
+  for (std::uint32_t p = 0; p < GetNPorts(); ++p) {
+    m_state[p].link = std::make_unique<link_t>(m_link);
+    if (const sw::error e = m_state[p].link->config_error())
+      NS_FATAL_ERROR("SueSwitch: " << std::string(e.what));
+    m_state[p].link->start(now);  // CBFC advertises the port's buffer
+    Messages(p);
+  }
+  m_buffer.resize(64 * 1024);
+}
+
+void SueSwitch::Messages(std::uint32_t port) {
+  link_t& l = *m_state[port].link;
+  for (const st::link_message& m : l.messages()) m_ports[port]->SendMessage(m);
+  l.clear_messages();
+}
+
+void SueSwitch::Wake(const std::vector<Input>& inputs) {
+  Start();
+  const std::uint64_t now = NowNs();
+  for (const Input& in : inputs) {
+    if (in.what == Input::MESSAGE) {
+      m_state[in.port].link->message(in.message, now);
+      Messages(in.port);
+    } else if (in.what == Input::FRAME) {
+      Arrive(in, now);
+    }
+  }
+  std::uint64_t next = st::link_never;
+  for (std::uint32_t p = 0; p < GetNPorts(); ++p) {
+    link_t& l = *m_state[p].link;
+    if (l.deadline() <= now) {
+      l.tick(now);
+      Messages(p);
+    }
+    Egress(p, now);
+    next = std::min(next, l.deadline());
+  }
+  if (next != st::link_never) WakeAt(next > now ? next : now + 1);
+}
+
+void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
+  link_t& ingress = *m_state[in.port].link;
+  const std::uint32_t size = in.packet->GetSize();
+  if (!ingress.arrived(in.info, size, 0, now)) {
+    Messages(in.port);
+    m_drop(in.port, "link");
+    return;
+  }
+  Messages(in.port);
+  if (size > m_buffer.size()) m_buffer.resize(size);
+  in.packet->CopyData(m_buffer.data(), size);
+  const sw::bytes frame(m_buffer.data(), size);
+  std::optional<std::uint32_t> dst = st::read_sue_frame(frame, m_receive).dst_xpu;
+  // AFH Gen 1 frames the reader does not read as SUE (the failover exchange's control frames):
+  // the destination's address bits (R2 3.5.3).
+  if (!dst && m_kind != sw::encap::udp4 && m_kind != sw::encap::udp6 && size >= 6 &&
+      sw::load_be32(frame.data()) == sw::afh1_default_prefix)
+    dst = sw::load_be16(frame.data() + 4);
+  const auto route = dst ? m_routes.find(static_cast<std::uint16_t>(*dst)) : m_routes.end();
+  const char* why = route == m_routes.end() ? "no-route"
+                    : m_state[route->second].queue.size() >= m_queueFrames ? "queue-full"
+                                                                           : nullptr;
+  if (why) {
+    ingress.drained(in.info, size, 0, now);
+    Messages(in.port);
+    m_drop(in.port, why);
+    return;
+  }
+  m_state[route->second].queue.push_back(Queued{in.packet, in.port, in.info});
+}
+
+// The port's next frame leaves if the port is free: LLR's replays first, then the queue's
+// head once its link layer lets it (credits, no pause, room in the replay store).
+void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
+  Ptr<SueNetDevice> dev = m_ports[port];
+  if (dev->IsBusy()) return;
+  Port& s = m_state[port];
+  if (s.link->replay_pending()) {
+    st::link_info info{};
+    const std::size_t n = s.link->replay(m_buffer, info);
+    if (n > 0) dev->TransmitFrame(Create<Packet>(m_buffer.data(), static_cast<std::uint32_t>(n)), info);
+    return;
+  }
+  if (s.queue.empty()) return;
+  Queued& q = s.queue.front();
+  const std::uint32_t size = q.frame->GetSize();
+  if (!s.link->can_send(q.info.cls, 0, size, now)) return;
+  m_state[q.ingress].link->drained(q.info, size, 0, now);
+  Messages(q.ingress);
+  q.frame->CopyData(m_buffer.data(), size);
+  const st::link_info info = s.link->sent(sw::bytes(m_buffer.data(), size), q.info.cls, now);
+  Ptr<Packet> frame = q.frame;
+  s.queue.pop_front();
+  dev->TransmitFrame(frame, info);
+}
+
+void SueSwitch::DoDispose() {
+  m_state.clear();
+  SuePortOwner::DoDispose();
+}
+
+}  // namespace ns3
