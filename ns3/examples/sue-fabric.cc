@@ -48,8 +48,16 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("trace", "directory for a file per XPU of what it received", trace);
   cmd.AddValue("mpi", "run on ns-3's distributed simulator (under mpirun)", mpi);
   cmd.Parse(argc, argv);
-  if (xpus < 2 || xpus > 1023 || (ports != 1 && ports != 2 && ports != 4) || loss < 0 || loss >= 1) {
+  if (xpus < 2 || xpus > 1023 || (ports != 1 && ports != 2 && ports != 4) || loss < 0 ||
+      loss >= 1) {
     std::fprintf(stderr, "--xpus 2-1023, --ports 1, 2 or 4, --loss in [0, 1)\n");
+    return 2;
+  }
+  if (cbfc > 0 && loss > 0 && !llr) {
+    // A frame lost on a link never gives its credits back: only LLR's replays make CBFC and
+    // losses go together.
+    std::fprintf(stderr,
+                 "--cbfc with --loss needs --llr: a lost frame's credits never come back\n");
     return 2;
   }
 
@@ -69,7 +77,8 @@ int main(int argc, char* argv[]) {
 
   // Every rank makes every node, each on its rank: XPUs in blocks, switches in turn.
   NodeContainer xpuNodes, switches;
-  for (std::uint32_t x = 0; x < xpus; ++x) xpuNodes.Create(1, static_cast<std::uint32_t>(std::uint64_t{x} * ranks / xpus));
+  for (std::uint32_t x = 0; x < xpus; ++x)
+    xpuNodes.Create(1, static_cast<std::uint32_t>(std::uint64_t{x} * ranks / xpus));
   for (std::uint32_t s = 0; s < ports; ++s) switches.Create(1, s % ranks);
 
   SueHelper sue;
@@ -83,9 +92,19 @@ int main(int argc, char* argv[]) {
     for (std::uint32_t i = 0; i < xpuPorts.GetN(); ++i) {
       Ptr<NetDevice> d = xpuPorts.Get(i);
       if (!SueTraffic::IsLocal(d->GetNode())) continue;
-      sue.EnablePcap(pcap + "/xpu-" + std::to_string(i / ports) + "-" + std::to_string(i % ports) + ".pcap", d,
-                     false, true);
+      sue.EnablePcap(
+          pcap + "/xpu-" + std::to_string(i / ports) + "-" + std::to_string(i % ports) + ".pcap", d,
+          false, true);
     }
+  }
+  std::uint64_t replays = 0, stalls = 0;
+  for (const Ptr<SueXpu>& x : SueHelper::GetXpus(xpuNodes)) {
+    x->TraceConnectWithoutContext("LlrReplay",
+                                  MakeBoundCallback(
+                                      +[](std::uint64_t* n, std::uint8_t) { ++*n; }, &replays));
+    x->TraceConnectWithoutContext("CreditStall",
+                                  MakeBoundCallback(
+                                      +[](std::uint64_t* n, std::uint8_t) { ++*n; }, &stalls));
   }
   Ptr<SueTraffic> traffic = CreateObject<SueTraffic>();
   traffic->SetAttribute("Commands", UintegerValue(commands));
@@ -104,14 +123,15 @@ int main(int argc, char* argv[]) {
     pdus += x->GetStats().pdus;
     retransmissions += x->GetStats().retransmissions;
   }
-  std::printf("rank %u of %u: offered %llu expected %llu delivered %llu duplicates %llu "
-              "out-of-order %llu failed %llu; frames %llu pdus %llu retransmissions %llu; "
-              "last delivery %.3f us; cpu %.3f s\n",
-              rank, ranks, (unsigned long long)r.offered, (unsigned long long)r.expected,
-              (unsigned long long)r.delivered, (unsigned long long)r.duplicates,
-              (unsigned long long)r.outOfOrder, (unsigned long long)r.failed,
-              (unsigned long long)frames, (unsigned long long)pdus,
-              (unsigned long long)retransmissions, static_cast<double>(r.lastDelivery) / 1e3, seconds);
+  std::printf(
+      "rank %u of %u: offered %llu expected %llu delivered %llu duplicates %llu "
+      "out-of-order %llu failed %llu; frames %llu pdus %llu retransmissions %llu; "
+      "llr-replays %llu credit-stalls %llu; last delivery %.3f us; cpu %.3f s\n",
+      rank, ranks, (unsigned long long)r.offered, (unsigned long long)r.expected,
+      (unsigned long long)r.delivered, (unsigned long long)r.duplicates,
+      (unsigned long long)r.outOfOrder, (unsigned long long)r.failed, (unsigned long long)frames,
+      (unsigned long long)pdus, (unsigned long long)retransmissions, (unsigned long long)replays,
+      (unsigned long long)stalls, static_cast<double>(r.lastDelivery) / 1e3, seconds);
   Simulator::Destroy();
 #ifdef NS3_MPI
   if (mpi) MpiInterface::Disable();

@@ -2,10 +2,10 @@
 
 #include <ns3/abort.h>
 #include <ns3/error-model.h>
-#include <ns3/pointer.h>
-#include <ns3/uinteger.h>
 #include <ns3/pcap-file-wrapper.h>
+#include <ns3/pointer.h>
 #include <ns3/trace-helper.h>
+#include <ns3/uinteger.h>
 
 #include "ns3/sue-channel.h"
 #include "ns3/sue-net-device.h"
@@ -70,12 +70,14 @@ NetDeviceContainer SueHelper::Install(NodeContainer xpus, NodeContainer switches
   NS_ABORT_MSG_IF(ports != 1 && ports != 2 && ports != 4,
                   "SueHelper: 1, 2 or 4 switches, one per port (R2 Table 1)");
   for (std::uint32_t s = 0; s < ports; ++s) {
-    if (!switches.Get(s)->GetObject<SueSwitch>()) switches.Get(s)->AggregateObject(m_switch.Create<SueSwitch>());
+    if (!switches.Get(s)->GetObject<SueSwitch>())
+      switches.Get(s)->AggregateObject(m_switch.Create<SueSwitch>());
   }
   NetDeviceContainer out;
   for (std::uint32_t i = 0; i < xpus.GetN(); ++i) {
     Ptr<Node> node = xpus.Get(i);
-    NS_ABORT_MSG_IF(node->GetObject<SueXpu>(), "SueHelper: node " << node->GetId() << " has an XPU already");
+    NS_ABORT_MSG_IF(node->GetObject<SueXpu>(),
+                    "SueHelper: node " << node->GetId() << " has an XPU already");
     const auto id = static_cast<std::uint16_t>(firstId + i);
     Ptr<SueXpu> xpu = m_xpu.Create<SueXpu>();
     xpu->SetAttribute("XpuId", UintegerValue(id));
@@ -103,12 +105,12 @@ std::vector<Ptr<SueXpu>> SueHelper::GetXpus(const NodeContainer& nodes) {
   return out;
 }
 
-void SueHelper::EnablePcapInternal(std::string prefix, Ptr<NetDevice> nd, bool, bool explicitFilename) {
+void SueHelper::EnablePcapInternal(std::string prefix, Ptr<NetDevice> nd, bool,
+                                   bool explicitFilename) {
   Ptr<SueNetDevice> dev = nd->GetObject<SueNetDevice>();
   if (!dev) return;
   PcapHelper pcap;
-  const std::string file =
-      explicitFilename ? prefix : pcap.GetFilenameFromDevice(prefix, dev);
+  const std::string file = explicitFilename ? prefix : pcap.GetFilenameFromDevice(prefix, dev);
   Ptr<PcapFileWrapper> w = pcap.CreateFile(file, std::ios::out, PcapHelper::DLT_EN10MB);
   pcap.HookDefaultSink<SueNetDevice>(dev, "Sniffer", w);
 }

@@ -28,13 +28,17 @@ TypeId SueTraffic::GetTypeId() {
           .SetGroupName("Sue")
           .AddConstructor<SueTraffic>()
           .AddAttribute("Commands", "Writes each XPU offers", UintegerValue(1000),
-                        MakeUintegerAccessor(&SueTraffic::m_commands), MakeUintegerChecker<std::uint32_t>())
+                        MakeUintegerAccessor(&SueTraffic::m_commands),
+                        MakeUintegerChecker<std::uint32_t>())
           .AddAttribute("Bytes", "Data bytes per write (1-256)", UintegerValue(64),
-                        MakeUintegerAccessor(&SueTraffic::m_bytes), MakeUintegerChecker<std::uint32_t>(1, 256))
-          .AddAttribute("Gap", "Mean time between an XPU's writes (exponential)", TimeValue(NanoSeconds(100)),
-                        MakeTimeAccessor(&SueTraffic::m_gap), MakeTimeChecker(Time(0)))
+                        MakeUintegerAccessor(&SueTraffic::m_bytes),
+                        MakeUintegerChecker<std::uint32_t>(1, 256))
+          .AddAttribute("Gap", "Mean time between an XPU's writes (exponential)",
+                        TimeValue(NanoSeconds(100)), MakeTimeAccessor(&SueTraffic::m_gap),
+                        MakeTimeChecker(Time(0)))
           .AddAttribute("Seed", "Seed of the plan", UintegerValue(1),
-                        MakeUintegerAccessor(&SueTraffic::m_seed), MakeUintegerChecker<std::uint32_t>());
+                        MakeUintegerAccessor(&SueTraffic::m_seed),
+                        MakeUintegerChecker<std::uint32_t>());
   return tid;
 }
 
@@ -50,7 +54,8 @@ bool SueTraffic::IsLocal(Ptr<Node> node) {
 
 std::vector<SueTraffic::Planned> SueTraffic::Plan(std::uint16_t src) const {
   std::mt19937_64 rng((std::uint64_t{m_seed} << 16) ^ src);
-  std::exponential_distribution<double> gap(1.0 / std::max(1.0, static_cast<double>(m_gap.GetNanoSeconds())));
+  std::exponential_distribution<double> gap(
+      1.0 / std::max(1.0, static_cast<double>(m_gap.GetNanoSeconds())));
   const auto n = static_cast<std::uint16_t>(m_xpus.size());
   std::uniform_int_distribution<std::uint32_t> peer(0, n - 2u);
   std::vector<Planned> plan(m_commands);
@@ -82,12 +87,16 @@ void SueTraffic::Install(const std::vector<Ptr<SueXpu>>& xpus, const std::string
       }
       m_report.offered += plan.size();
       if (!traceDir.empty())
-        m_traces[x] = std::make_unique<std::ofstream>(traceDir + "/xpu-" + std::to_string(x) + ".txt");
+        m_traces[x] =
+            std::make_unique<std::ofstream>(traceDir + "/xpu-" + std::to_string(x) + ".txt");
       xpus[x]->TraceConnectWithoutContext(
-          "Delivered", MakeCallback(&SueTraffic::Delivered, this).Bind(static_cast<std::uint16_t>(x)));
+          "Delivered",
+          MakeCallback(&SueTraffic::Delivered, this).Bind(static_cast<std::uint16_t>(x)));
       xpus[x]->TraceConnectWithoutContext(
-          "Failed", MakeCallback(+[](std::uint64_t* f, std::uint16_t, std::uint8_t, std::uint32_t c) { *f += c; })
-                        .Bind(&m_report.failed));
+          "Failed",
+          MakeCallback(+[](std::uint64_t* f, std::uint16_t, std::uint8_t, std::uint32_t c) {
+            *f += c;
+          }).Bind(&m_report.failed));
     }
     for (const Planned& p : plan)
       if (IsLocal(xpus[p.dst]->GetObject<Node>())) ++m_report.expected;
@@ -99,11 +108,11 @@ void SueTraffic::Install(const std::vector<Ptr<SueXpu>>& xpus, const std::string
 void SueTraffic::Offer(std::uint32_t x, std::uint16_t dst, std::uint64_t seq) {
   std::vector<std::uint8_t> data(m_bytes);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(seq + i);
-  if (!m_xpus[x]->Write(dst, 0, (std::uint64_t{x} << 48) | seq, std::move(data)))
-    ++m_report.failed;
+  if (!m_xpus[x]->Write(dst, 0, (std::uint64_t{x} << 48) | seq, std::move(data))) ++m_report.failed;
 }
 
-void SueTraffic::Delivered(std::uint16_t to, std::uint16_t src, std::uint8_t, Ptr<const Packet> payload) {
+void SueTraffic::Delivered(std::uint16_t to, std::uint16_t src, std::uint8_t,
+                           Ptr<const Packet> payload) {
   std::vector<std::uint8_t> b(payload->GetSize());
   payload->CopyData(b.data(), b.size());
   sp::unpacker u(sp::default_profile, sw::bytes(b.data(), b.size()));
@@ -128,7 +137,8 @@ void SueTraffic::Delivered(std::uint16_t to, std::uint16_t src, std::uint8_t, Pt
   }
   m_report.lastDelivery = static_cast<std::uint64_t>(Simulator::Now().GetNanoSeconds());
   if (m_traces[to])
-    *m_traces[to] << Simulator::Now().GetNanoSeconds() << ' ' << src << ' ' << first << ' ' << count << '\n';
+    *m_traces[to] << Simulator::Now().GetNanoSeconds() << ' ' << src << ' ' << first << ' ' << count
+                  << '\n';
 }
 
 void SueTraffic::DoDispose() {

@@ -8,8 +8,8 @@
 #ifndef SUE_TRAFFIC_H
 #define SUE_TRAFFIC_H
 
-#include <ns3/nstime.h>
 #include <ns3/node.h>
+#include <ns3/nstime.h>
 #include <ns3/object.h>
 
 #include <cstdint>
@@ -29,14 +29,16 @@ class SueTraffic : public Object {
   SueTraffic();
 
   struct Report {
-    std::uint64_t offered = 0;     // by this rank's XPUs
-    std::uint64_t expected = 0;    // to this rank's XPUs
-    std::uint64_t delivered = 0;   // to this rank's XPUs, once each
-    std::uint64_t duplicates = 0;  // delivered again
-    std::uint64_t outOfOrder = 0;  // delivered before an earlier one
-    std::uint64_t failed = 0;      // this rank's XPUs' commands that failed
+    std::uint64_t offered = 0;       // by this rank's XPUs
+    std::uint64_t expected = 0;      // to this rank's XPUs
+    std::uint64_t delivered = 0;     // to this rank's XPUs, once each
+    std::uint64_t duplicates = 0;    // delivered again
+    std::uint64_t outOfOrder = 0;    // delivered before an earlier one
+    std::uint64_t failed = 0;        // this rank's XPUs' commands that failed
     std::uint64_t lastDelivery = 0;  // ns
-    bool ExactlyOnce() const { return delivered == expected && duplicates == 0 && outOfOrder == 0 && failed == 0; }
+    bool ExactlyOnce() const {
+      return delivered == expected && duplicates == 0 && outOfOrder == 0 && failed == 0;
+    }
   };
 
   // The XPUs in id order (every rank passes all of them). With `traceDir`, each of this rank's

@@ -22,8 +22,9 @@ TypeId SueChannel::GetTypeId() {
           .SetGroupName("Sue")
           .AddConstructor<SueChannel>()
           // Read by ns-3's distributed simulator as the lookahead of a link between ranks.
-          .AddAttribute("Delay", "Propagation delay of the link, each way", TimeValue(NanoSeconds(100)),
-                        MakeTimeAccessor(&SueChannel::m_delay), MakeTimeChecker(Time(0)));
+          .AddAttribute("Delay", "Propagation delay of the link, each way",
+                        TimeValue(NanoSeconds(100)), MakeTimeAccessor(&SueChannel::m_delay),
+                        MakeTimeChecker(Time(0)));
   return tid;
 }
 

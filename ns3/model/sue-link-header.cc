@@ -5,8 +5,10 @@ namespace ns3 {
 NS_OBJECT_ENSURE_REGISTERED(SueLinkHeader);
 
 TypeId SueLinkHeader::GetTypeId() {
-  static TypeId tid =
-      TypeId("ns3::SueLinkHeader").SetParent<Header>().SetGroupName("Sue").AddConstructor<SueLinkHeader>();
+  static TypeId tid = TypeId("ns3::SueLinkHeader")
+                          .SetParent<Header>()
+                          .SetGroupName("Sue")
+                          .AddConstructor<SueLinkHeader>();
   return tid;
 }
 
@@ -53,8 +55,8 @@ void SueLinkHeader::Print(std::ostream& os) const {
     os << "frame llr=" << info.llr << " seq=" << info.seq << " class=" << unsigned(info.cls)
        << " fcs_ok=" << info.fcs_ok;
   } else {
-    os << "link message " << unsigned(static_cast<std::uint8_t>(message.what)) << " seq="
-       << message.seq;
+    os << "link message " << unsigned(static_cast<std::uint8_t>(message.what))
+       << " seq=" << message.seq;
   }
 }
 

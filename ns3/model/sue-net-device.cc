@@ -29,10 +29,12 @@ TypeId SueNetDevice::GetTypeId() {
                         "Marks arriving frames as received with a bad FCS (none: every frame good)",
                         PointerValue(), MakePointerAccessor(&SueNetDevice::m_receiveErrorModel),
                         MakePointerChecker<ErrorModel>())
-          .AddTraceSource("Tx", "A frame starts on the wire", MakeTraceSourceAccessor(&SueNetDevice::m_txTrace),
+          .AddTraceSource("Tx", "A frame starts on the wire",
+                          MakeTraceSourceAccessor(&SueNetDevice::m_txTrace),
                           "ns3::Packet::TracedCallback")
           .AddTraceSource("Rx", "A frame arrived with a good FCS",
-                          MakeTraceSourceAccessor(&SueNetDevice::m_rxTrace), "ns3::Packet::TracedCallback")
+                          MakeTraceSourceAccessor(&SueNetDevice::m_rxTrace),
+                          "ns3::Packet::TracedCallback")
           .AddTraceSource("Drop", "A frame arrived with a bad FCS (the error model marked it)",
                           MakeTraceSourceAccessor(&SueNetDevice::m_dropTrace),
                           "ns3::Packet::TracedCallback")
@@ -132,8 +134,12 @@ void SueNetDevice::AddLinkChangeCallback(Callback<void>) {}
 bool SueNetDevice::IsBroadcast() const { return false; }
 Address SueNetDevice::GetBroadcast() const { return Mac48Address::GetBroadcast(); }
 bool SueNetDevice::IsMulticast() const { return false; }
-Address SueNetDevice::GetMulticast(Ipv4Address) const { return Mac48Address::GetMulticast(Ipv4Address()); }
-Address SueNetDevice::GetMulticast(Ipv6Address) const { return Mac48Address::GetMulticast(Ipv6Address()); }
+Address SueNetDevice::GetMulticast(Ipv4Address) const {
+  return Mac48Address::GetMulticast(Ipv4Address());
+}
+Address SueNetDevice::GetMulticast(Ipv6Address) const {
+  return Mac48Address::GetMulticast(Ipv6Address());
+}
 bool SueNetDevice::IsBridge() const { return false; }
 // The distributed simulator takes the lookahead from point-to-point devices' channels.
 bool SueNetDevice::IsPointToPoint() const { return true; }

@@ -27,14 +27,16 @@ TypeId SueSwitch::GetTypeId() {
                         MakeStringChecker())
           .AddAttribute("Llr", "Link-level retry on every port (as the XPUs')", BooleanValue(false),
                         MakeBooleanAccessor(&SueSwitch::m_llr), MakeBooleanChecker())
-          .AddAttribute("CbfcCredits", "CBFC credits per VC each port grants (as the XPUs'; 0: none)",
+          .AddAttribute("CbfcCredits",
+                        "CBFC credits per VC each port grants (as the XPUs'; 0: none)",
                         UintegerValue(0), MakeUintegerAccessor(&SueSwitch::m_cbfcCredits),
                         MakeUintegerChecker<std::uint32_t>())
           .AddAttribute("QueueFrames", "Frames an egress queue holds; more are dropped",
                         UintegerValue(4096), MakeUintegerAccessor(&SueSwitch::m_queueFrames),
                         MakeUintegerChecker<std::uint32_t>(1))
           .AddTraceSource("Drop", "A frame dropped (port, why: link, no-route, queue-full)",
-                          MakeTraceSourceAccessor(&SueSwitch::m_drop), "ns3::SueSwitch::DropCallback");
+                          MakeTraceSourceAccessor(&SueSwitch::m_drop),
+                          "ns3::SueSwitch::DropCallback");
   return tid;
 }
 
@@ -52,7 +54,8 @@ void SueSwitch::Start() {
   if (!m_state.empty() || GetNPorts() == 0) return;
   const auto kind = sw::encap_from_string(m_encap);
   if (!kind || *kind == sw::encap::lite)
-    NS_FATAL_ERROR("SueSwitch: Encapsulation: " << m_encap << " is not an SUE encapsulation over Ethernet");
+    NS_FATAL_ERROR("SueSwitch: Encapsulation: " << m_encap
+                                                << " is not an SUE encapsulation over Ethernet");
   m_kind = *kind;
   m_link = st::link_config_of(m_llr, m_cbfcCredits);
   m_receive = st::sue_receive_options();
@@ -117,7 +120,7 @@ void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
       sw::load_be32(frame.data()) == sw::afh1_default_prefix)
     dst = sw::load_be16(frame.data() + 4);
   const auto route = dst ? m_routes.find(static_cast<std::uint16_t>(*dst)) : m_routes.end();
-  const char* why = route == m_routes.end() ? "no-route"
+  const char* why = route == m_routes.end()                                ? "no-route"
                     : m_state[route->second].queue.size() >= m_queueFrames ? "queue-full"
                                                                            : nullptr;
   if (why) {
@@ -138,7 +141,8 @@ void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
   if (s.link->replay_pending()) {
     st::link_info info{};
     const std::size_t n = s.link->replay(m_buffer, info);
-    if (n > 0) dev->TransmitFrame(Create<Packet>(m_buffer.data(), static_cast<std::uint32_t>(n)), info);
+    if (n > 0)
+      dev->TransmitFrame(Create<Packet>(m_buffer.data(), static_cast<std::uint32_t>(n)), info);
     return;
   }
   if (s.queue.empty()) return;

@@ -26,17 +26,28 @@ namespace {
 
 const char* drop_name(st::instance_drop why) {
   switch (why) {
-    case st::instance_drop::none: return "none";
-    case st::instance_drop::link_down: return "link-down";
-    case st::instance_drop::link: return "link";
-    case st::instance_drop::bad_rcrc: return "bad-rcrc";
-    case st::instance_drop::misaddressed: return "misaddressed";
-    case st::instance_drop::version: return "version";
-    case st::instance_drop::partition: return "partition";
-    case st::instance_drop::duplicate: return "duplicate";
-    case st::instance_drop::gap: return "gap";
-    case st::instance_drop::no_room: return "no-room";
-    case st::instance_drop::management: return "management";
+    case st::instance_drop::none:
+      return "none";
+    case st::instance_drop::link_down:
+      return "link-down";
+    case st::instance_drop::link:
+      return "link";
+    case st::instance_drop::bad_rcrc:
+      return "bad-rcrc";
+    case st::instance_drop::misaddressed:
+      return "misaddressed";
+    case st::instance_drop::version:
+      return "version";
+    case st::instance_drop::partition:
+      return "partition";
+    case st::instance_drop::duplicate:
+      return "duplicate";
+    case st::instance_drop::gap:
+      return "gap";
+    case st::instance_drop::no_room:
+      return "no-room";
+    case st::instance_drop::management:
+      return "management";
   }
   return "?";
 }
@@ -50,11 +61,14 @@ TypeId SueXpu::GetTypeId() {
           .SetGroupName("Sue")
           .AddConstructor<SueXpu>()
           .AddAttribute("XpuId", "This XPU's id (the RH's xpuid, 10 bits)", UintegerValue(0),
-                        MakeUintegerAccessor(&SueXpu::m_xpuid), MakeUintegerChecker<std::uint16_t>(0, 1022))
+                        MakeUintegerAccessor(&SueXpu::m_xpuid),
+                        MakeUintegerChecker<std::uint16_t>(0, 1022))
           .AddAttribute("Vcs", "Virtual channels (R2 Table 1: 1 to 4)", UintegerValue(2),
-                        MakeUintegerAccessor(&SueXpu::m_vcs), MakeUintegerChecker<std::uint8_t>(1, 4))
+                        MakeUintegerAccessor(&SueXpu::m_vcs),
+                        MakeUintegerChecker<std::uint8_t>(1, 4))
           .AddAttribute("Window", "PDUs in flight per connection (go-back-N)", UintegerValue(256),
-                        MakeUintegerAccessor(&SueXpu::m_window), MakeUintegerChecker<std::uint32_t>(1, 32767))
+                        MakeUintegerAccessor(&SueXpu::m_window),
+                        MakeUintegerChecker<std::uint32_t>(1, 32767))
           .AddAttribute("Rto", "Time without progress before going back to the oldest PDU",
                         TimeValue(NanoSeconds(8000)), MakeTimeAccessor(&SueXpu::m_rto),
                         MakeTimeChecker(NanoSeconds(1)))
@@ -64,15 +78,19 @@ TypeId SueXpu::GetTypeId() {
           .AddAttribute("AckEvery", "A stand-alone ACK after this many PDUs not acknowledged",
                         UintegerValue(8), MakeUintegerAccessor(&SueXpu::m_ackEvery),
                         MakeUintegerChecker<std::uint32_t>(1))
-          .AddAttribute("AckDelay", "...or this long after the first of them", TimeValue(NanoSeconds(1000)),
-                        MakeTimeAccessor(&SueXpu::m_ackDelay), MakeTimeChecker(Time(0)))
+          .AddAttribute("AckDelay", "...or this long after the first of them",
+                        TimeValue(NanoSeconds(1000)), MakeTimeAccessor(&SueXpu::m_ackDelay),
+                        MakeTimeChecker(Time(0)))
           .AddAttribute("Encapsulation",
                         "udp4, udp6, afh1, afh1-vlan, afh1-shim, afh1-vlan-shim, afh2 or afh2c",
-                        StringValue("afh1-shim"), MakeStringAccessor(&SueXpu::m_encap), MakeStringChecker())
+                        StringValue("afh1-shim"), MakeStringAccessor(&SueXpu::m_encap),
+                        MakeStringChecker())
           .AddAttribute("ProfileFile", "A command profile in JSON (empty: the default profile)",
-                        StringValue(""), MakeStringAccessor(&SueXpu::m_profileFile), MakeStringChecker())
+                        StringValue(""), MakeStringAccessor(&SueXpu::m_profileFile),
+                        MakeStringChecker())
           .AddAttribute("PackLimit", "Payload bytes per PDU (0: 4096, R2 3.3)", UintegerValue(0),
-                        MakeUintegerAccessor(&SueXpu::m_packLimit), MakeUintegerChecker<std::uint32_t>(0, 4096))
+                        MakeUintegerAccessor(&SueXpu::m_packLimit),
+                        MakeUintegerChecker<std::uint32_t>(0, 4096))
           .AddAttribute("CbfcCredits", "CBFC: credits per VC each link end grants (0: no CBFC)",
                         UintegerValue(0), MakeUintegerAccessor(&SueXpu::m_cbfcCredits),
                         MakeUintegerChecker<std::uint32_t>())
@@ -80,22 +98,28 @@ TypeId SueXpu::GetTypeId() {
                         MakeBooleanAccessor(&SueXpu::m_llr), MakeBooleanChecker())
           .AddAttribute("Unordered", "Spread PDUs over ports (R2 4.4)", BooleanValue(false),
                         MakeBooleanAccessor(&SueXpu::m_unordered), MakeBooleanChecker())
-          .AddTraceSource("Delivered", "A PDU's commands delivered to this XPU (source, VC, payload)",
-                          MakeTraceSourceAccessor(&SueXpu::m_delivered), "ns3::SueXpu::DeliveredCallback")
+          .AddTraceSource(
+              "Delivered", "A PDU's commands delivered to this XPU (source, VC, payload)",
+              MakeTraceSourceAccessor(&SueXpu::m_delivered), "ns3::SueXpu::DeliveredCallback")
           .AddTraceSource("Retransmit", "A PDU sent again by go-back-N (peer, VC, PSN)",
-                          MakeTraceSourceAccessor(&SueXpu::m_retransmit), "ns3::SueXpu::PsnCallback")
+                          MakeTraceSourceAccessor(&SueXpu::m_retransmit),
+                          "ns3::SueXpu::PsnCallback")
           .AddTraceSource("Nack", "A NACK sent for a gap (peer, VC, expected PSN)",
                           MakeTraceSourceAccessor(&SueXpu::m_nack), "ns3::SueXpu::PsnCallback")
           .AddTraceSource("Failover", "PDUs moved to another port (port, to port, peer, PDUs)",
-                          MakeTraceSourceAccessor(&SueXpu::m_failover), "ns3::SueXpu::FailoverCallback")
+                          MakeTraceSourceAccessor(&SueXpu::m_failover),
+                          "ns3::SueXpu::FailoverCallback")
           .AddTraceSource("CreditStall", "A port waited for CBFC credits (port)",
-                          MakeTraceSourceAccessor(&SueXpu::m_creditStall), "ns3::SueXpu::PortCallback")
+                          MakeTraceSourceAccessor(&SueXpu::m_creditStall),
+                          "ns3::SueXpu::PortCallback")
           .AddTraceSource("LlrReplay", "A frame sent again by LLR (port)",
-                          MakeTraceSourceAccessor(&SueXpu::m_llrReplay), "ns3::SueXpu::PortCallback")
+                          MakeTraceSourceAccessor(&SueXpu::m_llrReplay),
+                          "ns3::SueXpu::PortCallback")
           .AddTraceSource("Drop", "An arriving frame not delivered (port, peer, why)",
                           MakeTraceSourceAccessor(&SueXpu::m_drop), "ns3::SueXpu::DropCallback")
           .AddTraceSource("Failed", "Commands that will not be delivered (peer, VC, count)",
-                          MakeTraceSourceAccessor(&SueXpu::m_failed), "ns3::SueXpu::FailedCallback");
+                          MakeTraceSourceAccessor(&SueXpu::m_failed),
+                          "ns3::SueXpu::FailedCallback");
   return tid;
 }
 
@@ -130,7 +154,8 @@ void SueXpu::Start() {
   if (!m_profileFile.empty()) {
 #ifdef SCALEUP_SUE_PROFILE_FILES
     std::string error;
-    std::shared_ptr<scaleup::dissect::runtime_profile> p = scaleup::app::load_profile_file(m_profileFile, error);
+    std::shared_ptr<scaleup::dissect::runtime_profile> p =
+        scaleup::app::load_profile_file(m_profileFile, error);
     if (!p) NS_FATAL_ERROR("SueXpu " << m_xpuid << ": ProfileFile: " << error);
     c.profile = &p->profile();
     m_profileOwner = p;
@@ -171,11 +196,12 @@ bool SueXpu::Write(std::uint16_t peer, std::uint8_t vc, std::uint64_t address,
   if (data.empty() || data.size() > 256) return false;
   namespace sp = scaleup::pack;
   std::vector<std::uint8_t> control(12);
-  (void)sw::encode(sp::cmd_write{.type = posted ? sp::code::write_full_posted : sp::code::write_full,
-                                 .dlen = static_cast<std::uint8_t>(data.size() - 1),
-                                 .tag = 0,
-                                 .addr = address},
-                   sw::mutable_bytes(control.data(), control.size()));
+  (void)sw::encode(
+      sp::cmd_write{.type = posted ? sp::code::write_full_posted : sp::code::write_full,
+                    .dlen = static_cast<std::uint8_t>(data.size() - 1),
+                    .tag = 0,
+                    .addr = address},
+      sw::mutable_bytes(control.data(), control.size()));
   return Command(peer, vc, std::move(control), std::move(data));
 }
 
@@ -195,7 +221,8 @@ void SueXpu::Wake(const std::vector<Input>& inputs) {
       case Input::FREE:
         break;
       case Input::MESSAGE:
-        m_sue->step(now, st::instance_event::message_in(static_cast<std::uint8_t>(in.port), in.message));
+        m_sue->step(now,
+                    st::instance_event::message_in(static_cast<std::uint8_t>(in.port), in.message));
         break;
       case Input::FRAME: {
         m_rx.resize(in.packet->GetSize());
@@ -241,14 +268,16 @@ void SueXpu::Transmit() {
     if (f.kind == st::frame_kind::retransmission) m_retransmit(f.peer, f.vc, f.psn);
     if (f.op == sw::rh_op::nack) m_nack(f.peer, f.vc, f.apsn);
     if (f.kind == st::frame_kind::replay) m_llrReplay(p);
-    dev->TransmitFrame(Create<Packet>(m_scratch.data(), static_cast<std::uint32_t>(f.size)), f.link);
+    dev->TransmitFrame(Create<Packet>(m_scratch.data(), static_cast<std::uint32_t>(f.size)),
+                       f.link);
   }
 }
 
 // CBFC stalls are counted by each port's link layer: reported as they happen.
 void SueXpu::Registers() {
   for (std::uint32_t p = 0; p < GetNPorts(); ++p) {
-    const auto v = m_sue->read_register(st::reg::port_base + p * st::reg::port_stride + st::reg::credit_stalls);
+    const auto v = m_sue->read_register(st::reg::port_base + p * st::reg::port_stride +
+                                        st::reg::credit_stalls);
     if (v && *v != m_stalls[p]) {
       for (std::uint32_t i = m_stalls[p]; i != *v; ++i) m_creditStall(static_cast<std::uint8_t>(p));
       m_stalls[p] = *v;

@@ -156,21 +156,19 @@ def case_conformant():
     run("gen", "basic", "-o", cap, "--encap", "all")
     frame_rules = PDU + ("lite.no_rh", "lite.size")
     conformant(cap, "--rules", ",".join(frame_rules), must_examine=frame_rules[:4])
-    # The ns-3 example's pcaps (examples/ns3, built with libns3-dev).
-    example = os.path.join(os.path.dirname(os.path.dirname(SCALEUP)), "examples", "ns3",
-                           "example_ns3")
+    # The ns-3 module's pcaps (ns3/, built with libns3-dev): each XPU port's, behind lossy links.
+    example = os.path.join(os.path.dirname(os.path.dirname(SCALEUP)), "ns3", "sue-fabric")
     if os.path.exists(example):
         for encap in ("udp4", "afh1", "afh1-shim"):
-            prefix = os.path.join(TMP, "ns3-" + encap)
-            # Per-node pcaps are taken behind the lossy links: a seed whose losses spare the
-            # first PDU of every go-back (docs/conformance.md, gbn.resend; seeds 3 and 8 lose one).
-            subprocess.run([example, f"--encap={encap}", "--nodes=3", "--commands=100",
-                            "--loss=0.05", "--seed=1", f"--pcap={prefix}"], check=True,
-                           capture_output=True)
+            d = os.path.join(TMP, "ns3-" + encap)
+            os.makedirs(d, exist_ok=True)
+            subprocess.run([example, f"--encap={encap}", "--xpus=3", "--ports=1",
+                            "--commands=100", "--loss=0.02", "--seed=1", f"--pcap={d}"],
+                           check=True, capture_output=True)
             for n in range(3):
-                conformant(f"{prefix}-{n}-0.pcap", must_examine=PDU[:4])
+                conformant(os.path.join(d, f"xpu-{n}-0.pcap"), must_examine=PDU[:4])
     else:
-        print("examples/ns3 not built (no libns3-dev): its captures not checked")
+        print("ns3/ not built (no libns3-dev): its captures not checked")
 
 
 def caught(name, frames, rule, frame, *opts):
