@@ -4,7 +4,7 @@
 // rank x * N / xpus) and switch s on rank s % N; frames cross ranks through ns-3's MPI
 // interface with the links' delay as the lookahead, and the run gives what one process gives.
 //
-//   sue-fabric [--xpus=64] [--ports=4] [--commands=200] [--loss=0.001] [--encap=afh1-shim]
+//   sue-fabric [--xpus=64] [--ports=4] [--commands=200] [--loss=0.01] [--encap=afh1-shim]
 //              [--llr] [--cbfc=CREDITS] [--seed=1] [--pcap=DIR] [--trace=DIR] [--mpi]
 //
 // Prints one line per rank: what its XPUs offered, were sent (expected) and delivered; exit
@@ -32,7 +32,7 @@ using namespace ns3;
 
 int main(int argc, char* argv[]) {
   std::uint32_t xpus = 64, ports = 4, commands = 200, cbfc = 0, seed = 1;
-  double loss = 0.001;
+  double loss = 0.01;
   bool llr = false, mpi = false;
   std::string encap = "afh1-shim", pcap, trace;
   CommandLine cmd;
@@ -105,6 +105,13 @@ int main(int argc, char* argv[]) {
     x->TraceConnectWithoutContext("CreditStall",
                                   MakeBoundCallback(
                                       +[](std::uint64_t* n, std::uint8_t) { ++*n; }, &stalls));
+  }
+  for (std::uint32_t i = 0; i < switches.GetN(); ++i) {
+    if (SueTraffic::IsLocal(switches.Get(i)))
+      SueHelper::GetSwitch(switches.Get(i))
+          ->TraceConnectWithoutContext(
+              "LlrReplay", MakeBoundCallback(
+                               +[](std::uint64_t* n, std::uint8_t) { ++*n; }, &replays));
   }
   Ptr<SueTraffic> traffic = CreateObject<SueTraffic>();
   traffic->SetAttribute("Commands", UintegerValue(commands));

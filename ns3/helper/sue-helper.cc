@@ -37,16 +37,17 @@ void SueHelper::SetDeviceAttribute(const std::string& name, const AttributeValue
 void SueHelper::SetChannelAttribute(const std::string& name, const AttributeValue& value) {
   m_channel.Set(name, value);
 }
-void SueHelper::SetLoss(double rate, std::int64_t stream) {
+void SueHelper::SetLoss(double rate, std::int64_t stream, bool switchPortsToo) {
   m_loss = rate;
   m_stream = stream;
+  m_switchLoss = switchPortsToo;
 }
 
-Ptr<SueNetDevice> SueHelper::MakeDevice(Ptr<Node> node) {
+Ptr<SueNetDevice> SueHelper::MakeDevice(Ptr<Node> node, bool lossy) {
   Ptr<SueNetDevice> dev = m_device.Create<SueNetDevice>();
   dev->SetAddress(Mac48Address::Allocate());
   node->AddDevice(dev);
-  if (m_loss > 0) {
+  if (lossy && m_loss > 0) {
     Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
     em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
     em->SetRate(m_loss);
@@ -85,8 +86,8 @@ NetDeviceContainer SueHelper::Install(NodeContainer xpus, NodeContainer switches
     for (std::uint32_t p = 0; p < ports; ++p) {
       Ptr<Node> swNode = switches.Get(p);
       Ptr<SueSwitch> sw = swNode->GetObject<SueSwitch>();
-      Ptr<SueNetDevice> a = MakeDevice(node);
-      Ptr<SueNetDevice> b = MakeDevice(swNode);
+      Ptr<SueNetDevice> a = MakeDevice(node, true);
+      Ptr<SueNetDevice> b = MakeDevice(swNode, m_switchLoss);
       Ptr<SueChannel> ch = m_channel.Create<SueChannel>();
       a->Attach(ch);
       b->Attach(ch);

@@ -35,10 +35,13 @@ class SueHelper : public PcapHelperForDevice {
   void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
   // SueChannel's (Delay).
   void SetChannelAttribute(const std::string& name, const AttributeValue& value);
-  // Every port (both ends of every link) marks this share of the frames it receives as received
-  // with a bad FCS; each device draws from a random stream of its own, numbered from `stream` in
-  // the order the devices are made, so a run is the same however it is split across ranks.
-  void SetLoss(double rate, std::int64_t stream = 0);
+  // The XPUs' ports mark this share of the frames they receive as received with a bad FCS (and,
+  // with `switchPortsToo`, the switches' ports too). Each device draws from a random stream of
+  // its own, numbered from `stream` in the order the devices are made, so that a run is the same
+  // however it is split across ranks. Losses on the way down only leave every port's pcap (a tap
+  // before the FCS check) holding every frame of every go-back, which `scaleup check` needs to
+  // judge them; a loss on the way up happens before the receiver's tap (docs/conformance.md).
+  void SetLoss(double rate, std::int64_t stream = 0, bool switchPortsToo = false);
 
   // An XPU on every node of `xpus` with one port per node of `switches` (1, 2 or 4), port p linked
   // to switch p. XPU ids are the nodes' order in `xpus`, from `firstId` (call Install again, with
@@ -55,10 +58,11 @@ class SueHelper : public PcapHelperForDevice {
  private:
   void EnablePcapInternal(std::string prefix, Ptr<NetDevice> nd, bool promiscuous,
                           bool explicitFilename) override;
-  Ptr<SueNetDevice> MakeDevice(Ptr<Node> node);
+  Ptr<SueNetDevice> MakeDevice(Ptr<Node> node, bool lossy);
 
   ObjectFactory m_xpu, m_switch, m_device, m_channel;
   double m_loss = 0;
+  bool m_switchLoss = false;
   std::int64_t m_stream = 0;
   NetDeviceContainer m_switchPorts;
 };

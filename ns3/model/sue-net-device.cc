@@ -38,7 +38,9 @@ TypeId SueNetDevice::GetTypeId() {
           .AddTraceSource("Drop", "A frame arrived with a bad FCS (the error model marked it)",
                           MakeTraceSourceAccessor(&SueNetDevice::m_dropTrace),
                           "ns3::Packet::TracedCallback")
-          .AddTraceSource("Sniffer", "Every frame sent, and every frame received with a good FCS",
+          .AddTraceSource("Sniffer",
+                          "Every frame sent and every frame arriving, before the FCS is checked: a "
+                          "tap on the link",
                           MakeTraceSourceAccessor(&SueNetDevice::m_snifferTrace),
                           "ns3::Packet::TracedCallback");
   return tid;
@@ -99,12 +101,13 @@ void SueNetDevice::Receive(Ptr<Packet> packet) {
   } else {
     in.what = SuePortOwner::Input::FRAME;
     in.info = h.info;
+    // The capture is a tap on the link: it sees the frame before the MAC checks its FCS.
+    m_snifferTrace(packet);
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(packet)) {
       in.info.fcs_ok = false;
       m_dropTrace(packet);
     } else {
       m_rxTrace(packet);
-      m_snifferTrace(packet);
     }
     in.packet = packet;
   }

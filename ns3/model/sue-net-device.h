@@ -1,9 +1,11 @@
 // One SUE port: an XPU's (R2 Table 1: 1, 2 or 4 per XPU) or a switch's. It serialises the frames
 // its owner gives it at its DataRate onto its SueChannel and hands what arrives to its owner.
 // Frames are whole Ethernet frames as the library emits them (no FCS), and that is what the
-// Sniffer trace (and so the helper's pcaps, DLT_EN10MB) sees. The ReceiveErrorModel is the
-// error hook: a frame it marks arrives with a bad FCS, which LLR repairs when it is on and which
-// is otherwise dropped, for go-back-N to repair end to end.
+// Sniffer trace (and so the helper's pcaps, DLT_EN10MB) sees: a tap on the link, which records
+// what the port sends and what arrives at it before its MAC checks the FCS, so that a pcap holds
+// every frame of every go-back (docs/conformance.md: captures are taken before the loss). The
+// ReceiveErrorModel is the error hook: a frame it marks arrives with a bad FCS, which LLR repairs
+// when it is on and which is otherwise dropped, for go-back-N to repair end to end.
 #ifndef SUE_NET_DEVICE_H
 #define SUE_NET_DEVICE_H
 

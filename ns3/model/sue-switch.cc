@@ -36,7 +36,10 @@ TypeId SueSwitch::GetTypeId() {
                         MakeUintegerChecker<std::uint32_t>(1))
           .AddTraceSource("Drop", "A frame dropped (port, why: link, no-route, queue-full)",
                           MakeTraceSourceAccessor(&SueSwitch::m_drop),
-                          "ns3::SueSwitch::DropCallback");
+                          "ns3::SueSwitch::DropCallback")
+          .AddTraceSource("LlrReplay", "A frame sent again by LLR (port)",
+                          MakeTraceSourceAccessor(&SueSwitch::m_llrReplay),
+                          "ns3::SueXpu::PortCallback");
   return tid;
 }
 
@@ -141,8 +144,10 @@ void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
   if (s.link->replay_pending()) {
     st::link_info info{};
     const std::size_t n = s.link->replay(m_buffer, info);
-    if (n > 0)
+    if (n > 0) {
+      m_llrReplay(static_cast<std::uint8_t>(port));
       dev->TransmitFrame(Create<Packet>(m_buffer.data(), static_cast<std::uint32_t>(n)), info);
+    }
     return;
   }
   if (s.queue.empty()) return;

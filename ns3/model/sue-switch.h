@@ -67,6 +67,7 @@ class SueSwitch : public SuePortOwner {
   std::unordered_map<std::uint16_t, std::uint32_t> m_routes;
   std::vector<std::uint8_t> m_buffer;
   TracedCallback<std::uint32_t, std::string> m_drop;
+  TracedCallback<std::uint8_t> m_llrReplay;
 };
 
 }  // namespace ns3

@@ -133,7 +133,7 @@ def main():
     one = os.path.join(tmp, "one")
     os.makedirs(os.path.join(one, "pcap"))
     os.makedirs(os.path.join(one, "trace"))
-    base = [args.fabric, "--xpus=64", "--ports=4", "--commands=100", "--loss=0.001"]
+    base = [args.fabric, "--xpus=64", "--ports=4", "--commands=100", "--loss=0.01"]
     out = run(base + ["--pcap=" + os.path.join(one, "pcap"),
                       "--trace=" + os.path.join(one, "trace")]).stdout
     print(out, end="")
