@@ -5,6 +5,8 @@
 #include <ns3/string.h>
 #include <ns3/uinteger.h>
 
+#include <algorithm>
+
 #include "scaleup/transport/sue_frame.hpp"
 #include "sue-net-device.h"
 
@@ -80,10 +82,19 @@ void SueSwitch::Messages(std::uint32_t port) {
   l.clear_messages();
 }
 
+void SueSwitch::Touch(std::uint32_t port) {
+  if (m_state[port].touched) return;
+  m_state[port].touched = true;
+  m_touched.push_back(port);
+}
+
+// Only the ports something happened to are looked at (a frame, a message, a port free again, a
+// timer due), so that a wake-up costs what it does, not the switch's port count.
 void SueSwitch::Wake(const std::vector<Input>& inputs) {
   Start();
   const std::uint64_t now = NowNs();
   for (const Input& in : inputs) {
+    Touch(in.port);
     if (in.what == Input::MESSAGE) {
       m_state[in.port].link->message(in.message, now);
       Messages(in.port);
@@ -91,17 +102,32 @@ void SueSwitch::Wake(const std::vector<Input>& inputs) {
       Arrive(in, now);
     }
   }
-  std::uint64_t next = st::link_never;
-  for (std::uint32_t p = 0; p < GetNPorts(); ++p) {
+  while (!m_deadlines.empty() && m_deadlines.top().first <= now) {
+    Touch(m_deadlines.top().second);
+    m_deadlines.pop();
+  }
+  std::sort(m_touched.begin(), m_touched.end());
+  // Egress may drain other ports' buffers (their credits go back): they join the list.
+  for (std::size_t i = 0; i < m_touched.size(); ++i) {
+    const std::uint32_t p = m_touched[i];
     link_t& l = *m_state[p].link;
     if (l.deadline() <= now) {
       l.tick(now);
       Messages(p);
     }
     Egress(p, now);
-    next = std::min(next, l.deadline());
   }
-  if (next != st::link_never) WakeAt(next > now ? next : now + 1);
+  for (const std::uint32_t p : m_touched) {
+    Port& s = m_state[p];
+    s.touched = false;
+    const std::uint64_t d = s.link->deadline();
+    if (d != st::link_never && d != s.armed) {
+      s.armed = d;
+      m_deadlines.emplace(d > now ? d : now + 1, p);
+    }
+  }
+  m_touched.clear();
+  if (!m_deadlines.empty()) WakeAt(m_deadlines.top().first);
 }
 
 void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
@@ -133,6 +159,7 @@ void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
     return;
   }
   m_state[route->second].queue.push_back(Queued{in.packet, in.port, in.info});
+  Touch(route->second);
 }
 
 // The port's next frame leaves if the port is free: LLR's replays first, then the queue's
@@ -156,6 +183,7 @@ void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
   if (!s.link->can_send(q.info.cls, 0, size, now)) return;
   m_state[q.ingress].link->drained(q.info, size, 0, now);
   Messages(q.ingress);
+  Touch(q.ingress);
   q.frame->CopyData(m_buffer.data(), size);
   const st::link_info info = s.link->sent(sw::bytes(m_buffer.data(), size), q.info.cls, now);
   Ptr<Packet> frame = q.frame;

@@ -11,7 +11,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -51,11 +53,14 @@ class SueSwitch : public SuePortOwner {
   struct Port {
     std::unique_ptr<link_t> link;
     std::deque<Queued> queue;
+    bool touched = false;
+    std::uint64_t armed = scaleup::transport::link_never;  // the deadline last queued
   };
   void Start();
   void Arrive(const Input& in, std::uint64_t now);
   void Egress(std::uint32_t port, std::uint64_t now);
   void Messages(std::uint32_t port);
+  void Touch(std::uint32_t port);
 
   bool m_llr = false;
   std::uint32_t m_cbfcCredits = 0, m_queueFrames = 4096;
@@ -64,6 +69,12 @@ class SueSwitch : public SuePortOwner {
   scaleup::wire::receive_options m_receive{};
   scaleup::wire::encap m_kind = scaleup::wire::encap::afh1_shim;
   std::vector<Port> m_state;
+  std::vector<std::uint32_t> m_touched;
+  // Ports' link-layer deadlines, earliest first (an entry may be stale: its port is then looked
+  // at for nothing).
+  std::priority_queue<std::pair<std::uint64_t, std::uint32_t>,
+                      std::vector<std::pair<std::uint64_t, std::uint32_t>>, std::greater<>>
+      m_deadlines;
   std::unordered_map<std::uint16_t, std::uint32_t> m_routes;
   std::vector<std::uint8_t> m_buffer;
   TracedCallback<std::uint32_t, std::string> m_drop;
