@@ -297,6 +297,31 @@ row "fabric" "gen session 64 x 4, pcap included" "$(calc "$got / $cpu / 1000000"
   "1 M frames/s" 1 ">= 1 M frames/s cpu" "" "Mfr/s cpu"
 rm -f "$scratch/fabric.pcap"
 
+# The same fabric in ns-3 (the sue module's sue-fabric: 64 XPUs x 4 ports on 4 switches, 3 125
+# writes each, 1 % of frames lost on the way down) against the library's own simulator on the
+# same fabric and load (gen session, its pcap included): frames simulated per second of CPU.
+SUE_FABRIC="$BUILD/ns3/sue-fabric"
+if [[ -x "$SUE_FABRIC" ]]; then
+  echo
+  echo "the 64 x 4 fabric, 200 000 writes, loss 0.01: frames simulated per second of CPU"
+  header
+  ns3_runs=() own_runs=()
+  for ((i = 0; i < RUNS; i++)); do
+    line=$("$SUE_FABRIC" --xpus=64 --ports=4 --commands=3125 --loss=0.01)
+    frames=$(sed -n 's/.* frames \([0-9]*\) .*/\1/p' <<<"$line")
+    cpu=$(sed -n 's/.*cpu \([0-9.]*\) s.*/\1/p' <<<"$line")
+    ns3_runs+=("$(calc "$frames / $cpu / 1000000")")
+    quiet /usr/bin/time -f "%U %S" -o "$scratch/cpu" "$TOOL" gen session --xpus 64 --ports 4 \
+      --commands 200000 --loss 0.01 --json -o "$scratch/fabric.pcap"
+    got=$("$READ" "$scratch/fabric.pcap" | awk '{print $1}')
+    own_runs+=("$(calc "$got / $(tail -n 1 "$scratch/cpu" | awk '{print $1 + $2}') / 1000000")")
+  done
+  med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  row "fabric" "ns-3 sue module, 64 x 4, no pcap" "$(med "${ns3_runs[@]}")" \
+    "$(med "${own_runs[@]}")" "gen session (+pcap)" "" "-" "" "Mfr/s cpu"
+  rm -f "$scratch/fabric.pcap"
+fi
+
 out="$BUILD/bench-tools.json"
 {
   echo "{\"frames\": {${frames_json%, }}, \"runs\": $RUNS, \"rows\": ["
