@@ -1,5 +1,6 @@
 // Eight XPUs on one switch over 800 Gb/s links that lose one frame in a thousand: each sends
 // 1000 writes of 64 bytes to peers at random; every write arrives once and in order.
+// README: begin
 #include <ns3/command-line.h>
 #include <ns3/simulator.h>
 #include <ns3/string.h>
@@ -33,3 +34,4 @@ int main(int argc, char* argv[]) {
   Simulator::Destroy();
   return r.ExactlyOnce() && r.delivered == r.offered ? 0 : 1;
 }
+// README: end

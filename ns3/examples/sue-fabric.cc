@@ -5,7 +5,8 @@
 // interface with the links' delay as the lookahead, and the run gives what one process gives.
 //
 //   sue-fabric [--xpus=64] [--ports=4] [--commands=200] [--loss=0.01] [--encap=afh1-shim]
-//              [--llr] [--cbfc=CREDITS] [--seed=1] [--pcap=DIR] [--trace=DIR] [--mpi]
+//              [--llr] [--cbfc=CREDITS] [--pfc=XOFF] [--rate=800Gbps] [--seed=1]
+//              [--pcap=DIR] [--trace=DIR] [--mpi]
 //
 // Prints one line per rank: what its XPUs offered, were sent (expected) and delivered; exit
 // status 0 when every write to this rank's XPUs arrived once and in order. --pcap writes a pcap
@@ -31,10 +32,10 @@
 using namespace ns3;
 
 int main(int argc, char* argv[]) {
-  std::uint32_t xpus = 64, ports = 4, commands = 200, cbfc = 0, seed = 1;
+  std::uint32_t xpus = 64, ports = 4, commands = 200, cbfc = 0, pfc = 0, seed = 1;
   double loss = 0.01;
   bool llr = false, mpi = false;
-  std::string encap = "afh1-shim", pcap, trace;
+  std::string encap = "afh1-shim", rate = "800Gbps", pcap, trace;
   CommandLine cmd;
   cmd.AddValue("xpus", "XPUs (2-1023)", xpus);
   cmd.AddValue("ports", "ports per XPU, one switch each (1, 2 or 4)", ports);
@@ -43,6 +44,8 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("encap", "the XPUs' encapsulation", encap);
   cmd.AddValue("llr", "link-level retry on every link", llr);
   cmd.AddValue("cbfc", "CBFC credits per VC (0: none)", cbfc);
+  cmd.AddValue("pfc", "switches pause an XPU past this many bytes queued from it (0: no PFC)", pfc);
+  cmd.AddValue("rate", "every port's line rate", rate);
   cmd.AddValue("seed", "seed of the traffic and the losses", seed);
   cmd.AddValue("pcap", "directory for a pcap per XPU port", pcap);
   cmd.AddValue("trace", "directory for a file per XPU of what it received", trace);
@@ -86,6 +89,12 @@ int main(int argc, char* argv[]) {
   sue.SetXpuAttribute("Llr", BooleanValue(llr));
   sue.SetXpuAttribute("CbfcCredits", UintegerValue(cbfc));
   sue.SetChannelAttribute("Delay", TimeValue(NanoSeconds(500)));
+  sue.SetDeviceAttribute("DataRate", StringValue(rate));
+  if (pfc > 0) {
+    sue.SetSwitchAttribute("Pfc", BooleanValue(true));
+    sue.SetSwitchAttribute("PfcXoff", UintegerValue(pfc));
+    sue.SetSwitchAttribute("PfcXon", UintegerValue(pfc / 2));
+  }
   sue.SetLoss(loss);
   NetDeviceContainer xpuPorts = sue.Install(xpuNodes, switches);
   if (!pcap.empty()) {

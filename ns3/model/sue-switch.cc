@@ -18,6 +18,10 @@ NS_OBJECT_ENSURE_REGISTERED(SueSwitch);
 namespace st = scaleup::transport;
 namespace sw = scaleup::wire;
 
+namespace {
+constexpr std::uint8_t no_class = 0xFF;  // above CBFC's classes
+}  // namespace
+
 TypeId SueSwitch::GetTypeId() {
   static TypeId tid =
       TypeId("ns3::SueSwitch")
@@ -33,6 +37,15 @@ TypeId SueSwitch::GetTypeId() {
                         "CBFC credits per VC each port grants (as the XPUs'; 0: none)",
                         UintegerValue(0), MakeUintegerAccessor(&SueSwitch::m_cbfcCredits),
                         MakeUintegerChecker<std::uint32_t>())
+          .AddAttribute("Pfc", "Pause a port's XPU when its frames queued here pass PfcXoff bytes",
+                        BooleanValue(false), MakeBooleanAccessor(&SueSwitch::m_pfc),
+                        MakeBooleanChecker())
+          .AddAttribute("PfcXoff", "Bytes queued from one port that pause it",
+                        UintegerValue(64 * 1024), MakeUintegerAccessor(&SueSwitch::m_pfcXoff),
+                        MakeUintegerChecker<std::uint32_t>(1))
+          .AddAttribute("PfcXon", "...and that resume it", UintegerValue(32 * 1024),
+                        MakeUintegerAccessor(&SueSwitch::m_pfcXon),
+                        MakeUintegerChecker<std::uint32_t>(0))
           .AddAttribute("QueueFrames", "Frames an egress queue holds; more are dropped",
                         UintegerValue(4096), MakeUintegerAccessor(&SueSwitch::m_queueFrames),
                         MakeUintegerChecker<std::uint32_t>(1))
@@ -63,6 +76,16 @@ void SueSwitch::Start() {
                                                 << " is not an SUE encapsulation over Ethernet");
   m_kind = *kind;
   m_link = st::link_config_of(m_llr, m_cbfcCredits);
+  // Pause times are read at the ports' rate.
+  m_link.pfc.link_mbps =
+      static_cast<std::uint32_t>(m_ports[0]->GetDataRate().GetBitRate() / 1000000);
+  if (m_pfc) {
+    m_link.pfc_send = true;
+    m_link.pfc_rx.link = m_link.pfc;
+    m_link.pfc_rx.xoff.fill(m_pfcXoff);
+    m_link.pfc_rx.xon.fill(m_pfcXon);
+    m_link.pfc_rx.capacity.fill(std::max<std::uint32_t>(2 * m_pfcXoff, m_pfcXoff + 64 * 1024));
+  }
   m_receive = st::sue_receive_options();
   m_state.resize(GetNPorts());
   const std::uint64_t now = NowNs();
@@ -74,6 +97,12 @@ void SueSwitch::Start() {
     Messages(p);
   }
   m_buffer.resize(64 * 1024);
+}
+
+// The priority a frame of CBFC class `cls` travels on: its VC's, or the acknowledgements'.
+std::uint8_t SueSwitch::Priority(std::uint8_t cls) const {
+  return cls < m_link.pfc.vc_priority.size() ? m_link.pfc.vc_priority[cls]
+                                             : m_link.pfc.ack_priority;
 }
 
 void SueSwitch::Messages(std::uint32_t port) {
@@ -133,7 +162,8 @@ void SueSwitch::Wake(const std::vector<Input>& inputs) {
 void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
   link_t& ingress = *m_state[in.port].link;
   const std::uint32_t size = in.packet->GetSize();
-  if (!ingress.arrived(in.info, size, 0, now)) {
+  const std::uint8_t priority = Priority(in.info.cls);
+  if (!ingress.arrived(in.info, size, priority, now)) {
     Messages(in.port);
     m_drop(in.port, "link");
     return;
@@ -142,6 +172,12 @@ void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
   if (size > m_buffer.size()) m_buffer.resize(size);
   in.packet->CopyData(m_buffer.data(), size);
   const sw::bytes frame(m_buffer.data(), size);
+  // A pause from the XPU is for this port's egress: taken here, not forwarded.
+  if (size >= 14 && sw::load_be16(frame.data() + 12) == st::mac_control_ethertype) {
+    if (const auto pf = st::decode_pfc_frame(frame)) ingress.pfc_in(pf->pdu, now);
+    ingress.drained(in.info, size, priority, now);
+    return;
+  }
   std::optional<std::uint32_t> dst = st::read_sue_frame(frame, m_receive).dst_xpu;
   // AFH Gen 1 frames the reader does not read as SUE (the failover exchange's control frames):
   // the destination's address bits (R2 3.5.3).
@@ -153,7 +189,7 @@ void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
                     : m_state[route->second].queue.size() >= m_queueFrames ? "queue-full"
                                                                            : nullptr;
   if (why) {
-    ingress.drained(in.info, size, 0, now);
+    ingress.drained(in.info, size, priority, now);
     Messages(in.port);
     m_drop(in.port, why);
     return;
@@ -168,6 +204,20 @@ void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
   Ptr<SueNetDevice> dev = m_ports[port];
   if (dev->IsBusy()) return;
   Port& s = m_state[port];
+  // A pause goes first. It crosses the link as any frame does (numbered by LLR, which the XPU's
+  // end applies to every frame) in a class of no VC's, so that CBFC does not count it.
+  if (const auto pause = s.link->pfc_out()) {
+    std::array<std::uint8_t, 6> mac{};
+    Mac48Address::ConvertFrom(dev->GetAddress()).CopyTo(mac.data());
+    std::uint64_t src = 0;
+    for (const std::uint8_t b : mac) src = src << 8 | b;
+    if (st::encode_pfc_frame(st::pfc_frame{.src = src, .pdu = *pause}, m_buffer)) {
+      const sw::bytes f(m_buffer.data(), st::pfc_frame_size);
+      const st::link_info info = s.link->sent(f, no_class, now);
+      dev->TransmitFrame(Create<Packet>(f.data(), static_cast<std::uint32_t>(f.size())), info);
+      return;
+    }
+  }
   if (s.link->replay_pending()) {
     st::link_info info{};
     const std::size_t n = s.link->replay(m_buffer, info);
@@ -180,8 +230,9 @@ void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
   if (s.queue.empty()) return;
   Queued& q = s.queue.front();
   const std::uint32_t size = q.frame->GetSize();
-  if (!s.link->can_send(q.info.cls, 0, size, now)) return;
-  m_state[q.ingress].link->drained(q.info, size, 0, now);
+  const std::uint8_t priority = Priority(q.info.cls);
+  if (!s.link->can_send(q.info.cls, priority, size, now)) return;
+  m_state[q.ingress].link->drained(q.info, size, priority, now);
   Messages(q.ingress);
   Touch(q.ingress);
   q.frame->CopyData(m_buffer.data(), size);

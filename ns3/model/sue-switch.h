@@ -2,7 +2,9 @@
 // through the library's frame reader (AFH Gen 1 or Gen 2 addresses, or the IP destination of
 // SUE over UDP; AFH Gen 1 control frames by their address bits, as R2 3.5.3 has a switch look
 // at them). Each port keeps a FIFO egress queue (bounded: QueueFrames) and the link layer of its
-// end of the link (LLR, CBFC, the peer's PFC), as the XPU's end does.
+// end of the link (LLR, CBFC, the peer's PFC), as the XPU's end does. With Pfc, a port pauses its
+// XPU's priority (IEEE 802.1Qbb, R2 3.5.6) while the frames it took in and has not yet sent on
+// hold more than PfcXoff bytes, until they hold less than PfcXon.
 #ifndef SUE_SWITCH_H
 #define SUE_SWITCH_H
 
@@ -20,6 +22,7 @@
 
 #include "scaleup/pack/storage.hpp"
 #include "scaleup/transport/link_port.hpp"
+#include "scaleup/transport/pfc.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/receive.hpp"
 #include "sue-port-owner.h"
@@ -60,9 +63,11 @@ class SueSwitch : public SuePortOwner {
   void Arrive(const Input& in, std::uint64_t now);
   void Egress(std::uint32_t port, std::uint64_t now);
   void Messages(std::uint32_t port);
+  std::uint8_t Priority(std::uint8_t cls) const;
   void Touch(std::uint32_t port);
 
-  bool m_llr = false;
+  bool m_llr = false, m_pfc = false;
+  std::uint32_t m_pfcXoff = 64 * 1024, m_pfcXon = 32 * 1024;
   std::uint32_t m_cbfcCredits = 0, m_queueFrames = 4096;
   std::string m_encap = "afh1-shim";
   scaleup::transport::link_config m_link{};

@@ -156,6 +156,25 @@ def main():
     check(llr["llr_replays"] > 0 and llr["credit_stalls"] > 0,
           f"LLR + CBFC: {llr}: no replay or no stall")
 
+    # PFC: 16 XPUs on 5 Gb/s ports, switches that pause an XPU past 1 KiB queued from it: the
+    # pauses reach the XPUs' pcaps, and `scaleup check` finds every pause obeyed (pfc.paused).
+    pfc = os.path.join(tmp, "pfc")
+    os.mkdir(pfc)
+    out = run([args.fabric, "--xpus=16", "--ports=1", "--rate=5Gbps", "--pfc=1024",
+               "--commands=300", "--loss=0", "--pcap=" + pfc]).stdout
+    print(out, end="")
+    exactly_once(fabric_totals(out, 1), "PFC")
+    pauses = examined = 0
+    for name in sorted(os.listdir(pfc)):
+        path = os.path.join(pfc, name)
+        for line in run([args.scaleup, "dump", "--json", path]).stdout.splitlines():
+            f = json.loads(line)
+            if f["encap"] == "pfc" and f["pfc.cev"] & 0x08 and f["pfc.time3"] > 0:
+                pauses += 1
+        rep = json.loads(run([args.scaleup, "check", "--json", "--link-gbps", "5", path]).stdout)
+        examined += next(r["examined"] for r in rep["rules"] if r["id"] == "pfc.paused")
+    check(pauses > 0 and examined > 0, f"PFC: {pauses} pauses, {examined} frames judged by pfc.paused")
+
     if args.mpiexec:
         flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
         for ranks in (1, 2):
