@@ -63,6 +63,10 @@ TypeId SueXpu::GetTypeId() {
           .AddAttribute("XpuId", "This XPU's id (the RH's xpuid, 10 bits)", UintegerValue(0),
                         MakeUintegerAccessor(&SueXpu::m_xpuid),
                         MakeUintegerChecker<std::uint16_t>(0, 1022))
+          .AddAttribute("Ports", "Ports (R2 Table 1: 1, 2 or 4): the devices added, one per plane",
+                        TypeId::ATTR_GET, UintegerValue(0),
+                        MakeUintegerAccessor(&SueXpu::GetNPorts),
+                        MakeUintegerChecker<std::uint32_t>(1, 4))
           .AddAttribute("Vcs", "Virtual channels (R2 Table 1: 1 to 4)", UintegerValue(2),
                         MakeUintegerAccessor(&SueXpu::m_vcs),
                         MakeUintegerChecker<std::uint8_t>(1, 4))
