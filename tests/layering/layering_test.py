@@ -41,11 +41,24 @@ def layer_order(doc_path):
     return rank
 
 
+# The C ABI's header (include/scaleup/scaleup.h, compiled into libscaleup_c from capi/) sits
+# beside the layers, in none of them: C cannot include the C++ headers, so it includes no layer
+# at all, which is all this check asks of it.
+C_HEADERS = ("scaleup.h",)
+
+
 def violations(include_root, rank):
     """(file, line, message) for every header or include that breaks the order."""
     found = []
     for layer in sorted(os.listdir(include_root)):
         layer_dir = os.path.join(include_root, layer)
+        if layer in C_HEADERS and os.path.isfile(layer_dir):
+            with open(layer_dir, encoding="utf-8") as f:
+                text = f.read()
+            for m in INCLUDE.finditer(text):
+                found.append((layer, text.count("\n", 0, m.start()) + 1,
+                              f"the C header includes layer '{m.group(1)}'"))
+            continue
         if not os.path.isdir(layer_dir):
             found.append((layer, 0, "a header outside any layer directory"))
             continue
@@ -191,6 +204,7 @@ def self_test():
         "tofu/t.hpp": '#include "scaleup/pack/b.hpp"\n',
         "rdma/r.hpp": '#include "scaleup/wire/a.hpp"\n',
         "sim/d.hpp": '#include "scaleup/tofu/t.hpp"\n  #  include "scaleup/rdma/r.hpp"\n',
+        "scaleup.h": "#include <stdint.h>\n",
     }
     cases = {
         "upward": ('#include "scaleup/pack/b.hpp"\n', "wire/e.hpp", "a layer above"),
@@ -201,6 +215,8 @@ def self_test():
         "unknown target": ('#include "scaleup/gone/x.hpp"\n', "pack/e.hpp", "unknown layer"),
         "undocumented layer": ("#pragma once\n", "extra/e.hpp", "not in the documented order"),
         "outside any layer": ("#pragma once\n", "loose.hpp", "outside any layer"),
+        "C header includes a layer": ('#include "scaleup/wire/a.hpp"\n', "scaleup.h",
+                                      "the C header includes layer 'wire'"),
     }
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
