@@ -1,0 +1,452 @@
+/* scaleup's C ABI: the SUE wire formats of the C++20 library for C11 programs (libscaleup_c).
+ *
+ * A C header, so it cannot start with scaleup/wire/version.hpp as the C++ headers do: it includes
+ * only the C library's headers, and every declaration here is plain C (fixed-width integers,
+ * plain structs, no C++-only enum features). Each function is one C++ call of the library,
+ * named beside it; nothing here throws, allocates or needs the C++ runtime.
+ *
+ * Conventions:
+ *   - functions that can fail return an int: 0 on success, else the error's code
+ *     (SCALEUP_ERRC_*), with the whole error written to `err` when `err` is not NULL;
+ *   - strings in an error (layer, what, field) are pointer and length, not NUL-terminated;
+ *     they point into the library's constants and stay valid for the life of the program;
+ *   - byte buffers are a pointer and a size; a size of 0 allows a NULL pointer. */
+#ifndef SCALEUP_SCALEUP_H
+#define SCALEUP_SCALEUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors (wire/error.hpp: wire::error, wire::errc, wire::severity) ------------------- */
+
+enum {
+  SCALEUP_ERRC_NONE = 0,
+  SCALEUP_ERRC_TRUNCATED = 1,        /* fewer bytes than the layer needs */
+  SCALEUP_ERRC_VALUE_TOO_BIG = 2,    /* encode: a value does not fit its field */
+  SCALEUP_ERRC_BAD_VALUE = 3,        /* a field holds a value the format forbids */
+  SCALEUP_ERRC_RESERVED_NONZERO = 4, /* a reserved field is not zero (reported, not rejected) */
+  SCALEUP_ERRC_BAD_CHECKSUM = 5,     /* IPv4 header checksum, UDP checksum, R-CRC */
+  SCALEUP_ERRC_BAD_LENGTH = 6,       /* a length field disagrees with the bytes present */
+  SCALEUP_ERRC_NO_SPACE = 7,         /* encode: the output buffer is too small */
+  SCALEUP_ERRC_UNSUPPORTED = 8,      /* valid, but not a variant this library decodes */
+  SCALEUP_ERRC_NOT_CAPTURED = 9,     /* bytes on the wire the capture did not keep */
+  SCALEUP_ERRC_UNREACHABLE = 10      /* a transport's destination answers on no port */
+};
+
+enum { SCALEUP_SEVERITY_ERROR = 0, SCALEUP_SEVERITY_WARNING = 1, SCALEUP_SEVERITY_NOTE = 2 };
+
+/* wire::error, field for field. offset: from the start of the buffer handed to the call;
+ * needed/available: byte counts of a length error; field: the field's display-filter name;
+ * item: which repeated unit (a command's 1-based index), 0 when not applicable. */
+typedef struct scaleup_error {
+  uint8_t code;  /* SCALEUP_ERRC_* */
+  uint8_t level; /* SCALEUP_SEVERITY_* */
+  const char* layer;
+  size_t layer_len;
+  uint32_t offset;
+  uint32_t needed;
+  uint32_t available;
+  const char* what;
+  size_t what_len;
+  const char* field;
+  size_t field_len;
+  uint64_t value;
+  uint32_t item;
+} scaleup_error;
+
+/* The name of an error code ("truncated", ...), NUL-terminated; "unknown" for others. */
+const char* scaleup_errc_name(int code);
+
+/* ---- headers: encode to bytes, decode from bytes (wire::encode, wire::decode<T>) ----------
+ *
+ * encode writes exactly SCALEUP_*_SIZE bytes to out (out_len at least that) and refuses a value
+ * too big for its field or a fixed field off its value; nothing is truncated. decode reads the
+ * header at in[0]: a buffer too short is SCALEUP_ERRC_TRUNCATED with needed/available set; a
+ * fixed field off its value is an error, yet the value read is still written to *out. */
+
+#define SCALEUP_RH_SIZE 8
+#define SCALEUP_AFH1_ADDRESSES_SIZE 12
+#define SCALEUP_AFH1_SHIM_SIZE 16
+#define SCALEUP_AFH2_NORMAL_SIZE 12
+#define SCALEUP_AFH2_COMPRESSED_SIZE 6
+
+/* RH op codes (decisions.md): ACK, NACK, no acknowledgement carried (2 is sent, 3 accepted). */
+enum { SCALEUP_RH_OP_ACK = 0, SCALEUP_RH_OP_NACK = 1, SCALEUP_RH_OP_NONE = 2 };
+
+/* SUE Reliability Header (wire::reliability_header, R2 Table 5). */
+typedef struct scaleup_rh {
+  uint8_t ver;        /* 2 bits, 0 today */
+  uint8_t op;         /* 2 bits, SCALEUP_RH_OP_* */
+  uint8_t rsv;        /* 2 bits, reserved */
+  uint16_t xpuid;     /* 10 bits, the source XPU */
+  uint16_t npsn;      /* this PDU's sequence number */
+  uint8_t vc;         /* 2 bits */
+  uint8_t rsvd;       /* 4 bits, reserved */
+  uint16_t partition; /* 10 bits */
+  uint16_t apsn;      /* ACK: highest PSN delivered in order; NACK: PSN expected */
+} scaleup_rh;
+
+/* The Ethernet addresses read as AFH Gen 1 (wire::afh1_addresses). */
+typedef struct scaleup_afh1_addresses {
+  uint32_t da_prefix;
+  uint16_t dst_xpu;
+  uint32_t sa_prefix;
+  uint16_t src_xpu;
+} scaleup_afh1_addresses;
+
+/* The AFH Gen 1 shim header (wire::afh1_shim). */
+typedef struct scaleup_afh1_shim {
+  uint8_t version; /* 4 bits, 0 */
+  uint8_t tc;
+  uint8_t hop_limit;
+  uint8_t next_header; /* 253 = SUE */
+  uint16_t length;     /* bytes after the shim, padding excluded */
+  uint32_t entropy;    /* 20 bits */
+  uint32_t src_xpu;
+  uint32_t dst_xpu;
+} scaleup_afh1_shim;
+
+/* AFH Gen 2, normal 12-byte format (wire::afh2_normal). Fixed bits: w 0, v z y 0, x 1,
+ * sa_ul 1, sa_ig 0; scaleup_afh2_normal_init sets them. */
+typedef struct scaleup_afh2_normal {
+  uint8_t rsv, w, v, z, y, x, m;
+  uint8_t hop_count;
+  uint32_t dst_xpu;
+  uint8_t tc; /* 5 bits */
+  uint8_t spare;
+  uint8_t sa_ul;
+  uint8_t sa_ig;
+  uint8_t entropy;
+  uint32_t src_xpu;
+} scaleup_afh2_normal;
+
+/* AFH Gen 2, compressed 6-byte format (wire::afh2_compressed): also the SUE Lite header, which
+ * a packed payload follows directly (R2 3.4, Fig. 10). Fixed bits: w 1, v z y 0, x 1. */
+typedef struct scaleup_afh2_compressed {
+  uint8_t rsv, w, v, z, y, x, m;
+  uint8_t tc; /* 5 bits; carries the VC in SUE Lite */
+  uint8_t spare;
+  uint16_t src_xpu;
+  uint16_t dst_xpu;
+} scaleup_afh2_compressed;
+
+/* Values with the C++ struct's defaults (fixed bits set, the default prefix, ...). */
+void scaleup_rh_init(scaleup_rh* h);
+void scaleup_afh1_addresses_init(scaleup_afh1_addresses* h);
+void scaleup_afh1_shim_init(scaleup_afh1_shim* h);
+void scaleup_afh2_normal_init(scaleup_afh2_normal* h);
+void scaleup_afh2_compressed_init(scaleup_afh2_compressed* h);
+
+int scaleup_rh_encode(const scaleup_rh* h, uint8_t* out, size_t out_len, scaleup_error* err);
+int scaleup_rh_decode(const uint8_t* in, size_t in_len, scaleup_rh* out, scaleup_error* err);
+int scaleup_afh1_addresses_encode(const scaleup_afh1_addresses* h, uint8_t* out, size_t out_len,
+                                  scaleup_error* err);
+int scaleup_afh1_addresses_decode(const uint8_t* in, size_t in_len, scaleup_afh1_addresses* out,
+                                  scaleup_error* err);
+int scaleup_afh1_shim_encode(const scaleup_afh1_shim* h, uint8_t* out, size_t out_len,
+                             scaleup_error* err);
+int scaleup_afh1_shim_decode(const uint8_t* in, size_t in_len, scaleup_afh1_shim* out,
+                             scaleup_error* err);
+int scaleup_afh2_normal_encode(const scaleup_afh2_normal* h, uint8_t* out, size_t out_len,
+                               scaleup_error* err);
+int scaleup_afh2_normal_decode(const uint8_t* in, size_t in_len, scaleup_afh2_normal* out,
+                               scaleup_error* err);
+int scaleup_afh2_compressed_encode(const scaleup_afh2_compressed* h, uint8_t* out, size_t out_len,
+                                   scaleup_error* err);
+int scaleup_afh2_compressed_decode(const uint8_t* in, size_t in_len, scaleup_afh2_compressed* out,
+                                   scaleup_error* err);
+
+/* ---- the PDU and its R-CRC (wire/pdu.hpp, wire/checksum.hpp) ---------------------------- */
+
+#define SCALEUP_RCRC_SIZE 4
+#define SCALEUP_SUE_MAX_PAYLOAD 4096
+#define SCALEUP_SUE_LITE_MAX_PAYLOAD 1024
+
+enum {
+  SCALEUP_RCRC_GOOD = 0,
+  SCALEUP_RCRC_BAD = 1,
+  SCALEUP_RCRC_MISSING = 2,     /* fewer bytes than an RH and an R-CRC */
+  SCALEUP_RCRC_NOT_CAPTURED = 3 /* the capture cut the PDU: not checked */
+};
+
+/* The R-CRC of RH and payload, bytes[0, len): CRC-32/ISO-HDLC (wire::crc32). */
+uint32_t scaleup_rcrc_compute(const uint8_t* bytes, size_t len);
+
+/* Where a PDU whose length its carrier gives ends, and what its R-CRC says
+ * (wire::pdu_bounds_exact). payload_end: bytes from the PDU's start to the R-CRC. */
+typedef struct scaleup_pdu_bounds {
+  size_t payload_end;
+  size_t pad;
+  uint8_t status; /* SCALEUP_RCRC_* */
+  uint32_t rcrc;  /* as found */
+  uint32_t computed;
+} scaleup_pdu_bounds;
+
+/* Returns the status; *out gets the whole verdict when out is not NULL. */
+int scaleup_rcrc_check(const uint8_t* pdu, size_t pdu_len, scaleup_pdu_bounds* out);
+
+/* RH, payload and R-CRC to out (wire::emit_pdu); *written gets the PDU's length. */
+int scaleup_pdu_emit(const scaleup_rh* rh, const uint8_t* payload, size_t payload_len, uint8_t* out,
+                     size_t out_len, size_t* written, scaleup_error* err);
+
+/* ---- frames: emit (wire/frame.hpp) ------------------------------------------------------ */
+
+/* wire::encap */
+enum {
+  SCALEUP_ENCAP_UDP4 = 0,
+  SCALEUP_ENCAP_UDP6 = 1,
+  SCALEUP_ENCAP_AFH1 = 2,
+  SCALEUP_ENCAP_AFH1_VLAN = 3,
+  SCALEUP_ENCAP_AFH1_SHIM = 4,
+  SCALEUP_ENCAP_AFH1_VLAN_SHIM = 5,
+  SCALEUP_ENCAP_AFH2 = 6,
+  SCALEUP_ENCAP_AFH2C = 7,
+  SCALEUP_ENCAP_LITE = 8
+};
+#define SCALEUP_ENCAP_COUNT 9
+
+/* "udp4", "afh1-vlan", ... (wire::to_string(encap)), NUL-terminated; "unknown" for others. */
+const char* scaleup_encap_name(int encap);
+/* Bytes in front of the carried PDU or SUE Lite payload (wire::header_size); 0 if unknown. */
+size_t scaleup_frame_header_size(int encap);
+
+/* wire::frame_params: what the network layer needs to wrap a PDU. */
+typedef struct scaleup_frame_params {
+  uint8_t encap; /* SCALEUP_ENCAP_* */
+  uint32_t src_xpu;
+  uint32_t dst_xpu;
+  uint8_t tc;
+  uint16_t udp_src_port;
+  uint16_t udp_dst_port;
+  bool udp4_checksum;
+  uint8_t hop_limit;
+  uint16_t vlan_id;
+  uint32_t entropy;
+  bool multicast; /* AFH Gen 2's M bit; other encapsulations refuse it */
+  uint32_t afh1_prefix;
+  uint16_t sue_ethertype;
+  uint16_t shim_ethertype;
+  uint8_t shim_next_header;
+  bool pad; /* zero-pad to the 60-byte Ethernet minimum */
+} scaleup_frame_params;
+
+/* The C++ defaults (decisions.md) for encapsulation `encap`. */
+void scaleup_frame_params_init(scaleup_frame_params* p, int encap);
+
+/* Wraps carried bytes, a PDU or a SUE Lite payload, in p's headers (wire::emit_frame). */
+int scaleup_frame_emit(const scaleup_frame_params* p, const uint8_t* inner, size_t inner_len,
+                       uint8_t* out, size_t out_len, size_t* written, scaleup_error* err);
+/* A whole SUE frame: headers, RH, payload, R-CRC, padding (wire::emit_sue_frame); not Lite. */
+int scaleup_sue_frame_emit(const scaleup_frame_params* p, const scaleup_rh* rh,
+                           const uint8_t* payload, size_t payload_len, uint8_t* out, size_t out_len,
+                           size_t* written, scaleup_error* err);
+
+/* ---- frames: read (wire/receive.hpp, pack/receive.hpp) ---------------------------------- */
+
+/* pcap link types read_frame reads (wire::link_*). */
+#define SCALEUP_LINK_NULL 0u
+#define SCALEUP_LINK_ETHERNET 1u
+#define SCALEUP_LINK_RAW 101u
+#define SCALEUP_LINK_LOOP 108u
+#define SCALEUP_LINK_LINUX_SLL 113u
+#define SCALEUP_LINK_AFH2 147u
+#define SCALEUP_LINK_IPV4 228u
+#define SCALEUP_LINK_IPV6 229u
+#define SCALEUP_LINK_LINUX_SLL2 276u
+
+enum { SCALEUP_FCS_DETECT = 0, SCALEUP_FCS_PRESENT = 1, SCALEUP_FCS_ABSENT = 2 };
+
+#define SCALEUP_MAX_UDP_PORTS 16
+
+/* wire::receive_options, less the flow table (each datagram is judged alone). With
+ * default_profile, the default command profile's boundaries end a minimum-size frame's PDU and a
+ * SUE Lite payload's padding (pack::read_frame); without, every byte boundary is a candidate. */
+typedef struct scaleup_receive_options {
+  uint16_t udp_ports[SCALEUP_MAX_UDP_PORTS]; /* decoded as SUE whatever they hold */
+  size_t udp_port_count;
+  bool heuristics;
+  uint8_t fcs; /* SCALEUP_FCS_*, Ethernet link only */
+  bool check_checksums;
+  uint16_t sue_ethertype;
+  uint16_t shim_ethertype;
+  uint8_t shim_next_sue;
+  bool default_profile;
+} scaleup_receive_options;
+
+void scaleup_receive_options_init(scaleup_receive_options* o);
+
+/* wire::carrier: how far a frame that is not SUE was read. */
+enum {
+  SCALEUP_CARRIER_UNKNOWN = 0,
+  SCALEUP_CARRIER_ETHERNET = 1,
+  SCALEUP_CARRIER_IPV4 = 2,
+  SCALEUP_CARRIER_IPV6 = 3,
+  SCALEUP_CARRIER_IPV4_UDP = 4,
+  SCALEUP_CARRIER_IPV6_UDP = 5,
+  SCALEUP_CARRIER_AFH2 = 6,
+  SCALEUP_CARRIER_LINUX_SLL = 7,
+  SCALEUP_CARRIER_NULL = 8
+};
+
+#define SCALEUP_FRAME_MAX_ERRORS 16
+
+/* What wire::received_frame says to a C user. Offsets count from the frame's first byte. */
+typedef struct scaleup_received_frame {
+  uint32_t link;
+  bool is_sue;   /* a SUE encapsulation was recognised: `encap` is valid */
+  uint8_t encap; /* SCALEUP_ENCAP_* */
+  uint8_t carrier;
+  bool has_src_xpu; /* only AFH Gen 1 and Gen 2 carry XPU ids */
+  uint32_t src_xpu;
+  bool has_dst_xpu;
+  uint32_t dst_xpu;
+  bool has_rh;
+  scaleup_rh rh;
+  size_t pdu_offset;     /* where the RH (or SUE Lite payload) starts */
+  size_t payload_offset; /* the packed payload: between RH and R-CRC; SUE Lite: before padding */
+  size_t payload_length; /* captured bytes of it */
+  scaleup_pdu_bounds bounds;
+  bool accepted; /* an RH and a good R-CRC: what a receiver takes */
+  bool fcs_present;
+  bool fcs_good;
+  size_t wire_length;
+  size_t not_captured;
+  size_t error_count; /* problems found, in order; the one that stopped reading is last */
+  bool errors_overflow;
+  scaleup_error errors[SCALEUP_FRAME_MAX_ERRORS];
+} scaleup_received_frame;
+
+/* One frame as captured on `link` (pack::read_frame; wire::read_frame without the profile).
+ * wire_length: the frame's length on the wire when the capture kept fewer bytes, else 0. o may
+ * be NULL (defaults). Returns 0 when no problem of error severity was found and none was dropped
+ * (received_frame::ok()), else the code of the first such problem (warnings and notes do not
+ * count; with errors_overflow and none kept, the first kept entry's); *out is filled either way. */
+int scaleup_frame_read(const uint8_t* frame, size_t frame_len, uint32_t link,
+                       const scaleup_receive_options* o, size_t wire_length,
+                       scaleup_received_frame* out);
+
+/* ---- commands: unpacker (pack/command.hpp, default profile) ----------------------------- */
+
+#define SCALEUP_MAX_CONTROL_BYTES 18
+#define SCALEUP_MAX_DATA_BYTES 256
+
+/* Command codes of the default profile (pack/default_profile.hpp). */
+enum {
+  SCALEUP_CMD_WRITE_FULL_POSTED = 0x02,
+  SCALEUP_CMD_WRITE_FULL = 0x04,
+  SCALEUP_CMD_WRITE_PARTIAL_POSTED = 0x06,
+  SCALEUP_CMD_WRITE_PARTIAL = 0x08,
+  SCALEUP_CMD_READ = 0x0A,
+  SCALEUP_CMD_READ_RESPONSE = 0x0C,
+  SCALEUP_CMD_WRITE_RESPONSE = 0x0E,
+  SCALEUP_CMD_MESSAGE = 0x10,
+  SCALEUP_CMD_BARRIER = 0x12,
+  SCALEUP_CMD_ATOMIC = 0x14,
+  SCALEUP_CMD_ATOMIC_RESPONSE = 0x16
+};
+
+/* The control length in bytes of a command type of the default profile, and whether data
+ * follows it; 0 for a code not in the profile. */
+size_t scaleup_command_control_size(uint8_t code, bool* has_data);
+
+/* One command of a payload (pack::command_view): views into the caller's payload. */
+typedef struct scaleup_command {
+  uint8_t code;
+  const uint8_t* control;
+  size_t control_len;
+  const uint8_t* data;
+  size_t data_len;
+  size_t offset;  /* of the control, from the payload's start plus base_offset */
+  uint32_t index; /* 1-based position in the PDU */
+  uint8_t vc;     /* the VC the default profile's AXI mapping puts the type on */
+} scaleup_command;
+
+/* A pack::unpacker kept in the caller's memory: opaque, copyable, no cleanup. */
+typedef struct scaleup_unpacker {
+  union {
+    unsigned char bytes[256];
+    uint64_t align_u64;
+    void* align_ptr;
+  } opaque;
+} scaleup_unpacker;
+
+/* Walks `payload` (which must outlive the walk) with the default profile; offsets are numbered
+ * from base_offset. */
+void scaleup_unpacker_init(scaleup_unpacker* u, const uint8_t* payload, size_t payload_len,
+                           size_t base_offset);
+/* 1 with the next command in *out; 0 at the end of the payload or at a malformed command. */
+int scaleup_unpacker_next(scaleup_unpacker* u, scaleup_command* out);
+/* The error that stopped the walk (0 when it ended cleanly or has not ended). */
+int scaleup_unpacker_error(const scaleup_unpacker* u, scaleup_error* err);
+size_t scaleup_unpacker_count(const scaleup_unpacker* u);
+size_t scaleup_unpacker_padding(const scaleup_unpacker* u);
+
+/* ---- commands: packer (pack/packer.hpp, default profile) -------------------------------- */
+
+#define SCALEUP_PACKER_DESTINATIONS 1024 /* the RH's 10-bit XPU ids */
+#define SCALEUP_PACKER_VCS 4
+#define SCALEUP_PACKER_CAPACITY 1024 /* commands queued at once */
+#define SCALEUP_SUE_PACK_LIMIT 4096
+#define SCALEUP_LITE_PACK_LIMIT 1024
+
+enum { SCALEUP_WITHIN_VC_ARRIVAL_ORDER = 0, SCALEUP_WITHIN_VC_ROUND_ROBIN = 1 };
+
+/* pack::packer_config: VC weights (smooth weighted round robin), the order within a VC and the
+ * payload bytes per PDU. */
+typedef struct scaleup_packer_config {
+  uint16_t weights[SCALEUP_PACKER_VCS];
+  uint8_t order; /* SCALEUP_WITHIN_VC_* */
+  size_t limit;
+} scaleup_packer_config;
+
+void scaleup_packer_config_init(scaleup_packer_config* c);
+
+/* A pack::packer<1024, 4, 1024> with fixed storage, built in the caller's memory. */
+typedef struct scaleup_packer scaleup_packer;
+
+/* Bytes the caller provides for a packer: any alignment will do (init aligns inside). */
+size_t scaleup_packer_size(void);
+/* Builds a packer in storage[0, size); c may be NULL (defaults). NULL when size is too small or
+ * the config is refused (limit 0, order unknown). Nothing to release: drop the storage. */
+scaleup_packer* scaleup_packer_init(void* storage, size_t size, const scaleup_packer_config* c);
+
+/* A command handed to the packer (pack::queued_command). The control is copied; the data is
+ * kept by pointer until scaleup_packer_next has packed the command (its cookie comes back). */
+typedef struct scaleup_queued_command {
+  uint16_t destination;
+  uint8_t vc;
+  const uint8_t* control;
+  size_t control_len;
+  const uint8_t* data;
+  size_t data_len;
+  bool send_now; /* close the PDU after this command */
+  uint64_t cookie;
+} scaleup_queued_command;
+
+/* What one call to scaleup_packer_next packed (pack::packed_pdu). */
+typedef struct scaleup_packed_pdu {
+  uint16_t destination;
+  uint8_t vc;
+  size_t bytes;    /* payload bytes written */
+  size_t commands; /* 0: nothing was queued */
+} scaleup_packed_pdu;
+
+int scaleup_packer_push(scaleup_packer* p, const scaleup_queued_command* c, scaleup_error* err);
+/* Packs one {destination, VC} queue into out (out_len at least the limit). The cookies of the
+ * packed commands go to cookies[0, cookies_cap) in order, and that bound also limits how many
+ * are packed; cookies may be NULL when cookies_cap is 0 (no bound then). */
+int scaleup_packer_next(scaleup_packer* p, uint8_t* out, size_t out_len, scaleup_packed_pdu* pdu,
+                        uint64_t* cookies, size_t cookies_cap, scaleup_error* err);
+/* Commands queued, every queue. */
+size_t scaleup_packer_queued(const scaleup_packer* p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCALEUP_SCALEUP_H */
