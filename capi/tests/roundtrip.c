@@ -1,0 +1,511 @@
+/* The C ABI from a C11 program: golden bytes written by hand from the spec (the same as
+ * tests/unit/wire_headers_test.cpp and wire_pdu_test.cpp, so that they do not come from this
+ * library), a round trip of every header, a frame emitted and read back for every
+ * encapsulation, a PDU packed and unpacked, and the error each misuse returns. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scaleup/scaleup.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                              \
+  do {                                                           \
+    if (!(cond)) {                                               \
+      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                \
+    }                                                            \
+  } while (0)
+
+/* A string of an error (pointer and length) equals a C string. */
+static int same(const char* s, size_t n, const char* want) {
+  return s && n == strlen(want) && memcmp(s, want, n) == 0;
+}
+
+/* ---- golden bytes ------------------------------------------------------------------------ */
+
+/* R2 Table 5. ver 0, op 1, rsv 0, xpuid 0x3FF: 00 01 00 11|1111 1111 = 13 FF; npsn 12 34;
+ * vc 3, rsvd 0, partition 0x3FF: 11 0000 11|1111 1111 = C3 FF; apsn BE EF. */
+static const uint8_t rh_golden_bytes[8] = {0x13, 0xFF, 0x12, 0x34, 0xC3, 0xFF, 0xBE, 0xEF};
+
+static scaleup_rh rh_golden(void) {
+  scaleup_rh h;
+  scaleup_rh_init(&h);
+  h.ver = 0;
+  h.op = SCALEUP_RH_OP_NACK;
+  h.xpuid = 0x3FF;
+  h.npsn = 0x1234;
+  h.vc = 3;
+  h.partition = 0x3FF;
+  h.apsn = 0xBEEF;
+  return h;
+}
+
+static int rh_equal(const scaleup_rh* a, const scaleup_rh* b) {
+  return a->ver == b->ver && a->op == b->op && a->rsv == b->rsv && a->xpuid == b->xpuid &&
+         a->npsn == b->npsn && a->vc == b->vc && a->rsvd == b->rsvd &&
+         a->partition == b->partition && a->apsn == b->apsn;
+}
+
+static void test_rh(void) {
+  uint8_t buf[8];
+  scaleup_error err;
+  scaleup_rh h = rh_golden(), back;
+  CHECK(scaleup_rh_encode(&h, buf, sizeof buf, &err) == 0);
+  CHECK(err.code == SCALEUP_ERRC_NONE);
+  CHECK(memcmp(buf, rh_golden_bytes, 8) == 0);
+  CHECK(scaleup_rh_decode(rh_golden_bytes, 8, &back, &err) == 0);
+  CHECK(rh_equal(&back, &h));
+
+  /* Alternating bits: ver 3 op 2 xpuid 0x155 -> E1 55; npsn FE DC; vc 1 partition 0x2AA ->
+   * 42 AA; apsn 00 01. */
+  {
+    static const uint8_t alt[8] = {0xE1, 0x55, 0xFE, 0xDC, 0x42, 0xAA, 0x00, 0x01};
+    CHECK(scaleup_rh_decode(alt, 8, &back, NULL) == 0);
+    CHECK(back.ver == 3 && back.op == 2 && back.xpuid == 0x155 && back.npsn == 0xFEDC &&
+          back.vc == 1 && back.partition == 0x2AA && back.apsn == 1);
+    CHECK(scaleup_rh_encode(&back, buf, sizeof buf, NULL) == 0);
+    CHECK(memcmp(buf, alt, 8) == 0);
+  }
+
+  /* Too short to decode: needed and available say by how much. */
+  CHECK(scaleup_rh_decode(rh_golden_bytes, 5, &back, &err) == SCALEUP_ERRC_TRUNCATED);
+  CHECK(err.code == SCALEUP_ERRC_TRUNCATED && err.needed == 8 && err.available == 5);
+  CHECK(same(err.layer, err.layer_len, "sue.rh"));
+  CHECK(scaleup_rh_decode(NULL, 0, &back, &err) == SCALEUP_ERRC_TRUNCATED);
+  CHECK(err.needed == 8 && err.available == 0);
+
+  /* Too small to encode into. */
+  CHECK(scaleup_rh_encode(&h, buf, 4, &err) == SCALEUP_ERRC_NO_SPACE);
+  CHECK(err.needed == 8 && err.available == 4);
+
+  /* A value too big for its field is refused, not truncated. */
+  h.xpuid = 1024;
+  CHECK(scaleup_rh_encode(&h, buf, sizeof buf, &err) == SCALEUP_ERRC_VALUE_TOO_BIG);
+  CHECK(same(err.field, err.field_len, "sue.rh.xpuid") && err.value == 1024);
+  CHECK(strcmp(scaleup_errc_name(err.code), "value_too_big") == 0);
+}
+
+static void test_afh1(void) {
+  /* 42 53 55 45 | FF FF | 42 53 55 45 | 12 34 */
+  static const uint8_t addr_bytes[12] = {0x42, 0x53, 0x55, 0x45, 0xFF, 0xFF,
+                                         0x42, 0x53, 0x55, 0x45, 0x12, 0x34};
+  /* version 0 | tc FF | hop 3F | next FD | length 1234 | entropy FFFFF, by nibbles:
+   * 0F F3 FF D1 23 4F FF FF; src DE AD BE EF; dst 01 02 03 04 */
+  static const uint8_t shim_bytes[16] = {0x0F, 0xF3, 0xFF, 0xD1, 0x23, 0x4F, 0xFF, 0xFF,
+                                         0xDE, 0xAD, 0xBE, 0xEF, 0x01, 0x02, 0x03, 0x04};
+  uint8_t buf[16];
+  scaleup_error err;
+  scaleup_afh1_addresses a, a2;
+  scaleup_afh1_shim s, s2;
+
+  scaleup_afh1_addresses_init(&a);
+  CHECK(a.da_prefix == 0x42535545 && a.sa_prefix == 0x42535545);
+  a.dst_xpu = 0xFFFF;
+  a.src_xpu = 0x1234;
+  CHECK(scaleup_afh1_addresses_encode(&a, buf, sizeof buf, &err) == 0);
+  CHECK(memcmp(buf, addr_bytes, 12) == 0);
+  CHECK(scaleup_afh1_addresses_decode(addr_bytes, 12, &a2, &err) == 0);
+  CHECK(a2.da_prefix == a.da_prefix && a2.dst_xpu == a.dst_xpu && a2.sa_prefix == a.sa_prefix &&
+        a2.src_xpu == a.src_xpu);
+  CHECK(scaleup_afh1_addresses_decode(addr_bytes, 11, &a2, &err) == SCALEUP_ERRC_TRUNCATED);
+  CHECK(err.needed == 12 && err.available == 11);
+
+  scaleup_afh1_shim_init(&s);
+  CHECK(s.next_header == 253 && s.hop_limit == 1);
+  s.tc = 0xFF;
+  s.hop_limit = 0x3F;
+  s.next_header = 0xFD;
+  s.length = 0x1234;
+  s.entropy = 0xFFFFF;
+  s.src_xpu = 0xDEADBEEF;
+  s.dst_xpu = 0x01020304;
+  CHECK(scaleup_afh1_shim_encode(&s, buf, sizeof buf, &err) == 0);
+  CHECK(memcmp(buf, shim_bytes, 16) == 0);
+  CHECK(scaleup_afh1_shim_decode(shim_bytes, 16, &s2, &err) == 0);
+  CHECK(s2.version == 0 && s2.tc == 0xFF && s2.hop_limit == 0x3F && s2.next_header == 0xFD &&
+        s2.length == 0x1234 && s2.entropy == 0xFFFFF && s2.src_xpu == 0xDEADBEEF &&
+        s2.dst_xpu == 0x01020304);
+  s.entropy = 0x100000; /* 21 bits */
+  CHECK(scaleup_afh1_shim_encode(&s, buf, sizeof buf, &err) == SCALEUP_ERRC_VALUE_TOO_BIG);
+  CHECK(same(err.field, err.field_len, "afh1.shim.entropy") && err.value == 0x100000);
+}
+
+static void test_afh2(void) {
+  /* octet 0: rsv 00 W 0 V 0 Z 0 Y 0 X 1 M 1 = 03; hop 07; dst 12 34 56 78;
+   * octet 6: tc 11111 spare 0 SA-U/L 1 SA-I/G 0 = FA; entropy A5; src CA FE F0 0D */
+  static const uint8_t normal_bytes[12] = {0x03, 0x07, 0x12, 0x34, 0x56, 0x78,
+                                           0xFA, 0xA5, 0xCA, 0xFE, 0xF0, 0x0D};
+  /* SUE Lite's header. octet 0: W 1, X 1, M 1 = 23; tc 11111 spare 000 = F8; src 12 34;
+   * dst FF FF */
+  static const uint8_t compressed_bytes[6] = {0x23, 0xF8, 0x12, 0x34, 0xFF, 0xFF};
+  uint8_t buf[12];
+  scaleup_error err;
+  scaleup_afh2_normal n, n2;
+  scaleup_afh2_compressed c, c2;
+
+  scaleup_afh2_normal_init(&n);
+  CHECK(n.x == 1 && n.w == 0 && n.sa_ul == 1 && n.sa_ig == 0);
+  n.m = 1;
+  n.hop_count = 7;
+  n.dst_xpu = 0x12345678;
+  n.tc = 0x1F;
+  n.entropy = 0xA5;
+  n.src_xpu = 0xCAFEF00D;
+  CHECK(scaleup_afh2_normal_encode(&n, buf, sizeof buf, &err) == 0);
+  CHECK(memcmp(buf, normal_bytes, 12) == 0);
+  CHECK(scaleup_afh2_normal_decode(normal_bytes, 12, &n2, &err) == 0);
+  CHECK(n2.m == 1 && n2.x == 1 && n2.w == 0 && n2.hop_count == 7 && n2.dst_xpu == 0x12345678 &&
+        n2.tc == 0x1F && n2.sa_ul == 1 && n2.sa_ig == 0 && n2.entropy == 0xA5 &&
+        n2.src_xpu == 0xCAFEF00D);
+
+  scaleup_afh2_compressed_init(&c);
+  CHECK(c.x == 1 && c.w == 1);
+  c.m = 1;
+  c.tc = 0x1F;
+  c.src_xpu = 0x1234;
+  c.dst_xpu = 0xFFFF;
+  CHECK(scaleup_afh2_compressed_encode(&c, buf, sizeof buf, &err) == 0);
+  CHECK(memcmp(buf, compressed_bytes, 6) == 0);
+  CHECK(scaleup_afh2_compressed_decode(compressed_bytes, 6, &c2, &err) == 0);
+  CHECK(c2.m == 1 && c2.w == 1 && c2.x == 1 && c2.tc == 0x1F && c2.src_xpu == 0x1234 &&
+        c2.dst_xpu == 0xFFFF);
+
+  /* A fixed bit off its value: decode says which, and still gives what it read. */
+  {
+    uint8_t bad[12];
+    memcpy(bad, normal_bytes, 12);
+    bad[0] = 0x01; /* X = 0: not locally administered */
+    CHECK(scaleup_afh2_normal_decode(bad, 12, &n2, &err) == SCALEUP_ERRC_BAD_VALUE);
+    CHECK(same(err.field, err.field_len, "afh2.x") && err.value == 0 && err.offset == 0);
+    CHECK(n2.x == 0 && n2.dst_xpu == 0x12345678);
+  }
+  /* The compressed format's W is fixed at 1: an encoder cannot send the normal one's. */
+  c.w = 0;
+  CHECK(scaleup_afh2_compressed_encode(&c, buf, sizeof buf, &err) == SCALEUP_ERRC_BAD_VALUE);
+  CHECK(same(err.field, err.field_len, "afh2.w"));
+  CHECK(scaleup_afh2_compressed_decode(compressed_bytes, 3, &c2, &err) == SCALEUP_ERRC_TRUNCATED);
+  CHECK(err.needed == 6 && err.available == 3);
+}
+
+/* ---- the PDU and its R-CRC --------------------------------------------------------------- */
+
+static void test_pdu(void) {
+  static const uint8_t payload[3] = {0xAA, 0xBB, 0xCC};
+  uint8_t pdu[64];
+  size_t n = 0;
+  scaleup_error err;
+  scaleup_pdu_bounds b;
+  scaleup_rh h = rh_golden();
+
+  /* zlib.crc32(13FF1234C3FFBEEF AABBCC) = 0x47B31BDD, appended big-endian. */
+  CHECK(scaleup_pdu_emit(&h, payload, 3, pdu, sizeof pdu, &n, &err) == 0);
+  CHECK(n == 15);
+  CHECK(memcmp(pdu, rh_golden_bytes, 8) == 0 && memcmp(pdu + 8, payload, 3) == 0);
+  CHECK(pdu[11] == 0x47 && pdu[12] == 0xB3 && pdu[13] == 0x1B && pdu[14] == 0xDD);
+  CHECK(scaleup_rcrc_compute(pdu, 11) == 0x47B31BDDu);
+  CHECK(scaleup_rcrc_check(pdu, n, &b) == SCALEUP_RCRC_GOOD);
+  CHECK(b.status == SCALEUP_RCRC_GOOD && b.payload_end == 11 && b.rcrc == 0x47B31BDDu &&
+        b.computed == 0x47B31BDDu);
+  pdu[9] ^= 1;
+  CHECK(scaleup_rcrc_check(pdu, n, &b) == SCALEUP_RCRC_BAD);
+  CHECK(b.rcrc == 0x47B31BDDu && b.computed != b.rcrc);
+  CHECK(scaleup_rcrc_check(pdu, 8, NULL) == SCALEUP_RCRC_MISSING);
+
+  /* An RH alone: zlib.crc32(13FF1234C3FFBEEF) = 0x8F0C179D. */
+  CHECK(scaleup_pdu_emit(&h, NULL, 0, pdu, sizeof pdu, &n, NULL) == 0);
+  CHECK(n == 12 && pdu[8] == 0x8F && pdu[9] == 0x0C && pdu[10] == 0x17 && pdu[11] == 0x9D);
+
+  /* The check string: CRC-32/ISO-HDLC("123456789") = 0xCBF43926. */
+  CHECK(scaleup_rcrc_compute((const uint8_t*)"123456789", 9) == 0xCBF43926u);
+
+  CHECK(scaleup_pdu_emit(&h, payload, 3, pdu, 14, &n, &err) == SCALEUP_ERRC_NO_SPACE);
+  CHECK(err.needed == 15 && err.available == 14 && n == 0);
+  {
+    static uint8_t big[SCALEUP_SUE_MAX_PAYLOAD + 1];
+    CHECK(scaleup_pdu_emit(&h, big, sizeof big, pdu, sizeof pdu, &n, &err) ==
+          SCALEUP_ERRC_VALUE_TOO_BIG);
+    CHECK(err.available == SCALEUP_SUE_MAX_PAYLOAD + 1 && err.needed == SCALEUP_SUE_MAX_PAYLOAD);
+  }
+}
+
+/* ---- commands ---------------------------------------------------------------------------- */
+
+/* A command of the default profile: its control (byte 0 the code, the rest zero; byte 1, the
+ * data length, is the packer's to set) and its data. */
+static size_t control_of(uint8_t code, uint8_t* control) {
+  bool has_data = false;
+  size_t n = scaleup_command_control_size(code, &has_data);
+  memset(control, 0, SCALEUP_MAX_CONTROL_BYTES);
+  control[0] = code;
+  return n;
+}
+
+/* Packs a write (64 bytes of data), a read and a message (5 bytes) for XPU 9 on VC 0 and
+ * returns the payload's length. */
+static size_t pack_three(uint8_t* payload, size_t payload_cap, const uint8_t* write_data,
+                         const uint8_t* msg_data) {
+  static unsigned char storage[1 << 20];
+  uint8_t controls[3][SCALEUP_MAX_CONTROL_BYTES];
+  const uint8_t codes[3] = {SCALEUP_CMD_WRITE_FULL_POSTED, SCALEUP_CMD_READ, SCALEUP_CMD_MESSAGE};
+  const uint8_t* data[3] = {write_data, NULL, msg_data};
+  const size_t data_len[3] = {64, 0, 5};
+  uint64_t cookies[8] = {0};
+  scaleup_packer_config cfg;
+  scaleup_packer* p;
+  scaleup_packed_pdu pdu;
+  scaleup_error err;
+  size_t i;
+
+  CHECK(scaleup_packer_size() <= sizeof storage);
+  CHECK(scaleup_packer_init(storage, 100, NULL) == NULL); /* too small */
+  scaleup_packer_config_init(&cfg);
+  CHECK(cfg.limit == SCALEUP_SUE_PACK_LIMIT && cfg.weights[0] == 1 &&
+        cfg.order == SCALEUP_WITHIN_VC_ARRIVAL_ORDER);
+  cfg.limit = 0;
+  CHECK(scaleup_packer_init(storage, sizeof storage, &cfg) == NULL);
+  scaleup_packer_config_init(&cfg);
+  /* Storage one byte off any alignment: init aligns inside it. */
+  p = scaleup_packer_init(storage + 1, scaleup_packer_size(), &cfg);
+  CHECK(p != NULL);
+  if (!p) return 0;
+
+  for (i = 0; i < 3; ++i) {
+    scaleup_queued_command c;
+    memset(&c, 0, sizeof c);
+    c.destination = 9;
+    c.vc = 0;
+    c.control = controls[i];
+    c.control_len = control_of(codes[i], controls[i]);
+    c.data = data[i];
+    c.data_len = data_len[i];
+    c.cookie = 100 + i;
+    CHECK(scaleup_packer_push(p, &c, &err) == 0);
+  }
+  CHECK(scaleup_packer_queued(p) == 3);
+
+  /* Refusals: a VC SUE does not have, a control of the wrong length, data on a read. */
+  {
+    scaleup_queued_command c;
+    memset(&c, 0, sizeof c);
+    c.destination = 9;
+    c.vc = 4;
+    c.control = controls[1];
+    c.control_len = control_of(SCALEUP_CMD_READ, controls[1]);
+    CHECK(scaleup_packer_push(p, &c, &err) == SCALEUP_ERRC_VALUE_TOO_BIG);
+    CHECK(same(err.field, err.field_len, "sue.rh.vc") && err.value == 4);
+    c.vc = 0;
+    c.control_len -= 2;
+    CHECK(scaleup_packer_push(p, &c, &err) == SCALEUP_ERRC_BAD_LENGTH);
+    CHECK(err.needed == err.available + 2);
+    c.control_len += 2;
+    c.data = msg_data;
+    c.data_len = 5;
+    CHECK(scaleup_packer_push(p, &c, &err) == SCALEUP_ERRC_BAD_LENGTH);
+    CHECK(same(err.field, err.field_len, "sue.cmd.data_len"));
+  }
+
+  CHECK(scaleup_packer_next(p, payload, 100, &pdu, NULL, 0, &err) == SCALEUP_ERRC_NO_SPACE);
+  CHECK(err.needed == SCALEUP_SUE_PACK_LIMIT && err.available == 100);
+  CHECK(scaleup_packer_next(p, payload, payload_cap, &pdu, cookies, 8, &err) == 0);
+  CHECK(pdu.destination == 9 && pdu.vc == 0 && pdu.commands == 3);
+  CHECK(cookies[0] == 100 && cookies[1] == 101 && cookies[2] == 102);
+  CHECK(scaleup_packer_queued(p) == 0);
+  {
+    scaleup_packed_pdu none;
+    CHECK(scaleup_packer_next(p, payload + pdu.bytes, payload_cap - pdu.bytes, &none, NULL, 0,
+                              NULL) == 0 ||
+          payload_cap - pdu.bytes < SCALEUP_SUE_PACK_LIMIT);
+  }
+  return pdu.bytes;
+}
+
+/* Walks a payload of pack_three and checks what comes out. */
+static void check_three(const uint8_t* payload, size_t len, const uint8_t* write_data,
+                        const uint8_t* msg_data) {
+  scaleup_unpacker u;
+  scaleup_command c;
+  scaleup_error err;
+  scaleup_unpacker_init(&u, payload, len, 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 1);
+  CHECK(c.code == SCALEUP_CMD_WRITE_FULL_POSTED && c.index == 1 && c.offset == 0);
+  CHECK(c.data_len == 64 && memcmp(c.data, write_data, 64) == 0);
+  CHECK(c.control_len == scaleup_command_control_size(c.code, NULL));
+  CHECK(c.control[1] == 63); /* the data length - 1, set by the packer */
+  CHECK(scaleup_unpacker_next(&u, &c) == 1);
+  CHECK(c.code == SCALEUP_CMD_READ && c.index == 2 && c.data_len == 0 && c.vc == 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 1);
+  CHECK(c.code == SCALEUP_CMD_MESSAGE && c.data_len == 5 && memcmp(c.data, msg_data, 5) == 0);
+  CHECK(c.offset + c.control_len + c.data_len == len);
+  CHECK(scaleup_unpacker_next(&u, &c) == 0);
+  CHECK(scaleup_unpacker_error(&u, &err) == 0 && err.code == SCALEUP_ERRC_NONE);
+  CHECK(scaleup_unpacker_count(&u) == 3 && scaleup_unpacker_padding(&u) == 0);
+}
+
+static void test_pack(void) {
+  uint8_t write_data[64], msg_data[5] = {1, 2, 3, 4, 5};
+  static uint8_t payload[SCALEUP_SUE_PACK_LIMIT + 64];
+  size_t i, n;
+  scaleup_unpacker u;
+  scaleup_command c;
+  scaleup_error err;
+
+  for (i = 0; i < sizeof write_data; ++i) write_data[i] = (uint8_t)(i * 7);
+  n = pack_three(payload, sizeof payload, write_data, msg_data);
+  CHECK(n > 64 + 5);
+  check_three(payload, n, write_data, msg_data);
+
+  /* Zeros after the commands are padding, not commands. */
+  memset(payload + n, 0, 6);
+  scaleup_unpacker_init(&u, payload, n + 6, 0);
+  while (scaleup_unpacker_next(&u, &c)) {
+  }
+  CHECK(scaleup_unpacker_error(&u, NULL) == 0 && scaleup_unpacker_padding(&u) == 6);
+
+  /* The last command cut short: the walk stops there, saying which and by how much. */
+  scaleup_unpacker_init(&u, payload, n - 2, 1000);
+  CHECK(scaleup_unpacker_next(&u, &c) == 1 && c.offset == 1000);
+  CHECK(scaleup_unpacker_next(&u, &c) == 1);
+  CHECK(scaleup_unpacker_next(&u, &c) == 0);
+  CHECK(scaleup_unpacker_error(&u, &err) == SCALEUP_ERRC_TRUNCATED);
+  CHECK(err.item == 3 && err.available + 2 == err.needed);
+  CHECK(same(err.layer, err.layer_len, "sue.cmd"));
+
+  /* A type the profile lacks. */
+  {
+    static const uint8_t odd[4] = {0x03, 0, 0, 0};
+    scaleup_unpacker_init(&u, odd, sizeof odd, 0);
+    CHECK(scaleup_unpacker_next(&u, &c) == 0);
+    CHECK(scaleup_unpacker_error(&u, &err) == SCALEUP_ERRC_BAD_VALUE);
+    CHECK(err.value == 3 && err.item == 1);
+  }
+}
+
+/* ---- frames ------------------------------------------------------------------------------ */
+
+static void test_frames(void) {
+  uint8_t write_data[64], msg_data[5] = {9, 8, 7, 6, 5};
+  static uint8_t payload[SCALEUP_SUE_PACK_LIMIT];
+  uint8_t frame[2048];
+  size_t payload_len, i;
+  int e;
+
+  for (i = 0; i < sizeof write_data; ++i) write_data[i] = (uint8_t)(255 - i);
+  payload_len = pack_three(payload, sizeof payload, write_data, msg_data);
+
+  for (e = 0; e < SCALEUP_ENCAP_COUNT; ++e) {
+    scaleup_frame_params p;
+    scaleup_received_frame f;
+    scaleup_error err;
+    scaleup_rh h = rh_golden();
+    size_t n = 0;
+    const int lite = e == SCALEUP_ENCAP_LITE;
+    const int afh2_family = e == SCALEUP_ENCAP_AFH2 || e == SCALEUP_ENCAP_AFH2C || lite;
+    const int carries_ids =
+        afh2_family || (e >= SCALEUP_ENCAP_AFH1 && e <= SCALEUP_ENCAP_AFH1_VLAN_SHIM);
+    const uint32_t link = afh2_family ? SCALEUP_LINK_AFH2 : SCALEUP_LINK_ETHERNET;
+
+    scaleup_frame_params_init(&p, e);
+    p.src_xpu = 5;
+    p.dst_xpu = 9;
+    p.tc = e == SCALEUP_ENCAP_AFH1 ? 0 : 1; /* AFH Gen 1 bare has no place for a class */
+    if (lite)
+      CHECK(scaleup_frame_emit(&p, payload, payload_len, frame, sizeof frame, &n, &err) == 0);
+    else
+      CHECK(scaleup_sue_frame_emit(&p, &h, payload, payload_len, frame, sizeof frame, &n, &err) ==
+            0);
+    if (err.code) fprintf(stderr, "%s: %.*s\n", scaleup_encap_name(e), (int)err.what_len, err.what);
+    CHECK(n == scaleup_frame_header_size(e) + payload_len + (lite ? 0 : 8 + 4));
+
+    CHECK(scaleup_frame_read(frame, n, link, NULL, 0, &f) == 0);
+    if (f.error_count)
+      fprintf(stderr, "%s: %.*s\n", scaleup_encap_name(e), (int)f.errors[0].what_len,
+              f.errors[0].what);
+    CHECK(f.is_sue && f.encap == e && f.link == link);
+    CHECK(f.has_rh == !lite && f.accepted == !lite);
+    if (!lite) CHECK(rh_equal(&f.rh, &h) && f.bounds.status == SCALEUP_RCRC_GOOD);
+    CHECK(f.pdu_offset == scaleup_frame_header_size(e));
+    CHECK(f.payload_offset == f.pdu_offset + (lite ? 0 : 8));
+    CHECK(f.payload_length == payload_len);
+    CHECK(memcmp(frame + f.payload_offset, payload, payload_len) == 0);
+    CHECK(f.has_src_xpu == carries_ids && f.has_dst_xpu == carries_ids);
+    if (carries_ids) CHECK(f.src_xpu == 5 && f.dst_xpu == 9);
+    check_three(frame + f.payload_offset, f.payload_length, write_data, msg_data);
+  }
+
+  /* A frame too short for the encapsulation's headers: the reader says where it stopped. */
+  {
+    scaleup_frame_params p;
+    scaleup_received_frame f;
+    scaleup_error err;
+    scaleup_rh h = rh_golden();
+    size_t n = 0;
+    scaleup_frame_params_init(&p, SCALEUP_ENCAP_UDP4);
+    CHECK(scaleup_sue_frame_emit(&p, &h, payload, payload_len, frame, sizeof frame, &n, NULL) == 0);
+    CHECK(scaleup_frame_read(frame, 14 + 10, SCALEUP_LINK_ETHERNET, NULL, 0, &f) ==
+          SCALEUP_ERRC_TRUNCATED);
+    CHECK(f.error_count >= 1);
+    CHECK(f.errors[f.error_count - 1].code == SCALEUP_ERRC_TRUNCATED &&
+          f.errors[f.error_count - 1].needed == 20 && f.errors[f.error_count - 1].available == 10);
+    CHECK(!f.accepted && !f.has_rh);
+
+    /* A damaged R-CRC. No UDP port is SUE's by default, and the heuristic wants a good R-CRC:
+     * the datagram is not taken for SUE until its port is named. */
+    frame[n - 1] ^= 0xFF;
+    CHECK(scaleup_frame_read(frame, n, SCALEUP_LINK_ETHERNET, NULL, 0, &f) == 0);
+    CHECK(!f.is_sue && f.carrier == SCALEUP_CARRIER_IPV4_UDP);
+    {
+      scaleup_receive_options o;
+      scaleup_receive_options_init(&o);
+      o.udp_ports[0] = p.udp_dst_port;
+      o.udp_port_count = 1;
+      CHECK(scaleup_frame_read(frame, n, SCALEUP_LINK_ETHERNET, &o, 0, &f) ==
+            SCALEUP_ERRC_BAD_CHECKSUM);
+      CHECK(f.is_sue && f.has_rh && !f.accepted && f.bounds.status == SCALEUP_RCRC_BAD);
+      CHECK(f.errors[f.error_count - 1].code == SCALEUP_ERRC_BAD_CHECKSUM);
+    }
+
+    /* Output too small, and an encapsulation that does not exist. */
+    CHECK(scaleup_sue_frame_emit(&p, &h, payload, payload_len, frame, 60, &n, &err) ==
+          SCALEUP_ERRC_NO_SPACE);
+    CHECK(err.needed == 42 + 8 + payload_len + 4 && err.available == 60 && n == 0);
+    p.encap = 99;
+    CHECK(scaleup_frame_emit(&p, payload, payload_len, frame, sizeof frame, &n, &err) ==
+          SCALEUP_ERRC_UNSUPPORTED);
+    CHECK(err.value == 99 && scaleup_frame_header_size(99) == 0);
+    CHECK(strcmp(scaleup_encap_name(99), "unknown") == 0);
+    CHECK(strcmp(scaleup_encap_name(SCALEUP_ENCAP_AFH1_VLAN_SHIM), "afh1-vlan-shim") == 0);
+
+    /* SUE Lite carries no RH; AFH Gen 1 ids are 16 bits. */
+    scaleup_frame_params_init(&p, SCALEUP_ENCAP_LITE);
+    CHECK(scaleup_sue_frame_emit(&p, &h, payload, payload_len, frame, sizeof frame, &n, &err) ==
+          SCALEUP_ERRC_UNSUPPORTED);
+    scaleup_frame_params_init(&p, SCALEUP_ENCAP_AFH1);
+    p.dst_xpu = 0x10000;
+    CHECK(scaleup_sue_frame_emit(&p, &h, payload, payload_len, frame, sizeof frame, &n, &err) ==
+          SCALEUP_ERRC_VALUE_TOO_BIG);
+  }
+
+  /* A link type the reader does not know. */
+  {
+    scaleup_received_frame f;
+    CHECK(scaleup_frame_read(frame, 60, 9999, NULL, 0, &f) == SCALEUP_ERRC_UNSUPPORTED);
+    CHECK(f.error_count == 1 && f.errors[0].value == 9999 && !f.is_sue);
+  }
+}
+
+int main(void) {
+  test_rh();
+  test_afh1();
+  test_afh2();
+  test_pdu();
+  test_pack();
+  test_frames();
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("C ABI round trip: all checks passed\n");
+  return 0;
+}
