@@ -128,7 +128,8 @@ int main(int argc, char* argv[]) {
   traffic->Install(SueHelper::GetXpus(xpuNodes), trace);
 
   const std::clock_t cpu = std::clock();
-  Simulator::Stop(MilliSeconds(2));
+  // Long enough for the writes (one per 100 ns per XPU) and their repair.
+  Simulator::Stop(MilliSeconds(2) + MicroSeconds(commands));
   Simulator::Run();
   const double seconds = static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC;
   const SueTraffic::Report r = traffic->GetReport();

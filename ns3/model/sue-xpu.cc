@@ -85,6 +85,9 @@ TypeId SueXpu::GetTypeId() {
           .AddAttribute("AckDelay", "...or this long after the first of them",
                         TimeValue(NanoSeconds(1000)), MakeTimeAccessor(&SueXpu::m_ackDelay),
                         MakeTimeChecker(Time(0)))
+          .AddAttribute("MaxWaiting", "Commands that may wait for room in the instance",
+                        UintegerValue(1u << 20), MakeUintegerAccessor(&SueXpu::m_maxWaiting),
+                        MakeUintegerChecker<std::uint32_t>(1))
           .AddAttribute("Encapsulation",
                         "udp4, udp6, afh1, afh1-vlan, afh1-shim, afh1-vlan-shim, afh2 or afh2c",
                         StringValue("afh1-shim"), MakeStringAccessor(&SueXpu::m_encap),
@@ -189,7 +192,7 @@ const st::instance_stats& SueXpu::GetStats() const {
 bool SueXpu::Command(std::uint16_t peer, std::uint8_t vc, std::vector<std::uint8_t> control,
                      std::vector<std::uint8_t> data, bool sendNow) {
   if (!m_sue) Start();
-  if (control.empty() || vc >= m_vcs) return false;
+  if (control.empty() || vc >= m_vcs || m_waiting.size() >= m_maxWaiting) return false;
   m_waiting.push_back(Waiting{peer, vc, sendNow, std::move(control), std::move(data)});
   WakeNow();
   return true;

@@ -28,8 +28,9 @@ class SueXpu : public SuePortOwner {
   ~SueXpu() override;
 
   // Offers a command to `peer` on `vc` (control bytes, then data), in this order among the
-  // XPU's commands; a command the instance has no room for waits. false: refused for good (a
-  // malformed command, an unknown VC, a peer declared unreachable).
+  // XPU's commands; a command the instance has no room for waits, up to MaxWaiting of them.
+  // false: refused (no control bytes, an unknown VC, MaxWaiting commands waiting already); one
+  // the instance refuses for good (a peer declared unreachable) is reported by Failed.
   bool Command(std::uint16_t peer, std::uint8_t vc, std::vector<std::uint8_t> control,
                std::vector<std::uint8_t> data = {}, bool sendNow = false);
   // A full write (WR_FULL, or WR_FULL_P when posted) of `data` (1 to 256 bytes) at `address`.
@@ -73,6 +74,7 @@ class SueXpu : public SuePortOwner {
   std::uint32_t m_window = 256;
   Time m_rto, m_ackDelay;
   std::uint32_t m_maxRetries = 7, m_ackEvery = 8, m_packLimit = 0, m_cbfcCredits = 0;
+  std::uint32_t m_maxWaiting = 1u << 20;
   bool m_llr = false, m_unordered = false;
   std::string m_encap = "udp4", m_profileFile;
 

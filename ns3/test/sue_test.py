@@ -124,9 +124,9 @@ def main():
                 check(c["sue.cmd.addr"] >> 48 == f["sue.rh.xpuid"],
                       f"{where}: a write from another source")
                 writes += 1
-    # Each port's pcap holds what it sent and what it received (good FCS): every write at least
-    # twice, once at its sender and once at its receiver, unless the receiver's copy was lost.
-    check(writes >= 2 * 8000 * 0.99, f"{writes} writes in the pcaps, fewer than 2 x 8000")
+    # Each port's pcap is a tap on its link, before the FCS check: every write at least twice,
+    # once where it left and once where it arrived, more where it was resent.
+    check(writes >= 2 * 8000, f"{writes} writes in the pcaps, fewer than 2 x 8000")
     check_all(pcaps)
 
     # 64 XPUs x 4 ports on 4 switches, lossy links, one process.
