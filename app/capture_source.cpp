@@ -166,12 +166,14 @@ bool capture_source::open(const source_settings& in, bool progress) {
   count_limit_ = in.count;
   write_path_ = in.write;
   name_ = in.read.empty() ? in.file : in.read;
+  errors_ = in.errors;
+  stop_ = in.stop;
   if (in.memory) {
     auto source = std::make_unique<cap::memory_source>(*in.memory);
     return open_bytes(std::move(source),
                       in.memory->first(std::min<std::size_t>(2, in.memory->size())), name_);
   }
-  catch_stop_signals();
+  if (in.catch_signals) catch_stop_signals();
   if (!in.interface.empty()) return open_live(in);
   return open_file(name_);
 }
@@ -194,7 +196,7 @@ bool capture_source::open_file(const std::string& path) {
   if (standard_input || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) {
     const int fd = standard_input ? 0 : ::open(path.c_str(), O_RDONLY);
     if (fd < 0) {
-      std::fprintf(stderr, "scaleup: %s: %s\n", path.c_str(), std::strerror(errno));
+      complain(path + ": " + std::strerror(errno));
       return false;
     }
     auto pipe = std::make_unique<pipe_source>(fd, !standard_input);
@@ -204,7 +206,7 @@ bool capture_source::open_file(const std::string& path) {
   } else {
     auto file = cap::file_source::open(path, err);
     if (!file) {
-      std::fprintf(stderr, "scaleup: %s: %s\n", path.c_str(), err.c_str());
+      complain(path + ": " + err);
       return false;
     }
     first = file->peek(2);
@@ -226,14 +228,14 @@ bool capture_source::open_bytes(std::unique_ptr<cap::byte_source> source,
   if (first.size() == 2 && first[0] == gzip_id1 && first[1] == gzip_id2) {
     source = gzip_source::over(std::move(source));
     if (!source) {
-      std::fprintf(stderr, "scaleup: %s: cannot set up gzip decompression\n", name.c_str());
+      complain(name + ": cannot set up gzip decompression");
       return false;
     }
   }
   std::string err;
   reader_ = cap::reader::open(std::move(source), name, err);
   if (!reader_) {
-    std::fprintf(stderr, "scaleup: %s\n", err.c_str());
+    complain(err);
     return false;
   }
   return true;
@@ -338,6 +340,13 @@ bool capture_source::save(const cap::packet& pkt) {
   if (!writer_->write(pkt.data, pkt.ts_ns, pkt.len)) return fail(writer_->error());
   if (streaming_) writer_->flush();
   return true;
+}
+
+void capture_source::complain(const std::string& what) const {
+  if (errors_)
+    *errors_ = what;
+  else
+    std::fprintf(stderr, "scaleup: %s\n", what.c_str());
 }
 
 bool capture_source::fail(std::string why) {

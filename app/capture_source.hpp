@@ -38,6 +38,13 @@ struct source_settings {
   // A capture already in memory, read as a file named `file` (a program that holds the bytes,
   // a fuzz target); the bytes must outlive the reading. No stop signals are caught for it.
   std::optional<std::span<const std::uint8_t>> memory;
+  // A library caller's reading (the Python module) rather than a command's: it keeps its own
+  // SIGINT and SIGTERM handlers (catch_signals off), ends the reading early through `stop` as a
+  // stop signal would, and takes the reading's errors in `errors` (the last one, the text a
+  // command prints after "scaleup: ") to raise them, rather than on stderr.
+  bool catch_signals = true;
+  const std::atomic<bool>* stop = nullptr;
+  std::string* errors = nullptr;
 };
 
 // -a's condition, tshark's one for time: "duration:S", S seconds above 0.
@@ -103,7 +110,9 @@ class capture_source {
   // signal came) or error (error() says why).
   status next(cap::packet& pkt) {
     if (failed_) return status::error;
-    if (stop_requested() || (count_limit_ && read_ >= count_limit_)) return status::end;
+    if (stop_requested() || (stop_ && stop_->load(std::memory_order_relaxed)) ||
+        (count_limit_ && read_ >= count_limit_))
+      return status::end;
     const status s = live_ ? next_live(pkt) : reader_->next(pkt);
     if (s == status::error) {
       error_ = live_ ? error_ : reader_->error();
@@ -138,6 +147,9 @@ class capture_source {
   // Flushes and closes -w's file; false after printing why.
   bool finish();
 
+  // An error of the reading: on stderr after "scaleup: ", or kept in source_settings::errors.
+  void complain(const std::string& what) const;
+
  private:
   bool open_file(const std::string& path);
   bool open_bytes(std::unique_ptr<cap::byte_source> source, std::span<const std::uint8_t> first,
@@ -148,6 +160,8 @@ class capture_source {
   bool fail(std::string why);
 
   std::string name_, write_path_, error_;
+  std::string* errors_ = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
   std::optional<cap::reader> reader_;
   std::optional<cap::writer> writer_;
   std::uint32_t write_link_ = 0;

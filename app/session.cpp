@@ -912,7 +912,7 @@ read_end session::run(frame_consumer& c) {
     const bool parallel = s_.threads > 1 && !input.streaming();
     if (!(parallel ? impl_->read_parallel() : impl_->read_serial())) {
       c.flush();
-      std::fprintf(stderr, "scaleup: %s\n", input.error().c_str());
+      input.complain(input.error());
       end = input.streaming() ? read_end::cut_short : read_end::unreadable;
     }
     drops_ = input.drops();

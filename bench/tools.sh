@@ -32,6 +32,8 @@ TOOL="$BUILD/tools/scaleup"
 READ="$BUILD/bench/scaleup_bench_pcap_read"
 CRAFT="$BUILD/bench/scaleup_bench_crafted_capture"
 PLUGINS="$BUILD/wireshark/plugins"
+PYMOD="$BUILD/python/scaleup_ext"
+compgen -G "$PYMOD/scaleup*.so" >/dev/null || PYMOD=""
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 for f in "$TOOL" "$READ" "$CRAFT"; do
@@ -181,6 +183,25 @@ for name in basic session cooked; do
     amdahl+=("$name $cmd: speedup $(calc "$t1 / $t2") on 2, serial fraction $f$seen, 16 cores \
 $(calc "1 / ($f + (1 - $f) / 16)") x, 64 cores $(calc "1 / ($f + (1 - $f) / 64)") x")
   done
+  # The Python module (python/scaleup_ext), where it was built: columns() of the same fields
+  # against dump -T fields. The call is timed in a Python that has imported numpy, as a pandas
+  # session has (numpy's import alone is 0.3 s, most of dump's time on a bench capture).
+  if [[ "$name" == session && -n "$PYMOD" ]]; then
+    t_py=$(/usr/bin/python3 - "$PYMOD" "$cap" "$RUNS" <<'EOF'
+import statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy.ma, scaleup  # noqa: E401,F401
+ts = []
+for _ in range(int(sys.argv[3])):
+    s = time.perf_counter()
+    scaleup.columns(sys.argv[2], ["frame.number", "sue.rh.npsn"])
+    ts.append(time.perf_counter() - s)
+print(statistics.median(ts))
+EOF
+)
+    row "$name" "python scaleup.columns()" "$(rate "$t_py")" "$(rate "$t_fields")" \
+      "dump -T fields" 0.5 ">= 0.5 x dump -T fields"
+  fi
   if [[ -n "$have_tshark" ]]; then
     row "$name" "dump (text)" "$(rate "$t_text")" "$(rate "$t_ts_text")" "tshark (text)" "" "-"
     row "$name" "dump -T fields" "$(rate "$t_fields")" "$(rate "$t_ts_fields")" \
