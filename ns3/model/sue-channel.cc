@@ -1,6 +1,5 @@
 #include "sue-channel.h"
 
-#include <ns3/log.h>
 #include <ns3/node.h>
 #include <ns3/simulator.h>
 
@@ -12,7 +11,6 @@
 
 namespace ns3 {
 
-NS_LOG_COMPONENT_DEFINE("SueChannel");
 NS_OBJECT_ENSURE_REGISTERED(SueChannel);
 
 TypeId SueChannel::GetTypeId() {

@@ -1,6 +1,5 @@
 #include "sue-net-device.h"
 
-#include <ns3/log.h>
 #include <ns3/pointer.h>
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
@@ -11,7 +10,6 @@
 
 namespace ns3 {
 
-NS_LOG_COMPONENT_DEFINE("SueNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(SueNetDevice);
 
 TypeId SueNetDevice::GetTypeId() {

@@ -1,7 +1,6 @@
 #include "sue-switch.h"
 
 #include <ns3/boolean.h>
-#include <ns3/log.h>
 #include <ns3/string.h>
 #include <ns3/uinteger.h>
 
@@ -12,7 +11,6 @@
 
 namespace ns3 {
 
-NS_LOG_COMPONENT_DEFINE("SueSwitch");
 NS_OBJECT_ENSURE_REGISTERED(SueSwitch);
 
 namespace st = scaleup::transport;

@@ -1,7 +1,6 @@
 #include "sue-xpu.h"
 
 #include <ns3/boolean.h>
-#include <ns3/log.h>
 #include <ns3/simulator.h>
 #include <ns3/string.h>
 #include <ns3/uinteger.h>
@@ -16,7 +15,6 @@
 
 namespace ns3 {
 
-NS_LOG_COMPONENT_DEFINE("SueXpu");
 NS_OBJECT_ENSURE_REGISTERED(SueXpu);
 
 namespace st = scaleup::transport;
