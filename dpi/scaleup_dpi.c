@@ -33,29 +33,9 @@ enum {
 
 static int array_len(const svOpenArrayHandle h) { return h ? svSize(h, 1) : 0; }
 
-/* Copies n elements of elem_size bytes from an open array to out. */
-static int array_in(const svOpenArrayHandle h, void* out, int n, size_t elem_size) {
-  const void* whole;
-  int i, lo;
-  if (n < 0) return SCALEUP_DPI_BAD_LENGTH;
-  if (n == 0) return 0;
-  if (array_len(h) < n) return SCALEUP_DPI_ARRAY_TOO_SMALL;
-  whole = svGetArrayPtr(h);
-  if (whole) {
-    memcpy(out, whole, (size_t)n * elem_size);
-    return 0;
-  }
-  lo = svLow(h, 1);
-  for (i = 0; i < n; ++i) {
-    const void* e = svGetArrElemPtr1(h, lo + i);
-    if (!e) return SCALEUP_DPI_ARRAY_TOO_SMALL;
-    memcpy((unsigned char*)out + (size_t)i * elem_size, e, elem_size);
-  }
-  return 0;
-}
-
-/* Copies n elements of elem_size bytes from in to an open array. */
-static int array_out(const svOpenArrayHandle h, const void* in, int n, size_t elem_size) {
+/* Copies n elements of elem_size bytes between an open array and buf: into buf when `in`, else
+ * out of it. The array's own storage when the simulator gives it whole, else element by element. */
+static int array_copy(const svOpenArrayHandle h, void* buf, int n, size_t elem_size, int in) {
   void* whole;
   int i, lo;
   if (n < 0) return SCALEUP_DPI_BAD_LENGTH;
@@ -63,16 +43,31 @@ static int array_out(const svOpenArrayHandle h, const void* in, int n, size_t el
   if (array_len(h) < n) return SCALEUP_DPI_ARRAY_TOO_SMALL;
   whole = svGetArrayPtr(h);
   if (whole) {
-    memcpy(whole, in, (size_t)n * elem_size);
+    if (in)
+      memcpy(buf, whole, (size_t)n * elem_size);
+    else
+      memcpy(whole, buf, (size_t)n * elem_size);
     return 0;
   }
   lo = svLow(h, 1);
   for (i = 0; i < n; ++i) {
     void* e = svGetArrElemPtr1(h, lo + i);
+    unsigned char* b = (unsigned char*)buf + (size_t)i * elem_size;
     if (!e) return SCALEUP_DPI_ARRAY_TOO_SMALL;
-    memcpy(e, (const unsigned char*)in + (size_t)i * elem_size, elem_size);
+    if (in)
+      memcpy(b, e, elem_size);
+    else
+      memcpy(e, b, elem_size);
   }
   return 0;
+}
+
+static int array_in(const svOpenArrayHandle h, void* out, int n, size_t elem_size) {
+  return array_copy(h, out, n, elem_size, 1);
+}
+
+static int array_out(const svOpenArrayHandle h, const void* in, int n, size_t elem_size) {
+  return array_copy(h, (void*)in, n, elem_size, 0);
 }
 
 /* The first `len` bytes of an open array, copied to buf (len at most SCALEUP_DPI_MAX_BYTES). */
@@ -150,8 +145,7 @@ int scaleup_dpi_pdu_emit(unsigned char op, unsigned short xpuid, unsigned short 
 int scaleup_dpi_pdu_check(const svOpenArrayHandle pdu, int pdu_len, unsigned char* op,
                           unsigned short* xpuid, unsigned short* npsn, unsigned char* vc,
                           unsigned short* partition, unsigned short* apsn, int* rcrc_status,
-                          unsigned int* rcrc_found, unsigned int* rcrc_computed,
-                          int* payload_len) {
+                          unsigned int* rcrc_found, unsigned int* rcrc_computed, int* payload_len) {
   static uint8_t buf[SCALEUP_DPI_MAX_BYTES];
   scaleup_rh h;
   scaleup_pdu_bounds b;
@@ -177,8 +171,8 @@ int scaleup_dpi_pdu_check(const svOpenArrayHandle pdu, int pdu_len, unsigned cha
 /* ---- frames ---------------------------------------------------------------------------------- */
 
 int scaleup_dpi_frame_emit(int encap, unsigned int src_xpu, unsigned int dst_xpu,
-                           const svOpenArrayHandle pdu, int pdu_len,
-                           const svOpenArrayHandle frame, int* frame_len) {
+                           const svOpenArrayHandle pdu, int pdu_len, const svOpenArrayHandle frame,
+                           int* frame_len) {
   static uint8_t in[SCALEUP_DPI_MAX_BYTES], out[SCALEUP_DPI_MAX_BYTES];
   scaleup_frame_params p;
   size_t written = 0;
