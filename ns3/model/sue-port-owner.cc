@@ -43,7 +43,7 @@ void SuePortOwner::WakeAt(std::uint64_t at) {
     WakeNow();
     return;
   }
-  if (m_timer.IsRunning() && m_timerAt <= at) return;
+  if (!m_timer.IsExpired() && m_timerAt <= at) return;
   m_timer.Cancel();
   m_timerAt = at;
   m_timer = Simulator::Schedule(NanoSeconds(at - now), &SuePortOwner::Timer, this);
