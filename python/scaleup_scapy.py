@@ -62,7 +62,8 @@ the CRC status a trailer's header class computes, under the names dump uses.
 Trailers. SUE, TofuRH and the ExaJet headers open a PDU that a trailer (SUERCRC, TofuFCS,
 ExaJetFooter) closes, with a CRC-32/ISO-HDLC over header and payload, big-endian. Read, the
 trailer is the last layer; built, a trailer left out is added, a CRC left None is computed,
-and AFH1Shim.length and ExaJetData.len left None are the payload's size. A SUE PDU of an RH
+and AFH1Shim.length and ExaJetData.len left None are the payload's size; AFH1Shim's src_xpu and
+dst_xpu left None are the AFH1 addresses' under it (receivers read the shim's). A SUE PDU of an RH
 only (captures of peers without R-CRC) reads without SUERCRC and gains one when rebuilt.
 Frames must not end in an Ethernet FCS (dump detects one; this module does not).
 """
@@ -150,6 +151,7 @@ class ScaleupPacket(Packet):
     scaleup_reserved = ()   # reserved fields: dump shows them only in a warning when not zero
     scaleup_fixed = {}      # field -> the value the table requires (dump reports others)
     scaleup_lengths = {}    # field -> (bit, width) of a payload length, computed when None
+    scaleup_copied = {}     # field -> (bit, width, layer, its field): from the layer under, when None
     scaleup_bounds = None   # the length of scaleup_lengths that ends the payload when read
     scaleup_trailer = None  # the class of the trailer that ends the PDU
     scaleup_crc = None      # a trailer's CRC: (field, byte offset)
@@ -168,6 +170,12 @@ class ScaleupPacket(Packet):
         for name, (bit, width) in self.scaleup_lengths.items():
             if self.getfieldval(name) is None:
                 pkt = _put_bits(pkt, bit, width, end)
+        for name, (bit, width, layer, source) in self.scaleup_copied.items():
+            if self.getfieldval(name) is None:
+                under = self.underlayer
+                while under is not None and type(under).__name__ != layer:
+                    under = under.underlayer
+                pkt = _put_bits(pkt, bit, width, under.getfieldval(source) if under else 0)
         if cls is not None and (trailer is None or trailer.getfieldval(cls.scaleup_crc[0]) is None):
             at = end + cls.scaleup_crc[1]
             pay = pay[:at] + struct.pack(">I", _crc32(pkt + pay[:end])) + pay[at + 4:]
@@ -348,6 +356,7 @@ class AFH1Shim(ScaleupPacket):
     scaleup_fixed = {"version": 0}
     scaleup_lengths = {"length": (28, 16)}
     scaleup_bounds = "length"
+    scaleup_copied = {"src_xpu": (64, 32, "AFH1", "src_xpu"), "dst_xpu": (96, 32, "AFH1", "dst_xpu")}
     fields_desc = [
         BitField("version", 0, 4),  # afh1.shim.version: Shim version; 0 today (decisions.md)
         BitField("tc", 0, 8),  # afh1.shim.tc (decisions.md; R2 3.5.3 ("similar to an IP header"))
@@ -355,8 +364,8 @@ class AFH1Shim(ScaleupPacket):
         BitField("next_header", 253, 8),  # afh1.shim.next_header: Transport that follows; 253 = SUE (decisions.md; R2 3.5.1 (disambiguate transports))
         BitField("length", None, 16),  # afh1.shim.length: Bytes after the shim, padding excluded (decisions.md)
         XBitField("entropy", 0x0, 20),  # afh1.shim.entropy: Load-balancing entropy, like the IPv6 flow label (decisions.md)
-        IntField("src_xpu", 0),  # afh1.shim.src_xpu (decisions.md)
-        IntField("dst_xpu", 0),  # afh1.shim.dst_xpu (decisions.md)
+        IntField("src_xpu", None),  # afh1.shim.src_xpu (decisions.md)
+        IntField("dst_xpu", None),  # afh1.shim.dst_xpu (decisions.md)
     ]
 
 

@@ -93,6 +93,19 @@ const std::array<length_field, 2> lengths{{
     {&wire::info_of<rdma::data_header, &rdma::data_header::len>(), false},
 }};
 
+// Fields the module copies from a layer under this one when left None (layer class, its field):
+// with the shim, receivers take the XPU ids from the shim's fields rather than the AFH Gen 1
+// addresses (wire/receive.hpp), so a shim built over AFH1 says what its addresses say.
+struct copied_field {
+  const field_info* field;
+  std::string_view layer, source;
+};
+
+const std::array<copied_field, 2> copied{{
+    {&wire::info_of<wire::afh1_shim, &wire::afh1_shim::src_xpu>(), "AFH1", "src_xpu"},
+    {&wire::info_of<wire::afh1_shim, &wire::afh1_shim::dst_xpu>(), "AFH1", "dst_xpu"},
+}};
+
 // The trailers' CRCs: computed when left None.
 const field_info& rcrc_field = wire::info_of<wire::rcrc_trailer, &wire::rcrc_trailer::value>();
 const field_info& tofu_fcs_field = wire::info_of<tofu::fcs_trailer, &tofu::fcs_trailer::value>();
@@ -252,6 +265,12 @@ bool is_length(const field_info& f) {
   return false;
 }
 
+bool is_copied(const field_info& f) {
+  for (const auto& c : copied)
+    if (c.field->filter == f.filter) return true;
+  return false;
+}
+
 bool is_crc(const field_info& f) {
   for (const auto* c : {&rcrc_field, &tofu_fcs_field, &rdma_crc_field})
     if (c->filter == f.filter) return true;
@@ -287,7 +306,7 @@ std::string field_decl(const field_info& f, std::string_view name, std::size_t b
     return "IPField(" + n + ", " + address_default(f, defaults) + ")";
   if (aligned && f.type == wire::kind::ipv6 && f.width == 128)
     return "IP6Field(" + n + ", " + address_default(f, defaults) + ")";
-  const bool computed = is_length(f) || is_crc(f);
+  const bool computed = is_length(f) || is_crc(f) || is_copied(f);
   const std::string def = computed ? "None" : [&] {
     const std::uint64_t v = wire::get_bits(defaults.data(), f.bit, f.width);
     return f.type == wire::kind::hex ? hex(v) : std::to_string(v);
@@ -361,6 +380,14 @@ std::string class_text(const layer& l) {
                std::to_string(f.info->width) + ")}\n";
         if (len.bounds) out += "    scaleup_bounds = " + py_str(f.name) + "\n";
       }
+  std::string copies;
+  for (const auto& f : fs)
+    for (const auto& c : copied)
+      if (c.field->filter == f.info->filter)
+        copies += (copies.empty() ? "" : ", ") + py_str(f.name) + ": (" + std::to_string(f.bit) +
+                  ", " + std::to_string(f.info->width) + ", " + py_str(c.layer) + ", " +
+                  py_str(c.source) + ")";
+  if (!copies.empty()) out += "    scaleup_copied = {" + copies + "}\n";
   for (const auto& f : fs)
     if (is_crc(*f.info))
       out += "    scaleup_crc = (" + py_str(f.name) + ", " + std::to_string(f.bit / 8) + ")\n";

@@ -311,6 +311,14 @@ def case_built_frames():
                  Raw(b"x" * 5))
     check(shim[:16] == pack((0, 4), (0xAB, 8), (0x40, 8), (253, 8), (5, 16), (0x56789, 20),
                             (1, 32), (2, 32)), "shim: length computed, next header 253")
+    # The shim's XPU ids, left None, are the AFH Gen 1 addresses'; given, they are kept.
+    over = m.AFH1(dst_xpu=2, src_xpu=1) / Dot1Q(prio=3) / m.AFH1Shim(tc=3) / m.SUE(xpuid=1)
+    got = m.AFH1(bytes(over))[m.AFH1Shim]
+    check((got.src_xpu, got.dst_xpu) == (1, 2), "shim XPU ids from the AFH1 addresses")
+    given = m.AFH1(dst_xpu=2, src_xpu=1) / m.AFH1Shim(src_xpu=7, dst_xpu=9) / m.SUE(xpuid=1)
+    got = m.AFH1(bytes(given))[m.AFH1Shim]
+    check((got.src_xpu, got.dst_xpu) == (7, 9), "shim XPU ids given are kept")
+    check(bytes(m.AFH1Shim() / Raw(b"x"))[8:16] == bytes(8), "no AFH1 under it: zeros")
     trh = dict(len=5, dabc1_a=1, dabc1_b=2, dabc1_c=1, dx=200, dy=3, dz=77, dabc2_a=0,
                dabc2_b=1, dabc2_c=1, di=5, b=1, s=0, vc=3, pat=1, stat=0xA, seq=0x2C3)
     check(bytes(m.TofuRH(**trh))[:8] == pack(
@@ -442,6 +450,10 @@ def case_built_frames():
                     want[k] = len(p[m.AFH1Shim].payload.do_build())
                 elif k == "rdma.pkt.len":
                     want[k] = d.get("rdma.payload.len", 0)
+                elif k in ("afh1.shim.src_xpu", "afh1.shim.dst_xpu"):
+                    # the AFH1 addresses' ids, or 0 without them
+                    under = p.getlayer(m.AFH1)
+                    want[k] = under.getfieldval(k.split(".")[-1]) if under else 0
                 elif k in ("sue.rcrc", "tofu.slice.fcs", "rdma.ftr.crc"):
                     want[k] = d.get(k)  # checked below through the status
                 else:
