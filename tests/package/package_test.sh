@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The Debian packages as a user gets them (./run package builds the same with cpack):
-#   1. cpack builds libscaleup-dev, scaleup and (with the plugin) wireshark-scaleup;
+#   1. cpack builds libscaleup-dev, scaleup, libscaleup-c0, libscaleup-c-dev and (with the
+#      plugin) wireshark-scaleup;
 #   2. each declares its dependencies;
 #   3. unpacked into a scratch root, the headers build tests/consumer/ through find_package and
-#      pkg-config, the `scaleup` command runs from the root, and tshark loads the plugin from it;
+#      pkg-config, a C11 program builds with `pkg-config scaleup-c` and runs on the shared library,
+#      the `scaleup` command runs from the root, and tshark loads the plugin from it;
 #   4. lintian's findings are each listed in docs/packaging.md (a new one fails the test).
 # usage: package_test.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
@@ -21,6 +23,9 @@ cpack --config "$build/CPackConfig.cmake" -B "$work/packages" >"$work/cpack.log"
 mapfile -t debs < <(find "$work/packages" -maxdepth 1 -name '*.deb' | sort)
 printf '%s\n' "${debs[@]##*/}"
 want=(libscaleup-dev scaleup)
+if compgen -G "$build/capi/libscaleup_c.so.0" >/dev/null; then
+  want+=(libscaleup-c0 libscaleup-c-dev)
+fi
 if compgen -G "$build/wireshark/plugins/*/epan/scaleup.so" >/dev/null; then
   want+=(wireshark-scaleup)
 fi
@@ -32,6 +37,11 @@ for p in "${want[@]}"; do
   case $p in
     libscaleup-dev) [[ $depends == *libboost-dev* && $depends == *libpcap-dev* ]] ;;
     scaleup) [[ $depends == *libpcap0.8* && $depends == *libstdc++6* ]] ;;
+    # The C library needs the C library only: no libstdc++6, no libgcc's unwinder.
+    libscaleup-c0) [[ $depends == *libc6* && $depends != *libstdc++* ]] &&
+      grep -q 'libscaleup_c\.so\.0 ->' <(dpkg-deb -c "$deb") ;;
+    libscaleup-c-dev) [[ $depends == *"libscaleup-c0 ("* && $depends == *libscaleup-dev* ]] &&
+      grep -q 'libscaleup_c\.a$' <(dpkg-deb -c "$deb") ;;
     # The Wireshark it loads into, both ends: wireshark-common (>= 4.4), wireshark-common (<< 4.5~).
     wireshark-scaleup)
       ws=$(basename "$(dirname "$(dirname "$(compgen -G "$build/wireshark/plugins/*/epan/scaleup.so")")")")
@@ -39,6 +49,13 @@ for p in "${want[@]}"; do
       [[ $depends == *"wireshark-common (>= $ws)"* && $depends == *"wireshark-common (<< $next)"* &&
         $depends == *libwireshark* ]] ;;
   esac || { echo "$p does not declare what it needs"; exit 1; }
+  # The synopsis is the package's own, not one line shared by all of them.
+  synopsis=$(dpkg-deb -f "$deb" Description | sed -n 1p)
+  echo "$p: $synopsis"
+  for other in "${debs[@]}"; do
+    [[ $other == "$deb" || $(dpkg-deb -f "$other" Description | sed -n 1p) != "$synopsis" ]] ||
+      { echo "$p's synopsis is also ${other##*/}'s"; exit 1; }
+  done
   dpkg-deb -x "$deb" "$work/root"
 done
 
@@ -57,6 +74,20 @@ printf '#include <scaleup/wire/frame.hpp>\nint main() { return scaleup::wire::he
 # shellcheck disable=SC2086  # cflags is a word list
 g++ $cflags "$work/pc.cpp" -o "$work/pc"
 "$work/pc"
+
+if [[ " ${want[*]} " == *" libscaleup-c0 "* ]]; then
+  step "the C ABI: a C11 program built with pkg-config scaleup-c, run on the shared library"
+  pc_dir=$(dirname "$(find "$root" -name scaleup-c.pc | head -n 1)")
+  c_flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --define-prefix --cflags --libs scaleup-c)
+  echo "pkg-config --cflags --libs scaleup-c: $c_flags"
+  # shellcheck disable=SC2086  # c_flags is a word list
+  gcc -std=c11 -Wall -Wextra -Werror -pedantic "$src/capi/tests/roundtrip.c" $c_flags \
+    -o "$work/c_roundtrip"
+  readelf -d "$work/c_roundtrip" | grep -q 'NEEDED.*libscaleup_c\.so\.0' ||
+    { echo "the C program is not linked to libscaleup_c.so.0"; exit 1; }
+  LD_LIBRARY_PATH=$(dirname "$(find "$root" -name 'libscaleup_c.so.0' | head -n 1)") \
+    "$work/c_roundtrip"
+fi
 
 step "the scaleup command from the root"
 "$root/bin/scaleup" gen basic -o "$work/basic.pcap" --count 2 --encap udp4
