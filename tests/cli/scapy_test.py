@@ -15,6 +15,7 @@ usage: scapy_test.py SCALEUP_BINARY SCALEUP_DOCGEN MODULE_DIR CASE
   dump_parity          frames with packed commands (the default profile's, a user's profile
                        file's) in every SUE encapsulation, built with the module: dump_fields is
                        dump --json's object key by key, less NOT_IN_DUMP_FIELDS
+  readme_example       README.md's example of commands and dump_fields prints what it says
 
 dump_fields is held to dump --json key by key (parity) in every case on SUE frames; the
 comparisons below (compare) read the values through scapy's own fields instead, independently of
@@ -34,6 +35,8 @@ Values are compared after these normalisations (scapy -> dump --json):
     skipped, except the trailers' CRC status, which scaleup_check() must give as dump does.
 Golden bytes of the headers are packed here by hand, in the field order of the seeds.
 """
+import contextlib
+import io
 import ipaddress
 import json
 import logging
@@ -858,6 +861,38 @@ def case_dump_parity():
         compared += parity(f"--profile none frame {i + 1}", m.dump_fields(p), d)
         compared += parity(f"profile= frame {i + 1}", m.dump_fields(p, profile=vendor), dv)
     print(f"{compared} values compared")
+
+
+def case_readme_example():
+    """README.md's scapy example of commands and dump_fields, run as it stands: what it prints
+    is what its "# →" lines say, and dump_fields of the frame it writes is dump --json's."""
+    m = load_module()
+    readme = open(os.path.join(MODULE_DIR, os.pardir, "README.md"), encoding="utf-8").read()
+    section = readme[readme.index("\n## scapy\n"):]
+    section = section[:section.index("\n## ", 1)]
+    blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
+    block = [b for b in blocks if "sue.cmds" in b]
+    check(len(block) == 1, f"one example of commands in the scapy section: {len(block)}")
+    block = block[0]
+    said = [line.split("# → ", 1)[1] for line in block.splitlines() if line.startswith("# → ")]
+    check(len(said) >= 3, f"the example says what it prints: {said}")
+    # Run where the example expects the tree: python/ and profiles/ at hand.
+    os.symlink(MODULE_DIR, tmp("python"))
+    os.symlink(os.path.join(MODULE_DIR, os.pardir, "profiles"), tmp("profiles"))
+    cwd, out = os.getcwd(), io.StringIO()
+    os.chdir(cli_test.TMP)
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+        m.use_profile("default")
+    printed = out.getvalue().splitlines()
+    check(printed == said, f"the example prints {printed}, the README says {said}")
+    from scapy.all import rdpcap
+    cap = tmp("cmds.pcap")
+    for i, (p, d) in enumerate(zip(rdpcap(cap), dump(cap))):
+        parity(f"cmds.pcap frame {i + 1}", m.dump_fields(p), d)
 
 
 def main():
