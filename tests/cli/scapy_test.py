@@ -815,6 +815,24 @@ def case_dump_parity():
           f"the user's profile: {vendor}")
     check(bytes(vendor["PING"](ping_flags=5, ping_cookie=0xBEEF)) == bytes.fromhex("2250beef"),
           "PING packed by hand")
+    # Profiles dump refuses, the module refuses too, naming the entry as dump does.
+    head = {"name": "type", "filter": "x.type", "bit": 0, "width": 8}
+    one = tmp("one.pcap")
+    wrpcap(one, [m.AFH1() / m.SUE()])
+    run("dump", "--profile", user_file, one)
+    for bad in ({"code": 0, "name": "PAD", "control_units": 1, "data": False},
+                {"code": 4, "name": "W", "control_units": 2, "data": True,
+                 "fields": [head, {"name": "t", "filter": "x.t", "bit": 8, "width": 16}]},
+                {"code": 6, "name": "L", "control_units": 10, "data": False}):
+        path = tmp("bad.json")
+        with open(path, "w") as f:
+            json.dump({"name": "bad", "types": [bad]}, f)
+        check("types[0]" in run("dump", "--profile", path, one, expect=2).stderr, "dump refuses")
+        try:
+            m.load_profile(path)
+            fail(f"{bad}: loaded")
+        except ValueError as e:
+            check(f"types[0] (code {bad['code']}, {bad['name']})" in str(e), f"{e}")
     for profile, opts in ((P, []), (vendor, ["--profile", user_file])):
         m.use_profile(profile)
         eth, bare = frames(profile)
