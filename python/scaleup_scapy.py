@@ -284,6 +284,7 @@ class _PDU(ScaleupPacket):
         return s[:end], s[end:]
 
     def guess_payload_class(self, payload):
+        self.__dict__["scaleup_read_with"] = PROFILE
         return command_class(PROFILE, payload)
 
 
@@ -307,6 +308,7 @@ class SUELite(ScaleupPacket):
     fields_desc = []
 
     def guess_payload_class(self, payload):
+        self.__dict__["scaleup_read_with"] = PROFILE
         return command_class(PROFILE, payload)
 
 
@@ -1275,11 +1277,23 @@ def encap(pkt):
 _CURRENT = object()
 
 
+def _as_read(pkt, profile):
+    """Whether pkt is a frame as read (no layer changed since) whose packed payloads were read
+    with `profile`: dump_fields need not read it again."""
+    for layer in _layers(pkt):
+        if layer.raw_packet_cache is None:
+            return False
+        if getattr(layer, "__dict__", {}).get("scaleup_read_with", profile) is not profile:
+            return False
+    return True
+
+
 def dump_fields(pkt, profile=_CURRENT):
     """What `scaleup dump --json` writes for the frame pkt is: {key: value} under dump's keys.
     The frame is read again from pkt's bytes, as dump reads it (with pkt's outermost class, and
     packed payloads with `profile`: PROFILE by default, as dump's --profile; None: no commands),
-    so what was left None to be computed is as sent. It gives
+    so what was left None to be computed is as sent; a frame as read (from a capture, no field
+    changed since) whose payloads were read with that profile is taken as it is. It gives
       "encap", "frame.len" (pkt.wirelen when read from a capture, else the bytes) and
       "frame.cap_len";
       every field of every header (scapy's own ones too: eth, vlan, ip, ipv6, udp, sll, null),
@@ -1298,8 +1312,11 @@ def dump_fields(pkt, profile=_CURRENT):
     --check-checksums); eth.fcs (this module reads no FCS); of a Tofu slice or an ExaJet packet,
     "encap" and the values dump computes beside the CRC status."""
     wire = bytes(pkt)
-    with _profile_set(PROFILE if profile is _CURRENT else profile):
-        read = type(pkt)(wire)
+    profile = PROFILE if profile is _CURRENT else profile
+    read = pkt
+    if not _as_read(pkt, profile):
+        with _profile_set(profile):
+            read = type(pkt)(wire)
     out = {}
     kind = encap(read)
     if kind is not None:
