@@ -461,6 +461,8 @@ class Profile:
         self.classes = {}  # code -> class
         self.by_name = {}  # type name -> class
         for i, t in enumerate(types):
+            if not isinstance(t, dict):
+                bad(f"types[{i}]: ", "a command type is an object")
             where = f"types[{i}] (code {t.get('code')}, {t.get('name')}): "
             cls = self._command_class(t, lambda why: bad(where, why))
             if cls.scaleup_code in self.classes:
@@ -486,6 +488,8 @@ class Profile:
         fields, dump, names, reserved, fixed = [], [], {}, [], {}
         length, bit = None, 0
         for k, f in enumerate(t.get("fields", ())):
+            if not isinstance(f, dict):
+                bad(f"fields[{k}]: a field is an object")
             filt, width = f.get("filter", ""), f.get("width", 0)
             kind, rule = f.get("type", KIND_NAMES[0]), f.get("check", RULE_NAMES[0])
             if f.get("bit") != bit or not 1 <= width <= 64 or kind not in KIND_NAMES or \
