@@ -8,11 +8,21 @@ classes below and dump reads them back.
 
     import sys; sys.path.insert(0, "python")   # this directory of the scaleup tree
     from scapy.all import IP, UDP, Ether, rdpcap, wrpcap
-    from scaleup_scapy import SUE, AFH2C, AFH2Type, dump_fields
+    from scaleup_scapy import DEFAULT_PROFILE as P, SUE, AFH2C, AFH2Type, dump_fields
     wrpcap("x.pcap", [Ether() / IP() / UDP() / SUE(op=0, xpuid=5, npsn=7, apsn=6),
-                      AFH2C(src_xpu=1, dst_xpu=2) / AFH2Type() / SUE(xpuid=1)])
+                      AFH2C(src_xpu=1, dst_xpu=2) / AFH2Type() / SUE(xpuid=1) /
+                      P["WR_FULL"](tag=7, addr=0x1000, data=b"abcd") / P["RD"](addr=0x2000)])
     for p in rdpcap("x.pcap"):
         print(dump_fields(p), p[SUE].scaleup_check())   # {"sue.rh.xpuid": 5, ...} good
+
+Commands. A SUE payload (and SUE Lite's) is read as commands with a command profile, as dump
+reads it with its --profile: PROFILE, DEFAULT_PROFILE (the library's default profile) unless
+use_profile() names another: a Profile, a profile file's path (the JSON `scaleup --profile FILE`
+and the Wireshark plugin read; load_profile(path) reads one), or None (payloads left Raw). Each
+command type of a profile is a SUECommand subclass (profile["WR_FULL"], profile.classes[code])
+whose fields are its control's, named as the tables' are (sue.cmd.addr -> addr), then `data`;
+a data length left None is the data's. The zeros that end a payload are SUEPad; what the
+profile cannot frame is Raw, as dump leaves it opaque.
 
 How frames are recognised (the dissector's rules, dissect/engine.hpp):
   SUE over UDP   the ports in SUE_UDP_PORTS (none by default; dump --udp-port names them),
@@ -52,12 +62,14 @@ the rest joined by "_", or the last component kept when nothing remains. So sue.
 SUE.xpuid, tofu.rh.dabc1.a -> TofuRH.dabc1_a, sue.rcrc -> SUERCRC.rcrc, afh2.w -> AFH2C.w,
 rdma.ctl.value -> ExaJetControlPayload.value. AFH1 also holds the Ethertype of the Ethernet
 header it replaces (eth.type -> AFH1.type). FILTERS maps every filter name to the (class,
-field) pairs that hold it; dump_fields(pkt) gives a packet's values under those names.
+field) pairs that hold it.
 
-Values are the field's number, as dump --json writes integers. Reserved fields are scapy
-fields but not JSON keys (dump reports them only when they are not zero). Fields dump computes
-(COMPUTED: sue.rcrc.status, sue.payload.len, ...) are no scapy fields; scaleup_check() gives
-the CRC status a trailer's header class computes, under the names dump uses.
+dump_fields(pkt) is what `scaleup dump --json` writes for the frame pkt is: the frame read again
+from its bytes with the tables, every header's fields (scapy's own ones too), what dump computes
+(COMPUTED: sue.payload.len, sue.rcrc.status, ...) and the commands under "sue.cmds"; its
+docstring says which keys it cannot give (the capture's, and dump's "errors"). Reserved fields
+are scapy fields but not JSON keys (dump reports them only when they are not zero).
+scaleup_check() gives the CRC status a trailer's header class computes.
 
 Trailers. SUE, TofuRH and the ExaJet headers open a PDU that a trailer (SUERCRC, TofuFCS,
 ExaJetFooter) closes, with a CRC-32/ISO-HDLC over header and payload, big-endian. Read, the
@@ -68,15 +80,20 @@ only (captures of peers without R-CRC) reads without SUERCRC and gains one when 
 Frames must not end in an Ethernet FCS (dump detects one; this module does not).
 """
 
+import contextlib
+import ipaddress
+import json
 import struct
 import zlib
 
 from scapy.config import conf
 from scapy.fields import (BitEnumField, BitField, ByteEnumField, ByteField, IntEnumField,
                           IntField, IP6Field, IPField, LongField, MACField, ShortEnumField,
-                          ShortField, XBitField, XByteField, XIntField, XLongField, XShortField)
-from scapy.layers.inet import UDP
-from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
+                          ShortField, StrLenField, XBitField, XByteField, XIntField, XLongField,
+                          XShortField, XStrFixedLenField)
+from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6, IPv6ExtHdrFragment
+from scapy.layers.l2 import CookedLinux, CookedLinuxV2, Dot1AD, Dot1Q, Ether, Loopback
 from scapy.packet import NoPayload, Packet, Raw, bind_bottom_up, bind_layers, bind_top_down
 
 # ---- bindings: how `scaleup dump` recognises frames ----
@@ -266,6 +283,10 @@ class _PDU(ScaleupPacket):
         end = pdu_end_l2(rh + s, _offset(self) + len(rh) + len(s)) - len(rh)
         return s[:end], s[end:]
 
+    def guess_payload_class(self, payload):
+        self.__dict__["scaleup_read_with"] = PROFILE
+        return command_class(PROFILE, payload)
+
 
 class _AFH2C(ScaleupPacket):
     """A compressed AFH Gen 2 header: SUE's Ethertype and a PDU follow, or SUE Lite's packed
@@ -277,12 +298,359 @@ class _AFH2C(ScaleupPacket):
         return SUELite
 
 
-class SUELite(Raw):
-    """The packed payload of a SUE Lite frame (R2 3.4, Fig. 10): commands, no RH, no R-CRC."""
+class SUELite(ScaleupPacket):
+    """The packed payload of a SUE Lite frame (R2 3.4, Fig. 10): commands, no RH, no R-CRC. No
+    fields of its own: its payload is the commands, read with PROFILE (SUELite(data) reads them
+    from data)."""
 
     name = "SUE Lite payload"
     scaleup_layer = LITE_LAYER
-    scaleup_fields = {}
+    fields_desc = []
+
+    def guess_payload_class(self, payload):
+        self.__dict__["scaleup_read_with"] = PROFILE
+        return command_class(PROFILE, payload)
+
+
+# ---- commands: a packed payload read with a command profile ----
+
+# What dump computes rather than reads, and the names it gives frames by.
+PAYLOAD_LEN_FILTER = "sue.payload.len"
+LITE_LEN_FILTER = "sue_lite.len"
+IP_CHECKSUM_STATUS = "ip.checksum.status"
+UDP_CHECKSUM_STATUS = "udp.checksum.status"
+CHECKSUM_UNVERIFIED = "unverified"
+CHECKSUM_NOT_PRESENT = "not_present"
+NULL_FAMILY = "null.family"  # read in the byte order link type 0 gives it (_bsd_family)
+ENCAP_UDP4 = "udp4"
+ENCAP_UDP6 = "udp6"
+ENCAP_AFH1 = "afh1"
+ENCAP_AFH1_VLAN = "afh1-vlan"
+ENCAP_AFH1_SHIM = "afh1-shim"
+ENCAP_AFH1_VLAN_SHIM = "afh1-vlan-shim"
+ENCAP_AFH2 = "afh2"
+ENCAP_AFH2C = "afh2c"
+ENCAP_LITE = "lite"
+CARRIER_UNKNOWN = "unknown"
+CARRIER_ETH = "eth"
+CARRIER_IPV4 = "ipv4"
+CARRIER_IPV6 = "ipv6"
+CARRIER_IPV4_UDP = "ipv4/udp"
+CARRIER_IPV6_UDP = "ipv6/udp"
+CARRIER_AFH2 = "afh2"
+CARRIER_SLL = "sll"
+CARRIER_NULL = "null"
+
+CMD_LAYER = "sue.cmd"  # each command's layer in dump's tree
+CMD_LIST = "sue.cmds"  # the list dump --json writes the commands in, one object each
+PAD_LAYER = "sue.pad"
+PADDING_TYPE = 0  # a type byte of 0 starts the zeros that end a payload
+MAX_CONTROL_UNITS = 9  # 2-byte units: the 144-bit tx_control (R2 Table 3)
+MAX_TYPES = 255
+NAME_FILTER = "sue.cmd.name"  # fields dump gives every command beside its control's
+CONTROL_LEN_FILTER = "sue.cmd.control_len"
+DATA_LEN_FILTER = "sue.cmd.data_len"
+KIND_NAMES = ("uint", "hex", "flag", "mac", "ipv4", "ipv6", "label")  # a profile field's "type"
+RULE_NAMES = ("any", "reserved", "fixed")  # a profile field's "check"
+RULE_RESERVED = "reserved"
+RULE_FIXED = "fixed"
+
+
+def _field_name(layer_name, filter_name):
+    """A field's name in its class, as the generator names the tables' fields: the filter's
+    components after those it shares with the layer's name (at least the first dropped) joined by
+    "_", or the last component when none remain (sue.cmd.addr -> addr)."""
+    f, layer = filter_name.split("."), layer_name.split(".")
+    shared = 0
+    while shared < min(len(f), len(layer)) and f[shared] == layer[shared]:
+        shared += 1
+    shared = max(shared, 1)
+    return f[-1] if shared >= len(f) else "_".join(f[shared:])
+
+
+class SUEPad(Raw):
+    """The zeros that end a packed payload (type 0 is padding: a Layer 2 minimum frame)."""
+
+    name = "Padding"
+    scaleup_layer = PAD_LAYER
+
+
+def command_class(profile, payload):
+    """The class the next bytes of a packed payload are read with, as the library's unpacker
+    frames them (pack/command.hpp): the profile's class of the command they start; SUEPad for the
+    zeros that end the payload; Raw for what the profile cannot frame (a type it lacks, a command
+    cut off: dump's opaque bytes) and for every payload when there is no profile."""
+    if profile is None or not payload:
+        return Raw
+    if payload[0] == PADDING_TYPE:
+        return SUEPad if not any(bytes(payload)) else Raw
+    cls = profile.classes.get(payload[0])
+    if cls is None:
+        return Raw
+    control = cls.scaleup_control
+    if len(payload) < control:
+        return Raw
+    data = payload[1] + 1 if cls.scaleup_has_data else 0
+    return cls if len(payload) >= control + data else Raw
+
+
+class SUECommand(ScaleupPacket):
+    """One command of a packed payload (R2 4.2 step 2a): the control's fields, then `data` for a
+    type that carries data. Each type of a profile is a subclass (Profile.classes, or by name:
+    profile["WR_FULL"]); SUECommand(data) reads data with PROFILE. Built, the data length (byte 1)
+    left None, or in a control given as bytes, is the data's size less one."""
+
+    name = "SUE command"
+    scaleup_layer = CMD_LAYER
+    scaleup_profile = None   # the Profile the class is a type of
+    scaleup_code = 0         # the type's code (byte 0)
+    scaleup_type = ""        # the type's name in the profile
+    scaleup_control = 0      # control bytes: 2 x the profile's units
+    scaleup_has_data = False
+    scaleup_length = None    # the field holding the data length - 1
+    scaleup_dump = ()        # (filter, bit, width, kind, value names) of the fields dump writes
+    fields_desc = []
+
+    @classmethod
+    def dispatch_hook(cls, _pkt=None, *args, **kargs):
+        if cls is SUECommand and _pkt:
+            found = command_class(PROFILE, _pkt)
+            return found if found is not SUEPad else Raw
+        return cls
+
+    def post_build(self, pkt, pay):
+        # A control without a field layout: byte 1 is the data's, as the library's emit_command
+        # writes it.
+        if self.scaleup_has_data and (self.scaleup_length is None or
+                                      self.getfieldval(self.scaleup_length) is None):
+            pkt = _put_bits(pkt, 8, 8, max(len(self.data) - 1, 0))
+        return pkt + pay
+
+    def guess_payload_class(self, payload):
+        return command_class(self.scaleup_profile, payload)
+
+    def extract_padding(self, s):
+        return s, None
+
+
+def _command_data_len(pkt):
+    """The data length a command's byte 1 gives (control fields read so far)."""
+    if pkt.scaleup_length is not None:
+        return pkt.getfieldval(pkt.scaleup_length) + 1
+    return pkt.control[1] + 1
+
+
+class Profile:
+    """A command profile: the command types by code, each a SUECommand subclass. Made from a
+    profile file's description (the JSON of profiles/default.json, which `scaleup --profile FILE`
+    and the Wireshark plugin read); load_profile(path) reads a file. The checks are those the
+    framing needs (R2 4.2: codes 1 to 255 once each, a control of 1 to 9 units, fields tiling it
+    from the 8-bit type, a data type's 8-bit length second); ValueError names the entry."""
+
+    def __init__(self, description, source="profile"):
+        def bad(where, why):
+            raise ValueError(f"{source}: {where}{why}")
+
+        if not isinstance(description, dict):
+            bad("", "a profile is a JSON object")
+        types = description.get("types")
+        if not isinstance(types, list) or not types or len(types) > MAX_TYPES:
+            bad("types: ", f"a list of 1 to {MAX_TYPES} command types")
+        self.name = description.get("name", "")
+        self.description = description.get("description", "")
+        self.classes = {}  # code -> class
+        self.by_name = {}  # type name -> class
+        for i, t in enumerate(types):
+            if not isinstance(t, dict):
+                bad(f"types[{i}]: ", "a command type is an object")
+            where = f"types[{i}] (code {t.get('code')}, {t.get('name')}): "
+            cls = self._command_class(t, lambda why: bad(where, why))
+            if cls.scaleup_code in self.classes:
+                bad(where, "code: the same code as another type")
+            self.classes[cls.scaleup_code] = cls
+            self.by_name[cls.scaleup_type] = cls
+
+    def __getitem__(self, key):
+        """A type's class by name ("WR_FULL") or code."""
+        return self.classes[key] if isinstance(key, int) else self.by_name[key]
+
+    def __repr__(self):
+        return f"<Profile {self.name}: {len(self.classes)} command types>"
+
+    def _command_class(self, t, bad):
+        code, units, data = t.get("code"), t.get("control_units"), t.get("data")
+        if not isinstance(code, int) or not 1 <= code <= 255:
+            bad("code: a code is 1 to 255 (type 0 is padding)")
+        if not isinstance(units, int) or not 1 <= units <= MAX_CONTROL_UNITS:
+            bad(f"control_units: 1 to {MAX_CONTROL_UNITS} units of 2 bytes")
+        if not isinstance(data, bool) or not t.get("name"):
+            bad("a command type needs a name and data (true or false)")
+        fields, dump, names, reserved, fixed = [], [], {}, [], {}
+        length, bit = None, 0
+        for k, f in enumerate(t.get("fields", ())):
+            if not isinstance(f, dict):
+                bad(f"fields[{k}]: a field is an object")
+            filt, width = f.get("filter", ""), f.get("width", 0)
+            kind, rule = f.get("type", KIND_NAMES[0]), f.get("check", RULE_NAMES[0])
+            if f.get("bit") != bit or not 1 <= width <= 64 or kind not in KIND_NAMES or \
+                    rule not in RULE_NAMES or not filt:
+                bad(f"fields[{k}] ({filt}): a filter, 1 to 64 bits from where the field before "
+                    "ends, a type and check of the profile file's")
+            name = _field_name(CMD_LAYER, filt)
+            if name in names or name == "data" or hasattr(Packet, name):
+                name = filt.replace(".", "_").replace("-", "_")
+            names[name] = filt
+            values = {v: n for v, n in f.get("values", ())}
+            default = code if bit == 0 else f.get("expect", 0)
+            if bit == 8 and data:
+                length, default = name, None
+            fields.append(BitEnumField(name, default, width, values) if values else
+                          BitField(name, default, width))
+            if rule == RULE_RESERVED:
+                reserved.append(name)
+            else:
+                dump.append((filt, bit, width, kind, values or None))
+            if rule == RULE_FIXED:
+                fixed[name] = f.get("expect", 0)
+            bit += width
+        if fields and (bit != 16 * units or fields[0].size != 8 or
+                       (data and (len(fields) < 2 or fields[1].size != 8))):
+            bad("fields: they cover the control, the 8-bit type first and, for a type with data, "
+                "the 8-bit data length second")
+        if not fields:  # no layout: the control as bytes
+            fields.append(XStrFixedLenField("control", bytes([code]) + bytes(2 * units - 1),
+                                            2 * units))
+        if data:
+            fields.append(StrLenField("data", b"", length_from=_command_data_len))
+        ident = "".join(c if c.isalnum() else "_" for c in str(t["name"]))
+        return type(f"SUECommand_{ident}", (SUECommand,), {
+            "__module__": __name__,
+            "name": f"SUE command {t['name']}",
+            "fields_desc": fields,
+            "scaleup_fields": names,
+            "scaleup_reserved": tuple(reserved),
+            "scaleup_fixed": fixed,
+            "scaleup_profile": self,
+            "scaleup_code": code,
+            "scaleup_type": str(t["name"]),
+            "scaleup_control": 2 * units,
+            "scaleup_has_data": data,
+            "scaleup_length": length,
+            "scaleup_dump": tuple(dump),
+        })
+
+
+def load_profile(path):
+    """The command profile in a profile file (the form `scaleup --profile FILE` reads)."""
+    with open(path, encoding="utf-8") as f:
+        try:
+            description = json.load(f)
+        except ValueError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+    return Profile(description, path)
+
+
+# The default command profile (pack/default_profile.hpp), written as its profile file
+# (profiles/default.json) and read as a user's file is.
+DEFAULT_PROFILE = Profile(json.loads(r'''
+{"name":"default","description":"R2 Table 2 transaction types with the AXI mapping of R2 3.2.2 (scaleup layout; even codes only, so a SUE Lite payload never sets the source MAC's I/G bit, R2 3.4)","types":[
+  {"code":2,"name":"WR_FULL_P","control_units":6,"data":true,"vc":0,"description":"Full write, posted (no response)","seed":"R2 Table 2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"address","filter":"sue.cmd.addr","bit":32,"width":64,"type":"hex","description":"Remote memory address","seed":"R2 4.1 (shared memory, load/store)"}]},
+  {"code":4,"name":"WR_FULL","control_units":6,"data":true,"vc":0,"description":"Full write, non-posted (write response)","seed":"R2 Table 2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"address","filter":"sue.cmd.addr","bit":32,"width":64,"type":"hex","description":"Remote memory address","seed":"R2 4.1 (shared memory, load/store)"}]},
+  {"code":6,"name":"WR_PART_P","control_units":8,"data":true,"vc":0,"description":"Partial write, posted","seed":"R2 Table 2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"address","filter":"sue.cmd.addr","bit":32,"width":64,"type":"hex","description":"Remote memory address","seed":"R2 4.1 (shared memory, load/store)"},
+    {"name":"first byte enables","filter":"sue.cmd.be_first","bit":96,"width":8,"type":"hex","description":"Bytes written in the first 8-byte word","seed":"R2 Table 2 (partial write); AXI WSTRB"},
+    {"name":"last byte enables","filter":"sue.cmd.be_last","bit":104,"width":8,"type":"hex","description":"Bytes written in the last 8-byte word","seed":"R2 Table 2 (partial write); AXI WSTRB"},
+    {"name":"reserved","filter":"sue.cmd.rsvd16","bit":112,"width":16,"type":"uint","seed":"scaleup default profile","check":"reserved"}]},
+  {"code":8,"name":"WR_PART","control_units":8,"data":true,"vc":0,"description":"Partial write, non-posted","seed":"R2 Table 2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"address","filter":"sue.cmd.addr","bit":32,"width":64,"type":"hex","description":"Remote memory address","seed":"R2 4.1 (shared memory, load/store)"},
+    {"name":"first byte enables","filter":"sue.cmd.be_first","bit":96,"width":8,"type":"hex","description":"Bytes written in the first 8-byte word","seed":"R2 Table 2 (partial write); AXI WSTRB"},
+    {"name":"last byte enables","filter":"sue.cmd.be_last","bit":104,"width":8,"type":"hex","description":"Bytes written in the last 8-byte word","seed":"R2 Table 2 (partial write); AXI WSTRB"},
+    {"name":"reserved","filter":"sue.cmd.rsvd16","bit":112,"width":16,"type":"uint","seed":"scaleup default profile","check":"reserved"}]},
+  {"code":10,"name":"RD","control_units":6,"data":false,"vc":0,"description":"Read request (AXI AR)","seed":"R2 Table 2, 3.2.2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"read length - 1","filter":"sue.cmd.rlen","bit":8,"width":8,"type":"uint","description":"Bytes to read, minus one; no data follows","seed":"R2 Table 2 (256B transactions)"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"address","filter":"sue.cmd.addr","bit":32,"width":64,"type":"hex","description":"Remote memory address","seed":"R2 4.1 (shared memory, load/store)"}]},
+  {"code":12,"name":"RD_RSP","control_units":3,"data":true,"vc":1,"description":"Read response with data (AXI R)","seed":"R2 3.2.2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"status","filter":"sue.cmd.status","bit":32,"width":8,"type":"uint","values":[[0,"OKAY"],[1,"EXOKAY"],[2,"SLVERR"],[3,"DECERR"]],"description":"AXI response code","seed":"R2 3.2.2 (B and R channels)"},
+    {"name":"reserved","filter":"sue.cmd.rsvd2","bit":40,"width":8,"type":"uint","seed":"scaleup default profile","check":"reserved"}]},
+  {"code":14,"name":"WR_RSP","control_units":3,"data":false,"vc":1,"description":"Write response (AXI B)","seed":"R2 3.2.2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"reserved","filter":"sue.cmd.rsvd","bit":8,"width":8,"type":"uint","seed":"scaleup framing","check":"reserved"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"status","filter":"sue.cmd.status","bit":32,"width":8,"type":"uint","values":[[0,"OKAY"],[1,"EXOKAY"],[2,"SLVERR"],[3,"DECERR"]],"description":"AXI response code","seed":"R2 3.2.2 (B and R channels)"},
+    {"name":"reserved","filter":"sue.cmd.rsvd2","bit":40,"width":8,"type":"uint","seed":"scaleup default profile","check":"reserved"}]},
+  {"code":16,"name":"MSG","control_units":3,"data":true,"vc":0,"description":"Message","seed":"R2 Table 2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"queue","filter":"sue.cmd.queue","bit":32,"width":16,"type":"uint","description":"Receive queue at the destination XPU","seed":"R2 Table 2 (message)"}]},
+  {"code":18,"name":"BARRIER","control_units":2,"data":false,"vc":0,"description":"Barrier","seed":"R2 Table 2","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"reserved","filter":"sue.cmd.rsvd","bit":8,"width":8,"type":"uint","seed":"scaleup framing","check":"reserved"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"}]},
+  {"code":20,"name":"ATOMIC","control_units":7,"data":true,"vc":0,"description":"Atomic operation; data = operands","seed":"R2 Table 2, 4.1","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"operation","filter":"sue.cmd.op","bit":32,"width":8,"type":"uint","values":[[0,"ADD"],[1,"SWAP"],[2,"CAS"],[3,"AND"],[4,"OR"],[5,"XOR"],[6,"MIN"],[7,"MAX"]],"description":"Atomic operation","seed":"R2 4.1 (put, get, atomic)"},
+    {"name":"reserved","filter":"sue.cmd.rsvd2","bit":40,"width":8,"type":"uint","seed":"scaleup default profile","check":"reserved"},
+    {"name":"address","filter":"sue.cmd.addr","bit":48,"width":64,"type":"hex","description":"Remote memory address","seed":"R2 4.1"}]},
+  {"code":22,"name":"ATOMIC_RSP","control_units":3,"data":true,"vc":1,"description":"Atomic response; data = old value","seed":"R2 4.1","fields":[
+    {"name":"type","filter":"sue.cmd.type","bit":0,"width":8,"type":"hex","description":"Command type (profile)","seed":"R2 4.2 step 2a"},
+    {"name":"data length - 1","filter":"sue.cmd.dlen","bit":8,"width":8,"type":"uint","description":"Data bytes that follow, minus one","seed":"R2 4.2 step 2a; scaleup framing"},
+    {"name":"tag","filter":"sue.cmd.tag","bit":16,"width":16,"type":"uint","description":"Matches a response to its request","seed":"R2 1.2 (command/response); AXI ID"},
+    {"name":"status","filter":"sue.cmd.status","bit":32,"width":8,"type":"uint","values":[[0,"OKAY"],[1,"EXOKAY"],[2,"SLVERR"],[3,"DECERR"]],"description":"AXI response code","seed":"R2 3.2.2 (B and R channels)"},
+    {"name":"reserved","filter":"sue.cmd.rsvd2","bit":40,"width":8,"type":"uint","seed":"scaleup default profile","check":"reserved"}]}
+]}
+'''), "default profile")
+
+# The profile packed payloads are read with, as dump's --profile: DEFAULT_PROFILE, a Profile,
+# or None (payloads left Raw, as --profile none). use_profile() sets it.
+PROFILE = DEFAULT_PROFILE
+
+
+def _as_profile(profile):
+    if profile is None or isinstance(profile, Profile):
+        return profile
+    if profile == DEFAULT_PROFILE.name:
+        return DEFAULT_PROFILE
+    return load_profile(profile)
+
+
+def use_profile(profile):
+    """Reads packed payloads with `profile` from now on, as dump's --profile does: a Profile, the
+    default's name ("default"), a profile file's path, or None (no commands). Returns the profile
+    used before."""
+    global PROFILE
+    before, PROFILE = PROFILE, _as_profile(profile)
+    return before
+
+
+@contextlib.contextmanager
+def _profile_set(profile):
+    before = use_profile(profile)
+    try:
+        yield
+    finally:
+        use_profile(before)
 
 
 class SUE(_PDU):
@@ -830,26 +1198,175 @@ _udp_guess_payload_class.scaleup_original = _udp_guess
 UDP.guess_payload_class = _udp_guess_payload_class
 
 
-def dump_fields(pkt, other=None):
-    """The fields of pkt's scaleup layers under the names `scaleup dump --json` gives them:
-    {filter name: value}, a name met in two layers holding a list. Reserved fields are left out,
-    as dump leaves them out. other(layer), when given, names more fields of a layer (of scapy's
-    own layers, say): {filter name: value}, merged in layer order."""
-    out = {}
+def _json_value(value, kind, names):
+    """A field's value as dump --json writes it: a number for the integer kinds, text for the
+    others (addresses as dump prints them, a label by its name)."""
+    if kind == "mac":
+        return ":".join(f"{b:02x}" for b in value.to_bytes(6, "big"))
+    if kind == "ipv4":
+        return str(ipaddress.IPv4Address(value))
+    if kind == "ipv6":
+        return ipaddress.IPv6Address(value).compressed
+    if kind == "label":
+        return (names or {}).get(value, str(value))
+    return value
+
+
+def _bsd_family(value):
+    """A BSD loopback family in either byte order, as dump reads it (wire::bsd_family_of): the
+    host's order on link type 0, which a family above 0xFFFF shows to be little-endian."""
+    return value if value <= 0xFFFF else int.from_bytes(value.to_bytes(4, "big"), "little")
+
+
+def _table_values(fields, header):
+    """(filter, value) of each field of `fields` that `header` (a layer's bytes) holds."""
+    out = []
+    for filt, bit, width, kind, names in fields:
+        if bit + width <= 8 * len(header):
+            value = _get_bits(header, bit, width)
+            out.append((filt, _json_value(_bsd_family(value) if filt == NULL_FAMILY else value,
+                                          kind, names)))
+    return out
+
+
+def _layers(pkt):
     layer = pkt
     while not isinstance(layer, NoPayload):
-        named = {key: layer.getfieldval(name)
-                 for name, key in getattr(layer, "scaleup_fields", {}).items()
-                 if name not in layer.scaleup_reserved}
-        named.update(other(layer) if other else {})
-        for key, value in named.items():
-            if key not in out:
-                out[key] = value
-            elif isinstance(out[key], list):
-                out[key].append(value)
-            else:
-                out[key] = [out[key], value]
+        yield layer
         layer = layer.payload
+
+
+def _payload_size(layer, stop):
+    """Bytes of the layers after `layer` up to one of the classes `stop`, as read (a padding
+    layer of scapy's holds none: it is past the PDU)."""
+    n = 0
+    for after in _layers(layer.payload):
+        if isinstance(after, stop):
+            break
+        n += len(after.self_build())
+    return n
+
+
+def encap(pkt):
+    """The encapsulation dump names a frame read as pkt by (its "encap"): a SUE encapsulation by
+    the headers that carry SUE, else how far the frame was read. None for a Tofu slice or an
+    ExaJet packet."""
+    has = {type(layer) for layer in _layers(pkt)}
+    tagged = any(isinstance(layer, Dot1Q) for layer in _layers(pkt))
+    if has & {TofuSlice, ExaJetData, ExaJetAck, ExaJetControl}:
+        return None
+    if AFH1 in has:
+        if SUEFailover in has:  # no SUE behind the shim: an Ethernet frame to dump
+            return CARRIER_ETH
+        if AFH1Shim in has:
+            return ENCAP_AFH1_VLAN_SHIM if tagged else ENCAP_AFH1_SHIM
+        return ENCAP_AFH1_VLAN if tagged else ENCAP_AFH1
+    sue = SUE in has
+    if SUELite in has:
+        return ENCAP_LITE
+    if has & {AFH2, AFH2C}:
+        return (ENCAP_AFH2 if AFH2 in has else ENCAP_AFH2C) if sue else CARRIER_AFH2
+    if UDP in has:
+        if IP in has:
+            return ENCAP_UDP4 if sue else CARRIER_IPV4_UDP
+        return ENCAP_UDP6 if sue else CARRIER_IPV6_UDP
+    for cls, name in ((IP, CARRIER_IPV4), (IPv6, CARRIER_IPV6), (Ether, CARRIER_ETH),
+                      (CookedLinux, CARRIER_SLL), (CookedLinuxV2, CARRIER_SLL),
+                      (Loopback, CARRIER_NULL)):
+        if cls in has:
+            return name
+    return CARRIER_UNKNOWN
+
+
+_CURRENT = object()
+
+
+def _as_read(pkt, profile):
+    """Whether pkt is a frame as read (no layer changed since) whose packed payloads were read
+    with `profile`: dump_fields need not read it again."""
+    for layer in _layers(pkt):
+        if layer.raw_packet_cache is None:
+            return False
+        if getattr(layer, "__dict__", {}).get("scaleup_read_with", profile) is not profile:
+            return False
+    return True
+
+
+def dump_fields(pkt, profile=_CURRENT):
+    """What `scaleup dump --json` writes for the frame pkt is: {key: value} under dump's keys.
+    The frame is read again from pkt's bytes, as dump reads it (with pkt's outermost class, and
+    packed payloads with `profile`: PROFILE by default, as dump's --profile; None: no commands),
+    so what was left None to be computed is as sent; a frame as read (from a capture, no field
+    changed since) whose payloads were read with that profile is taken as it is. It gives
+      "encap", "frame.len" (pkt.wirelen when read from a capture, else the bytes) and
+      "frame.cap_len";
+      every field of every header (scapy's own ones too: eth, vlan, ip, ipv6, udp, sll, null),
+      reserved ones left out, as dump leaves them out; a name two headers hold (two VLAN tags):
+      a list of values in order;
+      what dump computes of a PDU: sue.payload.len, sue_lite.len, the trailers' CRC status
+      (sue.rcrc.status: good, bad, missing), ip.checksum.status and udp.checksum.status as dump
+      gives them unless --check-checksums (unverified; not_present for a UDP checksum of 0 over
+      IPv4);
+      CMD_LIST ("sue.cmds"): one object per command, its control fields, sue.cmd.name,
+      sue.cmd.control_len and sue.cmd.data_len.
+    Not given: what the capture says of the frame and no frame can ("frame": its number,
+    frame.time_epoch, frame.time_relative, frame.time_delta, frame.interface_id); "errors",
+    dump's findings, which the module does not judge (scaleup_check() gives the CRCs'); what dump
+    computes only when asked (sue.dst_xpu with --xpu-map; checksum statuses with
+    --check-checksums); eth.fcs (this module reads no FCS); of a Tofu slice or an ExaJet packet,
+    "encap" and the values dump computes beside the CRC status."""
+    wire = bytes(pkt)
+    profile = PROFILE if profile is _CURRENT else profile
+    read = pkt
+    if not _as_read(pkt, profile):
+        with _profile_set(profile):
+            read = type(pkt)(wire)
+    out = {}
+    kind = encap(read)
+    if kind is not None:
+        out["encap"] = kind
+    out["frame.len"] = getattr(pkt, "wirelen", None) or len(wire)
+    out["frame.cap_len"] = len(wire)
+    top, commands = [], []
+    for layer in _layers(read):
+        cls = type(layer)
+        if isinstance(layer, SUECommand):
+            values = dict(_table_values(cls.scaleup_dump, layer.self_build()))
+            values[NAME_FILTER] = cls.scaleup_type
+            values[CONTROL_LEN_FILTER] = cls.scaleup_control
+            values[DATA_LEN_FILTER] = len(layer.data) if cls.scaleup_has_data else 0
+            commands.append(values)
+            continue
+        for table in DUMP_READS.get(cls, ()):
+            top += _table_values(DUMP_TABLES[table], layer.self_build())
+        if cls is IP:
+            top.append((IP_CHECKSUM_STATUS, CHECKSUM_UNVERIFIED))
+        elif cls is UDP:
+            zero = layer.chksum == 0 and isinstance(layer.underlayer, IP)
+            top.append((UDP_CHECKSUM_STATUS, CHECKSUM_NOT_PRESENT if zero else
+                        CHECKSUM_UNVERIFIED))
+        elif cls is SUE:
+            top.append((PAYLOAD_LEN_FILTER, _payload_size(layer, SUERCRC)))
+        elif cls is SUELite:
+            top.append((LITE_LEN_FILTER, _payload_size(layer, SUEPad)))
+        if getattr(cls, "scaleup_trailer", None) and layer.payload.getlayer(
+                cls.scaleup_trailer) is None and layer.scaleup_check() is not None:
+            top.append((cls.scaleup_status, layer.scaleup_check()))
+        if cls in TRAILER_OF:
+            header = layer.underlayer
+            while header is not None and not isinstance(header, TRAILER_OF[cls]):
+                header = header.underlayer
+            if header is not None:
+                top.append((header.scaleup_status, header.scaleup_check()))
+    for key, value in top:
+        if key not in out:
+            out[key] = value
+        elif isinstance(out[key], list):
+            out[key].append(value)
+        else:
+            out[key] = [out[key], value]
+    if commands:
+        out[CMD_LIST] = commands
     return out
 
 
@@ -904,13 +1421,266 @@ conf.l2types.register_layer2num(LINK_RDMA, ExaJetControl)
 
 # ---- names ----
 
-FILTERS = {}  # display-filter name -> ((class, field), ...)
-for _cls in (
+CLASSES = (  # the module's classes, one per field table
     SUE, AFH1, AFH1Shim, AFH2, AFH2C, AFH2Type, SUERCRC, SUEFailover, TofuSlice, TofuRH, TofuFCS,
     ExaJetData, ExaJetAck, ExaJetControl, ExaJetControlPayload, ExaJetFooter
-):
+)
+FILTERS = {}  # display-filter name -> ((class, field), ...)
+for _cls in CLASSES:
     for _field, _key in _cls.scaleup_fields.items():
         FILTERS[_key] = FILTERS.get(_key, ()) + ((_cls, _field),)
+
+# The header classes each trailer class closes.
+TRAILER_OF = {}
+for _cls in CLASSES:
+    if _cls.scaleup_trailer is not None:
+        TRAILER_OF[_cls.scaleup_trailer] = TRAILER_OF.get(_cls.scaleup_trailer, ()) + (_cls,)
+
+# What dump --json writes of a header: each table's fields (filter, bit, width, kind, value
+# names), reserved ones left out; the tables each class's bytes are read with, from its first
+# bit, in dump's order (AFH1's 14 bytes are an Ethernet header to dump, then the addresses).
+DUMP_TABLES = {
+    "sue.rh": (
+        ("sue.rh.ver", 0, 2, "uint", None),
+        ("sue.rh.op", 2, 2, "uint", {0: "ACK", 1: "NACK", 2: "none", 3: "none"}),
+        ("sue.rh.xpuid", 6, 10, "uint", None),
+        ("sue.rh.npsn", 16, 16, "uint", None),
+        ("sue.rh.vc", 32, 2, "uint", None),
+        ("sue.rh.partition", 38, 10, "uint", None),
+        ("sue.rh.apsn", 48, 16, "uint", None),
+    ),
+    "sll": (
+        ("sll.pkttype", 0, 16, "uint", {0: "Unicast to us", 1: "Broadcast", 2: "Multicast", 3: "Unicast to another host", 4: "Sent by us"}),
+        ("sll.hatype", 16, 16, "uint", {1: "Ethernet", 772: "Loopback", 776: "IPv6-in-IPv4", 65534: "None"}),
+        ("sll.halen", 32, 16, "uint", None),
+        ("sll.src.eth", 48, 48, "mac", None),
+        ("sll.unused", 96, 16, "hex", None),
+        ("sll.etype", 112, 16, "hex", None),
+    ),
+    "sll2": (
+        ("sll.etype", 0, 16, "hex", None),
+        ("sll.ifindex", 32, 32, "uint", None),
+        ("sll.hatype", 64, 16, "uint", {1: "Ethernet", 772: "Loopback", 776: "IPv6-in-IPv4", 65534: "None"}),
+        ("sll.pkttype", 80, 8, "uint", {0: "Unicast to us", 1: "Broadcast", 2: "Multicast", 3: "Unicast to another host", 4: "Sent by us"}),
+        ("sll.halen", 88, 8, "uint", None),
+        ("sll.src.eth", 96, 48, "mac", None),
+        ("sll.unused", 144, 16, "hex", None),
+    ),
+    "null": (
+        ("null.family", 0, 32, "uint", {2: "IP", 24: "IPv6", 28: "IPv6", 30: "IPv6"}),
+    ),
+    "eth": (
+        ("eth.dst", 0, 48, "mac", None),
+        ("eth.src", 48, 48, "mac", None),
+        ("eth.type", 96, 16, "hex", None),
+    ),
+    "vlan": (
+        ("vlan.priority", 0, 3, "uint", None),
+        ("vlan.dei", 3, 1, "flag", None),
+        ("vlan.id", 4, 12, "uint", None),
+        ("vlan.etype", 16, 16, "hex", None),
+    ),
+    "ieee8021ad": (
+        ("ieee8021ad.priority", 0, 3, "uint", None),
+        ("ieee8021ad.dei", 3, 1, "flag", None),
+        ("ieee8021ad.id", 4, 12, "uint", None),
+        ("ieee8021ah.etype", 16, 16, "hex", None),
+    ),
+    "ip": (
+        ("ip.version", 0, 4, "uint", None),
+        ("ip.hdr_len", 4, 4, "uint", None),
+        ("ip.dsfield.dscp", 8, 6, "uint", None),
+        ("ip.dsfield.ecn", 14, 2, "uint", None),
+        ("ip.len", 16, 16, "uint", None),
+        ("ip.id", 32, 16, "hex", None),
+        ("ip.flags.df", 49, 1, "flag", None),
+        ("ip.flags.mf", 50, 1, "flag", None),
+        ("ip.frag_offset", 51, 13, "uint", None),
+        ("ip.ttl", 64, 8, "uint", None),
+        ("ip.proto", 72, 8, "uint", None),
+        ("ip.checksum", 80, 16, "hex", None),
+        ("ip.src", 96, 32, "ipv4", None),
+        ("ip.dst", 128, 32, "ipv4", None),
+    ),
+    "ipv6": (
+        ("ipv6.version", 0, 4, "uint", None),
+        ("ipv6.tclass", 4, 8, "hex", None),
+        ("ipv6.flow", 12, 20, "hex", None),
+        ("ipv6.plen", 32, 16, "uint", None),
+        ("ipv6.nxt", 48, 8, "uint", None),
+        ("ipv6.hlim", 56, 8, "uint", None),
+        ("ipv6.src", 64, 128, "ipv6", None),
+        ("ipv6.dst", 192, 128, "ipv6", None),
+    ),
+    "ipv6.fraghdr": (
+        ("ipv6.fraghdr.nxt", 0, 8, "uint", None),
+        ("ipv6.fraghdr.offset", 16, 13, "uint", None),
+        ("ipv6.fraghdr.more", 31, 1, "flag", None),
+        ("ipv6.fraghdr.ident", 32, 32, "hex", None),
+    ),
+    "udp": (
+        ("udp.srcport", 0, 16, "uint", None),
+        ("udp.dstport", 16, 16, "uint", None),
+        ("udp.length", 32, 16, "uint", None),
+        ("udp.checksum", 48, 16, "hex", None),
+    ),
+    "afh1": (
+        ("afh1.da_prefix", 0, 32, "hex", None),
+        ("afh1.dst_xpu", 32, 16, "uint", None),
+        ("afh1.sa_prefix", 48, 32, "hex", None),
+        ("afh1.src_xpu", 80, 16, "uint", None),
+    ),
+    "afh1.shim": (
+        ("afh1.shim.version", 0, 4, "uint", None),
+        ("afh1.shim.tc", 4, 8, "uint", None),
+        ("afh1.shim.hop_limit", 12, 8, "uint", None),
+        ("afh1.shim.next_header", 20, 8, "uint", None),
+        ("afh1.shim.length", 28, 16, "uint", None),
+        ("afh1.shim.entropy", 44, 20, "hex", None),
+        ("afh1.shim.src_xpu", 64, 32, "uint", None),
+        ("afh1.shim.dst_xpu", 96, 32, "uint", None),
+    ),
+    "afh2": (
+        ("afh2.w", 2, 1, "flag", {0: "normal", 1: "compressed"}),
+        ("afh2.v", 3, 1, "flag", None),
+        ("afh2.z", 4, 1, "flag", None),
+        ("afh2.y", 5, 1, "flag", None),
+        ("afh2.x", 6, 1, "flag", None),
+        ("afh2.m", 7, 1, "flag", {0: "unicast", 1: "multicast"}),
+        ("afh2.hop_count", 8, 8, "uint", None),
+        ("afh2.dst_xpu", 16, 32, "uint", None),
+        ("afh2.tc", 48, 5, "uint", None),
+        ("afh2.sa_ul", 54, 1, "flag", None),
+        ("afh2.sa_ig", 55, 1, "flag", None),
+        ("afh2.entropy", 56, 8, "hex", None),
+        ("afh2.src_xpu", 64, 32, "uint", None),
+    ),
+    "afh2c": (
+        ("afh2.w", 2, 1, "flag", {0: "normal", 1: "compressed"}),
+        ("afh2.v", 3, 1, "flag", None),
+        ("afh2.z", 4, 1, "flag", None),
+        ("afh2.y", 5, 1, "flag", None),
+        ("afh2.x", 6, 1, "flag", None),
+        ("afh2.m", 7, 1, "flag", {0: "unicast", 1: "multicast"}),
+        ("afh2c.tc", 8, 5, "uint", None),
+        ("afh2c.src_xpu", 16, 16, "uint", None),
+        ("afh2c.dst_xpu", 32, 16, "uint", None),
+    ),
+    "afh2.etype": (
+        ("afh2.type", 0, 16, "hex", None),
+    ),
+    "sue.rcrc": (
+        ("sue.rcrc", 0, 32, "hex", None),
+    ),
+    "sue.failover": (
+        ("sue.failover.ver", 0, 2, "uint", None),
+        ("sue.failover.type", 2, 2, "uint", {0: "reserved", 1: "request", 2: "reply", 3: "reserved"}),
+        ("sue.failover.port", 4, 2, "uint", None),
+        ("sue.failover.vc", 6, 2, "uint", None),
+        ("sue.failover.generation", 8, 8, "uint", None),
+        ("sue.failover.xpuid", 22, 10, "uint", None),
+        ("sue.failover.base", 32, 16, "uint", None),
+        ("sue.failover.expected", 48, 16, "uint", None),
+        ("sue.failover.crc", 64, 32, "hex", None),
+    ),
+    "tofu.slice": (
+        ("tofu.slice.lane", 0, 4, "uint", None),
+        ("tofu.slice.lanes", 4, 4, "uint", None),
+        ("tofu.slice.replay", 8, 1, "flag", None),
+        ("tofu.slice.injected", 9, 1, "flag", None),
+    ),
+    "tofu.rh": (
+        ("tofu.rh.one", 0, 1, "flag", None),
+        ("tofu.rh.len", 1, 6, "uint", None),
+        ("tofu.rh.dabc1.a", 7, 1, "uint", None),
+        ("tofu.rh.dabc1.b", 8, 2, "uint", None),
+        ("tofu.rh.dabc1.c", 10, 1, "uint", None),
+        ("tofu.rh.dx", 11, 8, "uint", None),
+        ("tofu.rh.dy", 19, 8, "uint", None),
+        ("tofu.rh.dz", 27, 8, "uint", None),
+        ("tofu.rh.dabc2.a", 35, 1, "uint", None),
+        ("tofu.rh.dabc2.b", 36, 2, "uint", None),
+        ("tofu.rh.dabc2.c", 38, 1, "uint", None),
+        ("tofu.rh.di", 39, 3, "uint", None),
+        ("tofu.rh.b", 42, 1, "flag", None),
+        ("tofu.rh.s", 43, 1, "flag", None),
+        ("tofu.rh.vc", 45, 2, "uint", None),
+        ("tofu.rh.pat", 47, 3, "uint", {0: "duplicate", 1: "split in 2", 2: "split in 4", 3: "reserved", 4: "reserved", 5: "reserved", 6: "reserved", 7: "reserved"}),
+        ("tofu.rh.stat", 50, 4, "hex", None),
+        ("tofu.rh.seq", 54, 10, "uint", None),
+    ),
+    "tofu.slice.fcs": (
+        ("tofu.slice.fcs", 0, 32, "hex", None),
+    ),
+    "rdma.pkt": (
+        ("rdma.pkt.type", 0, 4, "uint", {0: "write", 1: "inline write", 2: "ACK", 3: "NACK", 4: "control"}),
+        ("rdma.pkt.last", 4, 1, "flag", None),
+        ("rdma.pkt.notify", 5, 1, "flag", None),
+        ("rdma.pkt.cm", 6, 1, "flag", None),
+        ("rdma.pkt.multipath", 7, 1, "flag", None),
+        ("rdma.pkt.tid", 8, 10, "uint", None),
+        ("rdma.pkt.seq", 18, 14, "uint", None),
+        ("rdma.pkt.block_seq", 32, 14, "uint", None),
+        ("rdma.pkt.index", 46, 6, "uint", None),
+        ("rdma.pkt.len", 52, 12, "uint", None),
+        ("rdma.pkt.dst_addr", 64, 64, "hex", None),
+    ),
+    "rdma.ack": (
+        ("rdma.ack.type", 0, 4, "uint", {0: "write", 1: "inline write", 2: "ACK", 3: "NACK", 4: "control"}),
+        ("rdma.ack.cause", 4, 4, "uint", {0: "none", 1: "missing packet", 2: "bad CRC"}),
+        ("rdma.ack.tid", 8, 10, "uint", None),
+        ("rdma.ack.seq", 18, 14, "uint", None),
+        ("rdma.ack.block_seq", 32, 14, "uint", None),
+        ("rdma.ack.dst_coord", 64, 16, "uint", None),
+    ),
+    "rdma.ctl": (
+        ("rdma.ctl.type", 0, 4, "uint", {0: "write", 1: "inline write", 2: "ACK", 3: "NACK", 4: "control"}),
+        ("rdma.ctl.tid", 8, 10, "uint", None),
+        ("rdma.ctl.seq", 18, 14, "uint", None),
+        ("rdma.ctl.block_seq", 32, 14, "uint", None),
+        ("rdma.ctl.blocks", 46, 18, "uint", None),
+        ("rdma.ctl.notify_addr", 64, 64, "hex", None),
+    ),
+    "rdma.ctl.payload": (
+        ("rdma.ctl.value", 0, 64, "hex", None),
+    ),
+    "rdma.ftr": (
+        ("rdma.ftr.src_coord", 0, 16, "uint", None),
+        ("rdma.ftr.pd", 16, 16, "uint", None),
+        ("rdma.ftr.channel", 32, 11, "uint", None),
+        ("rdma.ftr.pkts", 43, 7, "uint", None),
+        ("rdma.ftr.priority", 50, 4, "uint", None),
+        ("rdma.ftr.crc", 96, 32, "hex", None),
+    ),
+}
+DUMP_READS = {
+    CookedLinux: ("sll",),
+    CookedLinuxV2: ("sll2",),
+    Loopback: ("null",),
+    Ether: ("eth",),
+    Dot1Q: ("vlan",),
+    Dot1AD: ("ieee8021ad",),
+    IP: ("ip",),
+    IPv6: ("ipv6",),
+    IPv6ExtHdrFragment: ("ipv6.fraghdr",),
+    UDP: ("udp",),
+    SUE: ("sue.rh",),
+    AFH1: ("eth", "afh1"),
+    AFH1Shim: ("afh1.shim",),
+    AFH2: ("afh2",),
+    AFH2C: ("afh2c",),
+    AFH2Type: ("afh2.etype",),
+    SUERCRC: ("sue.rcrc",),
+    SUEFailover: ("sue.failover",),
+    TofuSlice: ("tofu.slice",),
+    TofuRH: ("tofu.rh",),
+    TofuFCS: ("tofu.slice.fcs",),
+    ExaJetData: ("rdma.pkt",),
+    ExaJetAck: ("rdma.ack",),
+    ExaJetControl: ("rdma.ctl",),
+    ExaJetControlPayload: ("rdma.ctl.payload",),
+    ExaJetFooter: ("rdma.ftr",),
+}
 
 # Fields dump computes rather than reads: not scapy fields.
 COMPUTED = frozenset({

@@ -7,6 +7,7 @@
 // places.
 #include "scapy_module.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "scaleup/dissect/address_text.hpp"
+#include "scaleup/dissect/profile_loader.hpp"
 #include "scaleup/dissect/registry.hpp"
 
 namespace scaleup::docgen {
@@ -46,6 +48,12 @@ constexpr std::size_t max_tags = wire::received_frame::max_vlan_tags;
 constexpr std::string_view heuristic_version = "sue.rh.ver";
 // The layer detail::afh2 names the packed payload of a SUE Lite frame.
 constexpr std::string_view lite_layer = "sue_lite";
+// The layers detail::commands makes of a packed payload: each command one in a list, which
+// `dump --json` writes as an array of objects under the list's name; trailing zeros one of
+// padding.
+constexpr std::string_view command_layer = "sue.cmd";
+constexpr std::string_view command_list = "sue.cmds";
+constexpr std::string_view pad_layer = "sue.pad";
 // Link types: Ethernet, bare AFH Gen 2, Tofu slice records, ExaJet packets.
 constexpr std::uint32_t link_ethernet = dissect::link_ethernet;
 constexpr std::uint32_t link_afh2 = dissect::link_afh2;
@@ -79,6 +87,9 @@ struct layer {
   std::string_view base;  // ScaleupPacket or one of the runtime's subclasses of it
   std::vector<part> parts;
   std::optional<trailer> closed_by{};
+  // The tables dump reads the class's bytes with, each from its first bit, in dump's order;
+  // empty: those of `parts`.
+  std::vector<std::string_view> read_as{};
 };
 
 // Payload lengths the module fills in when a field is left None: the bytes between the header and
@@ -119,12 +130,15 @@ std::vector<layer> layers() {
   const trailer footer{"ExaJetFooter", &dissect::rdma_computed_fields::crc_status};
   return {
       {"SUE", "_PDU", {part_of<wire::reliability_header>()}, rcrc},
-      // AFH Gen 1 takes Ethernet's place: the Ethertype comes with it.
+      // AFH Gen 1 takes Ethernet's place: the Ethertype comes with it. dump reads its 14 bytes
+      // as an Ethernet header too (wire/receive.hpp), then as the addresses.
       {"AFH1",
        "ScaleupPacket",
        {part_of<wire::afh1_addresses>(),
         part_of<wire::ethernet_header>(
-            wire::info_of<wire::ethernet_header, &wire::ethernet_header::type>().filter)}},
+            wire::info_of<wire::ethernet_header, &wire::ethernet_header::type>().filter)},
+       std::nullopt,
+       {wire::layout<wire::ethernet_header>::name, wire::layout<wire::afh1_addresses>::name}},
       {"AFH1Shim", "ScaleupPacket", {part_of<wire::afh1_shim>()}},
       {"AFH2", "ScaleupPacket", {part_of<wire::afh2_normal>()}},
       {"AFH2C", "_AFH2C", {part_of<wire::afh2_compressed>()}},
@@ -142,18 +156,45 @@ std::vector<layer> layers() {
   };
 }
 
-// Frame tables scapy has classes of its own for.
-constexpr std::array<std::array<std::string_view, 2>, 10> scapy_own{{
-    {"sll", "CookedLinux"},
-    {"sll2", "CookedLinuxV2"},
-    {"null", "Loopback"},
-    {"eth", "Ether"},
-    {"vlan", "Dot1Q"},
-    {"ieee8021ad", "Dot1AD"},
-    {"ip", "IP"},
-    {"ipv6", "IPv6"},
-    {"ipv6.fraghdr", "IPv6ExtHdrFragment"},
-    {"udp", "UDP"},
+// Frame tables scapy has classes of its own for: table, class, the module that defines it.
+constexpr std::array<std::array<std::string_view, 3>, 10> scapy_own{{
+    {"sll", "CookedLinux", "scapy.layers.l2"},
+    {"sll2", "CookedLinuxV2", "scapy.layers.l2"},
+    {"null", "Loopback", "scapy.layers.l2"},
+    {"eth", "Ether", "scapy.layers.l2"},
+    {"vlan", "Dot1Q", "scapy.layers.l2"},
+    {"ieee8021ad", "Dot1AD", "scapy.layers.l2"},
+    {"ip", "IP", "scapy.layers.inet"},
+    {"ipv6", "IPv6", "scapy.layers.inet6"},
+    {"ipv6.fraghdr", "IPv6ExtHdrFragment", "scapy.layers.inet6"},
+    {"udp", "UDP", "scapy.layers.inet"},
+}};
+
+// The encapsulations dump names frames by (wire::encap, wire::carrier): the module's constant
+// for each.
+struct encap_constant {
+  std::string_view python;
+  std::string_view name;
+};
+const std::array<encap_constant, 18> encap_constants{{
+    {"ENCAP_UDP4", wire::to_string(wire::encap::udp4)},
+    {"ENCAP_UDP6", wire::to_string(wire::encap::udp6)},
+    {"ENCAP_AFH1", wire::to_string(wire::encap::afh1)},
+    {"ENCAP_AFH1_VLAN", wire::to_string(wire::encap::afh1_vlan)},
+    {"ENCAP_AFH1_SHIM", wire::to_string(wire::encap::afh1_shim)},
+    {"ENCAP_AFH1_VLAN_SHIM", wire::to_string(wire::encap::afh1_vlan_shim)},
+    {"ENCAP_AFH2", wire::to_string(wire::encap::afh2)},
+    {"ENCAP_AFH2C", wire::to_string(wire::encap::afh2c)},
+    {"ENCAP_LITE", wire::to_string(wire::encap::lite)},
+    {"CARRIER_UNKNOWN", wire::to_string(wire::carrier::unknown)},
+    {"CARRIER_ETH", wire::to_string(wire::carrier::ethernet)},
+    {"CARRIER_IPV4", wire::to_string(wire::carrier::ipv4)},
+    {"CARRIER_IPV6", wire::to_string(wire::carrier::ipv6)},
+    {"CARRIER_IPV4_UDP", wire::to_string(wire::carrier::ipv4_udp)},
+    {"CARRIER_IPV6_UDP", wire::to_string(wire::carrier::ipv6_udp)},
+    {"CARRIER_AFH2", wire::to_string(wire::carrier::afh2)},
+    {"CARRIER_SLL", wire::to_string(wire::carrier::linux_sll)},
+    {"CARRIER_NULL", wire::to_string(wire::carrier::null)},
 }};
 
 // ExaJet packet types and the header class each is read with (rdma::dissect_packet).
@@ -419,6 +460,72 @@ std::string lines(const std::vector<std::string>& ls) {
   return out;
 }
 
+// ---- what dump --json writes: the tables each class is read with --------------------------
+
+// A field as dump --json writes it: (filter, bit, width, kind, value names or None).
+std::string dump_field(const field_info& f) {
+  return "(" + py_str(f.filter) + ", " + std::to_string(f.bit) + ", " + std::to_string(f.width) +
+         ", " + py_str(dissect::kind_names[static_cast<std::size_t>(f.type)]) + ", " +
+         (f.names.empty() ? std::string("None") : enum_dict(f)) + ")";
+}
+
+// Every frame table, its fields dump writes (reserved ones it leaves out of its JSON).
+std::string dump_tables() {
+  std::vector<std::string> out;
+  for (const auto& t : dissect::tables) {
+    if (t.group != dissect::table_group::frame) continue;
+    out.push_back("    " + py_str(t.name) + ": (");
+    for (const auto& f : t.fields)
+      if (f.check != wire::rule::reserved) out.push_back("        " + dump_field(f) + ",");
+    out.push_back("    ),");
+  }
+  return lines(out);
+}
+
+// Each class (scapy's own and the module's) and the tables dump reads its bytes with.
+std::string dump_reads(const std::vector<layer>& ls) {
+  std::vector<std::string> out;
+  for (const auto& s : scapy_own)
+    out.push_back("    " + std::string(s[1]) + ": (" + py_str(s[0]) + ",),");
+  for (const auto& l : ls) {
+    std::vector<std::string> names;
+    if (!l.read_as.empty())
+      for (const auto n : l.read_as) names.push_back(py_str(n));
+    else
+      for (const auto& p : l.parts) names.push_back(py_str(p.table.name));
+    out.push_back("    " + std::string(l.cls) + ": " + py_tuple(names) + ",");
+  }
+  return lines(out);
+}
+
+// scapy's classes the module reads with its tables, imported from their modules.
+std::string own_imports() {
+  std::map<std::string_view, std::vector<std::string_view>> by_module;
+  for (const auto& s : scapy_own) by_module[s[2]].push_back(s[1]);
+  std::vector<std::string> out;
+  for (auto& [module, names] : by_module) {
+    std::sort(names.begin(), names.end());
+    std::string line = "from " + std::string(module) + " import ";
+    for (std::size_t i = 0; i < names.size(); ++i) line += (i ? ", " : "") + std::string(names[i]);
+    out.push_back(line);
+  }
+  return lines(out);
+}
+
+// The default command profile as a profile file (profiles/default.json), which the module reads
+// as it reads a user's: one reader for both. Empty when the text cannot sit in a raw string.
+std::string default_profile_json() {
+  std::string text;
+  auto sink = [&text](std::string_view s) { text += s; };
+  dissect::put_profile_json(sink, pack::default_profile);
+  if (text.find("'''") != std::string::npos) {
+    std::cerr << "scaleup_docgen: the default profile's text holds ''', which would end the "
+                 "module's raw string\n";
+    return {};
+  }
+  return text;
+}
+
 // What goes in each @@name@@ of the template: the dissector's constants, and what is written
 // once per table, trailer or computed field.
 places values(const std::vector<layer>& ls) {
@@ -475,6 +582,47 @@ places values(const std::vector<layer>& ls) {
       std::to_string(exajet_type_field.bit) + ", " + std::to_string(exajet_type_field.width);
   v["control_payload_size"] = std::to_string(rdma::control_payload_size);
   v["emit_udp_port"] = std::to_string(wire::emit_udp_port);
+
+  // Commands (pack/command.hpp), the layers dump makes of them, and what it computes.
+  v["command_layer"] = py_str(command_layer);
+  v["command_list"] = py_str(command_list);
+  v["pad_layer"] = py_str(pad_layer);
+  v["padding_type"] = std::to_string(pack::padding_type);
+  v["max_control_units"] = std::to_string(pack::max_control_units);
+  v["max_types"] = std::to_string(pack::max_types);
+  v["name_filter"] = py_str(pack::name_filter);
+  v["control_len_filter"] = py_str(pack::control_len_filter);
+  v["data_len_filter"] = py_str(pack::data_len_filter);
+  std::vector<std::string> kinds, rules;
+  for (const auto k : dissect::kind_names) kinds.push_back(py_str(k));
+  for (const auto r : dissect::rule_names) rules.push_back(py_str(r));
+  v["kind_names"] = py_tuple(kinds);
+  v["rule_names"] = py_tuple(rules);
+  v["rule_reserved"] = py_str(dissect::rule_names[static_cast<std::size_t>(wire::rule::reserved)]);
+  v["rule_fixed"] = py_str(dissect::rule_names[static_cast<std::size_t>(wire::rule::fixed)]);
+  v["null_family"] =
+      py_str(wire::info_of<wire::bsd_loopback, &wire::bsd_loopback::family>().filter);
+  const std::string profile = default_profile_json();
+  if (profile.empty()) return {};
+  v["default_profile"] = profile;
+  v["payload_len_filter"] = py_str(dissect::computed_fields::payload_len.filter);
+  v["lite_len_filter"] = py_str(dissect::computed_fields::lite_len.filter);
+  v["ip_checksum_status"] = py_str(dissect::computed_fields::ip_checksum_status.filter);
+  v["udp_checksum_status"] = py_str(dissect::computed_fields::udp_checksum_status.filter);
+  const auto status_name = [](wire::checksum_status s) {
+    for (const auto& n : dissect::computed_fields::checksum_status_names)
+      if (n.value == static_cast<std::uint64_t>(s)) return py_str(n.name);
+    return std::string("None");
+  };
+  v["checksum_unverified"] = status_name(wire::checksum_status::unverified);
+  v["checksum_not_present"] = status_name(wire::checksum_status::not_present);
+  std::vector<std::string> encaps;
+  for (const auto& e : encap_constants)
+    encaps.push_back(std::string(e.python) + " = " + py_str(e.name));
+  v["encap_names"] = lines(encaps);
+  v["own_imports"] = own_imports();
+  v["dump_tables"] = dump_tables();
+  v["dump_reads"] = dump_reads(ls);
 
   std::vector<std::string> class_list, classes, trailers, class_names;
   for (const auto& l : ls) {
@@ -585,7 +733,9 @@ bool complete(const std::vector<layer>& ls) {
 std::string scapy_module(std::string_view template_text) {
   const auto ls = layers();
   if (!complete(ls)) return {};
-  return fill(template_text, values(ls));
+  const auto v = values(ls);
+  if (v.empty()) return {};
+  return fill(template_text, v);
 }
 
 }  // namespace scaleup::docgen
