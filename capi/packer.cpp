@@ -3,8 +3,6 @@
 // wait at once.
 #include "c_abi.hpp"
 
-#include <memory>
-#include <new>
 #include <type_traits>
 
 #include "scaleup/pack/default_profile.hpp"
