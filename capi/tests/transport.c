@@ -240,13 +240,18 @@ static void exchange(scaleup_instance* xpu[2], size_t room, int lose, notes note
       CHECK(scaleup_instance_transmit(xpu[i], now, 0, frame, room, &a) == 0);
       if (a.frame.size == 0) continue;
       if (i == 0 && a.frame.commands > 0 && carried++ == lose) continue; /* lost */
-      /* The wire: the peer takes the frame at once. */
-      scaleup_instance_event_init(&e);
-      e.input = SCALEUP_INPUT_FRAME;
-      e.port = 0;
-      e.bytes = frame;
-      e.bytes_len = a.frame.size;
-      CHECK(scaleup_instance_step(xpu[1 - i], now, &e, &r) == 0);
+      /* The wire: the peer takes the frame at once (XPU 2 through the wrapper, XPU 1 through
+       * the event it fills). */
+      if (i == 0) {
+        CHECK(scaleup_instance_frame(xpu[1], now, 0, frame, a.frame.size, &r) == 0);
+      } else {
+        scaleup_instance_event_init(&e);
+        e.input = SCALEUP_INPUT_FRAME;
+        e.port = 0;
+        e.bytes = frame;
+        e.bytes_len = a.frame.size;
+        CHECK(scaleup_instance_step(xpu[0], now, &e, &r) == 0);
+      }
       if (r.delivered.valid) {
         scaleup_unpacker u;
         scaleup_command c;
