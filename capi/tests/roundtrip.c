@@ -491,6 +491,7 @@ int main(void) {
   test_pdu();
   test_pack();
   test_frames();
+  test_go_back_n();
   test_endpoint();
   test_instance();
   if (failures) {

@@ -1,6 +1,7 @@
-/* The transport of the C ABI from C: two go-back-N endpoints, then two SUE instances, over a
- * wire that loses one PDU; every payload arrives once and in order, and the loss was repaired by
- * a retransmission. Then the refusals: storage too small, an unknown sizing, a bad config. */
+/* The transport of the C ABI from C: the go-back-N machines, then two endpoints and two SUE
+ * instances over a wire that loses one PDU; every payload arrives once and in order, and the
+ * loss was repaired by a retransmission. Then the refusals: storage too small, an unknown
+ * sizing, a bad config. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,65 @@ static size_t wire_take(wire* w, uint8_t* out) {
   w->head = (w->head + 1) % WIRE_SLOTS;
   --w->count;
   return len;
+}
+
+/* ---- the go-back-N machines -------------------------------------------------------------- */
+
+/* As the firmware's self-test drives them: four PDUs, the second lost; the receiver NACKs it
+ * once, the sender goes back to it, and the ACK of the last releases the rest; then a timeout. */
+void test_go_back_n(void) {
+  scaleup_gbn_config cfg;
+  scaleup_gbn_sender tx;
+  scaleup_gbn_receiver rx;
+  scaleup_gbn_sender_actions sa;
+  scaleup_gbn_receiver_actions ra;
+  uint16_t apsn = 0, p;
+  int delivered = 0;
+
+  scaleup_gbn_config_init(&cfg);
+  cfg.window = 8;
+  scaleup_gbn_sender_init(&tx);
+  scaleup_gbn_receiver_init(&rx);
+  for (p = 0; p < 4; ++p) {
+    CHECK(scaleup_gbn_sender_step(&tx, SCALEUP_GBN_SENDER_SEND, 0, 0, &cfg, &sa) == 0);
+    CHECK(sa.assigned && sa.psn_assigned == p);
+  }
+  CHECK(tx.next == 4 && tx.una == 0 && tx.timing && tx.deadline == cfg.rto);
+  for (p = 0; p < 4; ++p) {
+    if (p == 1) continue; /* lost */
+    CHECK(scaleup_gbn_receiver_step(&rx, SCALEUP_GBN_RECEIVER_PDU, p, true, 100, &cfg, &ra) == 0);
+    delivered += ra.deliver;
+    CHECK(ra.dropped == (p == 0 ? SCALEUP_DROP_NONE : SCALEUP_DROP_GAP));
+  }
+  CHECK(delivered == 1 && rx.dropped_gap == 2 && ra.ack_now);
+  CHECK(scaleup_gbn_pending_ack(&rx, &apsn) == SCALEUP_RH_OP_NACK && apsn == 1);
+  CHECK(scaleup_gbn_receiver_step(&rx, SCALEUP_GBN_RECEIVER_ACK_SENT, 0, true, 100, &cfg, NULL) ==
+        0);
+  CHECK(rx.nacks_sent == 1 && scaleup_gbn_pending_ack(&rx, &apsn) == SCALEUP_RH_OP_NONE);
+
+  CHECK(scaleup_gbn_sender_step(&tx, SCALEUP_GBN_SENDER_NACK, 1, 200, &cfg, &sa) == 0);
+  CHECK(sa.resend == 3 && sa.resend_from == 1 && sa.released == 1 && sa.released_from == 0);
+  for (p = 1; p < 4; ++p) {
+    CHECK(scaleup_gbn_receiver_step(&rx, SCALEUP_GBN_RECEIVER_PDU, p, true, 300, &cfg, &ra) == 0);
+    delivered += ra.deliver;
+  }
+  CHECK(delivered == 4 && scaleup_gbn_pending_ack(&rx, &apsn) == SCALEUP_RH_OP_ACK && apsn == 3);
+  CHECK(scaleup_gbn_sender_step(&tx, SCALEUP_GBN_SENDER_ACK, apsn, 400, &cfg, &sa) == 0);
+  CHECK(sa.released == 3 && tx.una == 4 && !tx.timing);
+
+  /* A partition not allowed: dropped and counted, never delivered. */
+  CHECK(scaleup_gbn_receiver_step(&rx, SCALEUP_GBN_RECEIVER_PDU, 4, false, 400, &cfg, &ra) == 0);
+  CHECK(!ra.deliver && ra.dropped == SCALEUP_DROP_PARTITION && rx.dropped_partition == 1);
+
+  /* One more PDU, no answer: at the RTO the sender goes back to it. */
+  CHECK(scaleup_gbn_sender_step(&tx, SCALEUP_GBN_SENDER_SEND, 0, 1000, &cfg, &sa) == 0);
+  CHECK(scaleup_gbn_sender_step(&tx, SCALEUP_GBN_SENDER_TICK, 0, 1000 + cfg.rto - 1, &cfg, &sa) ==
+        0);
+  CHECK(sa.resend == 0);
+  CHECK(scaleup_gbn_sender_step(&tx, SCALEUP_GBN_SENDER_TICK, 0, 1000 + cfg.rto, NULL, &sa) == 0);
+  CHECK(sa.resend == 1 && sa.resend_from == 4 && tx.timeouts == 1 && tx.resent == 4);
+  CHECK(scaleup_gbn_sender_step(&tx, 4, 0, 0, NULL, &sa) == SCALEUP_ERRC_BAD_VALUE);
+  CHECK(scaleup_gbn_receiver_step(&rx, -1, 0, true, 0, NULL, &ra) == SCALEUP_ERRC_BAD_VALUE);
 }
 
 /* ---- the go-back-N endpoint ------------------------------------------------------------- */

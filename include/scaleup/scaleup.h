@@ -477,6 +477,81 @@ enum {
   SCALEUP_DROP_PARTITION = 3  /* another partition's (R2 4.1) */
 };
 
+/* The machines themselves (transport::gbn_sender<16>, gbn_receiver<16>): plain values in the
+ * caller's memory, stepped in place, time an input; the caller keeps the PDUs and writes the
+ * RHs (the sender says which PSNs to send again). The endpoint below does both for a caller. */
+typedef struct scaleup_gbn_sender {
+  uint16_t next; /* the PSN the next new PDU gets */
+  uint16_t una;  /* the oldest PDU not yet acknowledged */
+  bool timing;
+  uint64_t deadline;
+  uint32_t retries;
+  bool unreachable;
+  uint64_t sent, resent, nacks, timeouts;
+} scaleup_gbn_sender;
+
+/* transport::sender_input */
+enum {
+  SCALEUP_GBN_SENDER_SEND = 0, /* a new PDU: give it a PSN, or say the window is full */
+  SCALEUP_GBN_SENDER_ACK = 1,  /* an RH carried ACK apsn */
+  SCALEUP_GBN_SENDER_NACK = 2, /* an RH carried NACK apsn */
+  SCALEUP_GBN_SENDER_TICK = 3  /* time passed: the retransmit timer may fire */
+};
+
+/* transport::sender_actions */
+typedef struct scaleup_gbn_sender_actions {
+  bool assigned; /* send: the new PDU carries psn_assigned */
+  uint16_t psn_assigned;
+  bool window_full;       /* send refused: keep the PDU queued */
+  uint32_t released;      /* PDUs acknowledged by this event, from released_from */
+  uint16_t released_from;
+  uint32_t resend;        /* go back: send these again, in order, from resend_from */
+  uint16_t resend_from;
+  bool unreachable;       /* the retry limit was hit */
+} scaleup_gbn_sender_actions;
+
+typedef struct scaleup_gbn_receiver {
+  uint16_t expected;
+  bool nacked;   /* this gap has had its NACK */
+  bool nack_due; /* ...which has not gone out yet */
+  bool ack_due;  /* an ACK should go out now */
+  uint32_t unacked;
+  bool ack_timing;
+  uint64_t ack_deadline;
+  uint64_t delivered, duplicates, dropped_gap, dropped_partition;
+  uint64_t acks_sent, nacks_sent;
+} scaleup_gbn_receiver;
+
+/* transport::receiver_input */
+enum {
+  SCALEUP_GBN_RECEIVER_PDU = 0,     /* a PDU arrived with PSN npsn (R-CRC good) */
+  SCALEUP_GBN_RECEIVER_TICK = 1,    /* time passed: a coalesced ACK may be due */
+  SCALEUP_GBN_RECEIVER_ACK_SENT = 2 /* the pending ACK/NACK went out */
+};
+
+/* transport::receiver_actions */
+typedef struct scaleup_gbn_receiver_actions {
+  bool deliver;    /* hand the PDU's commands to the XPU */
+  uint8_t dropped; /* SCALEUP_DROP_* */
+  bool ack_now;    /* an ACK or NACK is due: piggyback it, or send an RH-only PDU */
+} scaleup_gbn_receiver_actions;
+
+/* Machines in their initial state (PSN 0 first). */
+void scaleup_gbn_sender_init(scaleup_gbn_sender* s);
+void scaleup_gbn_receiver_init(scaleup_gbn_receiver* r);
+/* One event at `now` (transport::step); c NULL: the defaults. Returns 0, or
+ * SCALEUP_ERRC_BAD_VALUE for an unknown input (the machine unchanged); a may be NULL. */
+int scaleup_gbn_sender_step(scaleup_gbn_sender* s, int input, uint16_t apsn, uint64_t now,
+                            const scaleup_gbn_config* c, scaleup_gbn_sender_actions* a);
+/* partition_ok: the PDU's partition is allowed for its source (else dropped and counted). */
+int scaleup_gbn_receiver_step(scaleup_gbn_receiver* r, int input, uint16_t npsn,
+                              bool partition_ok, uint64_t now, const scaleup_gbn_config* c,
+                              scaleup_gbn_receiver_actions* a);
+/* What the next RH towards the peer carries (transport::pending_ack): SCALEUP_RH_OP_ACK or
+ * _NACK with *apsn, or SCALEUP_RH_OP_NONE when there is nothing to say. Once it has gone out,
+ * step the receiver with SCALEUP_GBN_RECEIVER_ACK_SENT. */
+int scaleup_gbn_pending_ack(const scaleup_gbn_receiver* r, uint16_t* apsn);
+
 /* ---- transport: the go-back-N endpoint (transport/endpoint.hpp) ------------------------- */
 
 /* One connection's sender and receiver, its retransmit store and its PDU bytes (RH, payload,
