@@ -240,19 +240,47 @@ void test_endpoint(void) {
 
 #define WRITES 12
 
-/* What the notes of one instance said. */
+/* What the notes of one instance said, and the link messages it has for its link peer. */
 typedef struct notes {
   uint64_t completed; /* commands acknowledged by the peer */
   uint64_t next_seq;  /* ...which come in offer order */
   int out_of_order;
+  scaleup_instance_note messages[64];
+  size_t message_count, messages_relayed;
 } notes;
 
 static void on_note(void* context, const scaleup_instance_note* n) {
   notes* s = (notes*)context;
+  if (n->kind == SCALEUP_NOTE_LINK_MESSAGE) {
+    CHECK(s->message_count < 64);
+    if (s->message_count < 64) s->messages[s->message_count++] = *n;
+    return;
+  }
   if (n->kind != SCALEUP_NOTE_COMPLETED) return;
   if (n->first_seq != s->next_seq) s->out_of_order = 1;
   s->next_seq = n->first_seq + n->count;
   s->completed += n->count;
+}
+
+/* The link layer's messages (LLR ACK/NACK, CBFC credits) to the link peer, until none is left:
+ * taking one may make the peer say something. */
+static void relay_messages(scaleup_instance* xpu[2], notes note[2], uint64_t now) {
+  int i, moved = 1;
+  while (moved)
+    for (moved = 0, i = 0; i < 2; ++i)
+      while (note[i].message_count > 0) {
+        scaleup_instance_event e;
+        scaleup_instance_actions a;
+        scaleup_instance_event_init(&e);
+        e.input = SCALEUP_INPUT_LINK_MESSAGE;
+        e.port = note[i].messages[0].port;
+        e.message = note[i].messages[0].message;
+        memmove(note[i].messages, note[i].messages + 1,
+                --note[i].message_count * sizeof note[i].messages[0]);
+        CHECK(scaleup_instance_step(xpu[1 - i], now, &e, &a) == 0);
+        ++note[i].messages_relayed;
+        moved = 1;
+      }
 }
 
 /* A posted write of 8 bytes numbered n (in its first data byte) from the C ABI's command sizes:
@@ -271,7 +299,8 @@ static size_t posted_write(uint8_t n, uint8_t* control, uint8_t* data) {
  * wire that loses the third frame of XPU 1 that carries commands (-1: none lost); every write
  * must arrive once and in order, and be completed (acknowledged) at its sender. Returns the
  * writes each received, in got[]. As transport::sue_instance's firmware example does in C++. */
-static void exchange(scaleup_instance* xpu[2], size_t room, int lose, notes note[2], int got[2]) {
+static void exchange(scaleup_instance* xpu[2], size_t room, int lose, bool link, notes note[2],
+                     int got[2]) {
   static uint8_t frame[8192];
   uint8_t control[SCALEUP_MAX_CONTROL_BYTES], data[8];
   int sent[2] = {0, 0}, carried = 0, i;
@@ -297,12 +326,13 @@ static void exchange(scaleup_instance* xpu[2], size_t room, int lose, notes note
       }
       if (scaleup_instance_deadline(xpu[i]) <= now)
         CHECK(scaleup_instance_tick(xpu[i], now, NULL) == 0);
+      relay_messages(xpu, note, now);
       CHECK(scaleup_instance_transmit(xpu[i], now, 0, frame, room, &a) == 0);
       if (a.frame.size == 0) continue;
       if (i == 0 && a.frame.commands > 0 && carried++ == lose) continue; /* lost */
       /* The wire: the peer takes the frame at once (XPU 2 through the wrapper, XPU 1 through
        * the event it fills). */
-      if (i == 0) {
+      if (i == 0 && !link) {
         CHECK(scaleup_instance_frame(xpu[1], now, 0, frame, a.frame.size, &r) == 0);
       } else {
         scaleup_instance_event_init(&e);
@@ -310,7 +340,8 @@ static void exchange(scaleup_instance* xpu[2], size_t room, int lose, notes note
         e.port = 0;
         e.bytes = frame;
         e.bytes_len = a.frame.size;
-        CHECK(scaleup_instance_step(xpu[0], now, &e, &r) == 0);
+        e.link = a.frame.link; /* LLR's sequence and the class travel with the frame */
+        CHECK(scaleup_instance_step(xpu[1 - i], now, &e, &r) == 0);
       }
       if (r.delivered.valid) {
         scaleup_unpacker u;
@@ -324,6 +355,7 @@ static void exchange(scaleup_instance* xpu[2], size_t room, int lose, notes note
         }
         CHECK(scaleup_unpacker_error(&u, NULL) == 0);
       }
+      relay_messages(xpu, note, now);
     }
   for (i = 0; i < 2; ++i) {
     CHECK(sent[i] == WRITES && got[i] == WRITES);
@@ -354,7 +386,7 @@ static void test_firmware_pair(void) {
     CHECK(xpu[i] != NULL && err.code == SCALEUP_ERRC_NONE);
     if (!xpu[i]) return;
   }
-  exchange(xpu, room, 2, note, got);
+  exchange(xpu, room, 2, false, note, got);
   scaleup_instance_stats(xpu[0], &n);
   CHECK(n.commands == WRITES && n.completed == WRITES && n.retransmissions > 0);
   scaleup_instance_stats(xpu[1], &n);
@@ -409,6 +441,38 @@ static void test_firmware_pair(void) {
   for (i = 0; i < 2; ++i) scaleup_instance_fini(xpu[i]);
 }
 
+/* The same with LLR and CBFC on the link (16 credits of 64-byte cells: two or three frames, so
+ * that credits must come back): the lost frame is replayed by LLR, and nothing moves unless the
+ * link messages the notes carry reach the link peer. */
+static void test_link_layer(void) {
+  scaleup_instance* xpu[2];
+  scaleup_instance_config cfg;
+  scaleup_error err;
+  notes note[2];
+  int got[2], i;
+  uint32_t replays = 0;
+
+  scaleup_instance_config_init(&cfg);
+  cfg.llr = true;
+  cfg.cbfc_credits = 16;
+  for (i = 0; i < 2; ++i) {
+    cfg.xpuid = (uint16_t)(1 + i);
+    xpu[i] = scaleup_instance_init(instance_storage[i], sizeof instance_storage[i],
+                                   SCALEUP_SIZING_FIRMWARE, &cfg, NULL, &err);
+    CHECK(xpu[i] != NULL && err.code == SCALEUP_ERRC_NONE);
+    if (!xpu[i]) return;
+  }
+  exchange(xpu, scaleup_instance_frame_room(SCALEUP_SIZING_FIRMWARE), 2, true, note, got);
+  CHECK(note[0].messages_relayed > 0 && note[1].messages_relayed > 0);
+  CHECK(scaleup_instance_read_register(xpu[0], SCALEUP_REG_PORT_BASE + SCALEUP_REG_LLR_REPLAYS,
+                                       &replays));
+  CHECK(replays > 0);
+  CHECK(scaleup_instance_read_register(xpu[0], SCALEUP_REG_PORT_BASE + SCALEUP_REG_LINK_STATUS,
+                                       &replays));
+  CHECK(replays == (1u | 1u << 2 | 1u << 3)); /* up, LLR on, CBFC on */
+  for (i = 0; i < 2; ++i) scaleup_instance_fini(xpu[i]);
+}
+
 /* The caller's allocator for the fabric sizing: counts what is live. */
 typedef struct counting {
   size_t live, allocations, releases;
@@ -453,7 +517,7 @@ static void test_fabric_pair(void) {
     CHECK(xpu[i] != NULL && err.code == SCALEUP_ERRC_NONE);
     if (!xpu[i]) return;
   }
-  exchange(xpu, scaleup_instance_frame_room(SCALEUP_SIZING_FABRIC), 2, note, got);
+  exchange(xpu, scaleup_instance_frame_room(SCALEUP_SIZING_FABRIC), 2, false, note, got);
   scaleup_instance_stats(xpu[0], &n);
   CHECK(n.completed == WRITES && n.retransmissions > 0);
   CHECK(count.allocations > 0 && count.live > 0);
@@ -502,6 +566,7 @@ static void test_instance_refusals(void) {
 
 void test_instance(void) {
   test_firmware_pair();
+  test_link_layer();
   test_fabric_pair();
   test_instance_refusals();
 }
