@@ -897,7 +897,9 @@ void scaleup_instance_set_note_sink(scaleup_instance* inst,
  * NULL. */
 int scaleup_instance_step(scaleup_instance* inst, uint64_t now, const scaleup_instance_event* e,
                           scaleup_instance_actions* a);
-/* The common events. */
+/* The common events, as scaleup_instance_step would take them. A frame arrives here with no
+ * link info (no LLR sequence, class 0, FCS good): with LLR on, step the event with the
+ * sender's frame.link instead. */
 int scaleup_instance_command(scaleup_instance* inst, uint64_t now, uint16_t peer, uint8_t vc,
                              const uint8_t* control, size_t control_len, const uint8_t* data,
                              size_t data_len, bool send_now, scaleup_instance_actions* a);
