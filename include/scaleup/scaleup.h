@@ -504,12 +504,12 @@ enum {
 typedef struct scaleup_gbn_sender_actions {
   bool assigned; /* send: the new PDU carries psn_assigned */
   uint16_t psn_assigned;
-  bool window_full;       /* send refused: keep the PDU queued */
-  uint32_t released;      /* PDUs acknowledged by this event, from released_from */
+  bool window_full;  /* send refused: keep the PDU queued */
+  uint32_t released; /* PDUs acknowledged by this event, from released_from */
   uint16_t released_from;
-  uint32_t resend;        /* go back: send these again, in order, from resend_from */
+  uint32_t resend; /* go back: send these again, in order, from resend_from */
   uint16_t resend_from;
-  bool unreachable;       /* the retry limit was hit */
+  bool unreachable; /* the retry limit was hit */
 } scaleup_gbn_sender_actions;
 
 typedef struct scaleup_gbn_receiver {
@@ -546,8 +546,8 @@ void scaleup_gbn_receiver_init(scaleup_gbn_receiver* r);
 int scaleup_gbn_sender_step(scaleup_gbn_sender* s, int input, uint16_t apsn, uint64_t now,
                             const scaleup_gbn_config* c, scaleup_gbn_sender_actions* a);
 /* partition_ok: the PDU's partition is allowed for its source (else dropped and counted). */
-int scaleup_gbn_receiver_step(scaleup_gbn_receiver* r, int input, uint16_t npsn,
-                              bool partition_ok, uint64_t now, const scaleup_gbn_config* c,
+int scaleup_gbn_receiver_step(scaleup_gbn_receiver* r, int input, uint16_t npsn, bool partition_ok,
+                              uint64_t now, const scaleup_gbn_config* c,
                               scaleup_gbn_receiver_actions* a);
 /* What the next RH towards the peer carries (transport::pending_ack): SCALEUP_RH_OP_ACK or
  * _NACK with *apsn, or SCALEUP_RH_OP_NONE when there is nothing to say. Once it has gone out,
@@ -600,12 +600,12 @@ typedef struct scaleup_endpoint_actions {
   size_t transmit_count;
   const uint8_t* delivered; /* arrived: the payload to hand up, in PSN order, exactly once */
   size_t delivered_len;
-  bool accepted;     /* send: the payload is PSN sent_psn, kept until acknowledged */
+  bool accepted; /* send: the payload is PSN sent_psn, kept until acknowledged */
   uint16_t sent_psn;
-  bool window_full;  /* send refused: offer the payload again once released > 0 */
-  uint32_t released; /* PDUs the peer acknowledged in this step */
-  uint8_t dropped;   /* arrived: SCALEUP_DROP_*, why its payload was not delivered */
-  bool unreachable;  /* the retry limit was hit (now or before) */
+  bool window_full;    /* send refused: offer the payload again once released > 0 */
+  uint32_t released;   /* PDUs the peer acknowledged in this step */
+  uint8_t dropped;     /* arrived: SCALEUP_DROP_*, why its payload was not delivered */
+  bool unreachable;    /* the retry limit was hit (now or before) */
   scaleup_error error; /* the event was refused: a bad payload, a damaged or foreign PDU */
 } scaleup_endpoint_actions;
 
@@ -666,11 +666,11 @@ enum { SCALEUP_KEYING_PORT_PEER_VC = 0, SCALEUP_KEYING_PORT_PEER = 1 };
  * The link: LLR on or off and, cbfc_credits > 0, CBFC granting that many credits to every VC's
  * class and to the acknowledgements' (transport::link_config_of). */
 typedef struct scaleup_instance_config {
-  uint16_t xpuid;   /* this XPU (the RH's xpuid, 10 bits) */
-  uint8_t ports;    /* 1, 2 or 4 (R2 Table 1); at most the sizing's */
-  uint8_t vcs;      /* requests on VC0, responses on VC1 (R2 3.2.2); at most the sizing's */
-  bool unordered;   /* spread PDUs over ports (R2 4.4); needs more than one port */
-  bool lite;        /* SUE Lite (R2 2.2, 3.4): no RH, no go-back-N; frame.encap LITE */
+  uint16_t xpuid; /* this XPU (the RH's xpuid, 10 bits) */
+  uint8_t ports;  /* 1, 2 or 4 (R2 Table 1); at most the sizing's */
+  uint8_t vcs;    /* requests on VC0, responses on VC1 (R2 3.2.2); at most the sizing's */
+  bool unordered; /* spread PDUs over ports (R2 4.4); needs more than one port */
+  bool lite;      /* SUE Lite (R2 2.2, 3.4): no RH, no go-back-N; frame.encap LITE */
   scaleup_frame_params frame; /* encapsulation; XPU ids and traffic class are set per frame */
   size_t pack_limit;          /* payload bytes per PDU; 0: the most the sizing holds */
   uint16_t weights[4];        /* WRR across VCs (R2 4.2 step 3) */
@@ -678,7 +678,7 @@ typedef struct scaleup_instance_config {
   uint8_t keys;       /* SCALEUP_KEYING_* */
   uint16_t partition; /* in every RH this instance sends */
   bool llr;
-  uint32_t cbfc_credits; /* 0: no CBFC */
+  uint32_t cbfc_credits;            /* 0: no CBFC */
   uint32_t credits_per_destination; /* commands queued per {destination, VC}; 0: the pool's */
   uint32_t credits_aggregate;       /* commands queued in all; 0: the pool's */
   uint64_t unreachable_after; /* ns a peer may be unreachable on every plane before it fails */
@@ -716,9 +716,9 @@ enum {
 };
 
 typedef struct scaleup_link_message {
-  uint8_t kind;        /* SCALEUP_LINK_MESSAGE_* */
-  uint16_t seq;        /* LLR: last in order (ACK), expected (NACK) */
-  uint8_t cbfc_class;  /* CBFC update: the class... */
+  uint8_t kind;       /* SCALEUP_LINK_MESSAGE_* */
+  uint16_t seq;       /* LLR: last in order (ACK), expected (NACK) */
+  uint8_t cbfc_class; /* CBFC update: the class... */
   uint8_t cbfc_rsvd;
   uint32_t cbfc_limit; /* ...and the credits its sender may have consumed since start, mod 2^24 */
 } scaleup_link_message;
@@ -730,8 +730,8 @@ typedef struct scaleup_instance_event {
   uint8_t port;
   uint16_t peer;
   uint8_t vc;
-  bool send_now; /* command: close the PDU after it (R2 4.3 step 2) */
-  bool up;       /* link_status, peer_status */
+  bool send_now;          /* command: close the PDU after it (R2 4.3 step 2) */
+  bool up;                /* link_status, peer_status */
   const uint8_t* control; /* command */
   size_t control_len;
   const uint8_t* data; /* command */
@@ -761,16 +761,16 @@ enum {
 
 /* What a transmit step wrote into the caller's buffer (transport::instance_frame). */
 typedef struct scaleup_transmitted_frame {
-  size_t size; /* bytes written; 0: nothing to send on this port now */
+  size_t size;  /* bytes written; 0: nothing to send on this port now */
   uint8_t kind; /* SCALEUP_FRAME_KIND_* */
   uint16_t peer;
   uint8_t vc;
-  uint16_t psn;       /* pdu, retransmission: its PSN */
-  uint8_t op;         /* SCALEUP_RH_OP_*: the acknowledgement its RH carries */
+  uint16_t psn; /* pdu, retransmission: its PSN */
+  uint8_t op;   /* SCALEUP_RH_OP_*: the acknowledgement its RH carries */
   uint16_t apsn;
-  uint64_t first_seq; /* pdu, retransmission, lite: the commands it carries, numbered per */
-  uint32_t commands;  /* {peer, VC} in offer order */
-  bool moved;         /* pdu: moved to this connection by a failover */
+  uint64_t first_seq;     /* pdu, retransmission, lite: the commands it carries, numbered per */
+  uint32_t commands;      /* {peer, VC} in offer order */
+  bool moved;             /* pdu: moved to this connection by a failover */
   scaleup_link_info link; /* what travels with it below the capture */
 } scaleup_transmitted_frame;
 
@@ -861,7 +861,8 @@ typedef struct scaleup_instance_counters {
 #define SCALEUP_REG_PEERS_UNREACHABLE 0x008u
 #define SCALEUP_REG_PORT_BASE 0x100u
 #define SCALEUP_REG_PORT_STRIDE 0x40u
-#define SCALEUP_REG_LINK_STATUS 0x00u /* bit 0 up (writable), 1 LLR gave up, 2 LLR on, 3 CBFC on */
+#define SCALEUP_REG_LINK_STATUS 0x00u /* bit 0 up (writable), 1 LLR gave up, 2 LLR on, 3 CBFC on \
+                                       */
 #define SCALEUP_REG_FRAMES_SENT 0x04u
 #define SCALEUP_REG_FRAMES_RECEIVED 0x08u
 #define SCALEUP_REG_LLR_REPLAYS 0x0Cu
@@ -903,8 +904,8 @@ int scaleup_instance_step(scaleup_instance* inst, uint64_t now, const scaleup_in
 int scaleup_instance_command(scaleup_instance* inst, uint64_t now, uint16_t peer, uint8_t vc,
                              const uint8_t* control, size_t control_len, const uint8_t* data,
                              size_t data_len, bool send_now, scaleup_instance_actions* a);
-int scaleup_instance_frame(scaleup_instance* inst, uint64_t now, uint8_t port,
-                           const uint8_t* bytes, size_t len, scaleup_instance_actions* a);
+int scaleup_instance_frame(scaleup_instance* inst, uint64_t now, uint8_t port, const uint8_t* bytes,
+                           size_t len, scaleup_instance_actions* a);
 int scaleup_instance_transmit(scaleup_instance* inst, uint64_t now, uint8_t port, uint8_t* out,
                               size_t out_len, scaleup_instance_actions* a);
 int scaleup_instance_tick(scaleup_instance* inst, uint64_t now, scaleup_instance_actions* a);
