@@ -222,6 +222,27 @@ void test_endpoint(void) {
   e.input = 9;
   CHECK(scaleup_endpoint_step(ep[0], now, &e, &a) == SCALEUP_ERRC_BAD_VALUE);
 
+  /* The fabric sizing's endpoint (about 1 MB: the heap, here) takes a payload of 4096 bytes,
+   * which the firmware's refuses. */
+  {
+    static uint8_t big[4096];
+    void* storage = malloc(scaleup_endpoint_size(SCALEUP_SIZING_FABRIC));
+    scaleup_endpoint* fabric =
+        storage ? scaleup_endpoint_init(storage, scaleup_endpoint_size(SCALEUP_SIZING_FABRIC),
+                                        SCALEUP_SIZING_FABRIC, NULL, &err)
+                : NULL;
+    CHECK(fabric != NULL);
+    e.input = SCALEUP_ENDPOINT_SEND;
+    e.bytes = big;
+    e.bytes_len = sizeof big;
+    if (fabric) {
+      CHECK(scaleup_endpoint_step(fabric, 0, &e, &a) == 0 && a.accepted);
+      CHECK(a.transmit_count == 1 && a.transmit[0].bytes_len == 4096 + 12);
+    }
+    CHECK(scaleup_endpoint_step(ep[0], now, &e, &a) == SCALEUP_ERRC_VALUE_TOO_BIG);
+    free(storage);
+  }
+
   /* Refusals at init: storage too small, an unknown sizing, an xpuid wider than 10 bits. */
   CHECK(scaleup_endpoint_init(endpoint_storage[0], 64, SCALEUP_SIZING_FIRMWARE, NULL, &err) ==
         NULL);
