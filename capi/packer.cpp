@@ -3,8 +3,6 @@
 // wait at once.
 #include "c_abi.hpp"
 
-#include <memory>
-#include <new>
 #include <type_traits>
 
 #include "scaleup/pack/default_profile.hpp"
@@ -21,6 +19,7 @@ using c_packer = pack::packer<SCALEUP_PACKER_DESTINATIONS, SCALEUP_PACKER_VCS,
 
 // The opaque handle of scaleup.h.
 struct scaleup_packer {
+  scaleup_packer(const pack::profile& p, const c_packer::config& c) noexcept : impl(p, c) {}
   c_packer impl;
 };
 
@@ -41,9 +40,7 @@ void scaleup_packer_config_init(scaleup_packer_config* c) {
 }
 
 // Room for the object and for aligning it inside storage of any alignment.
-std::size_t scaleup_packer_size(void) {
-  return sizeof(scaleup_packer) + alignof(scaleup_packer) - 1;
-}
+std::size_t scaleup_packer_size(void) { return scaleup::capi::room_for<scaleup_packer>(); }
 
 scaleup_packer* scaleup_packer_init(void* storage, std::size_t size,
                                     const scaleup_packer_config* c) {
@@ -54,11 +51,7 @@ scaleup_packer* scaleup_packer_init(void* storage, std::size_t size,
     cfg.order = static_cast<pack::within_vc>(c->order);
     cfg.limit = c->limit;
   }
-  void* at = storage;
-  std::size_t room = size;
-  if (!storage || !std::align(alignof(scaleup_packer), sizeof(scaleup_packer), at, room))
-    return nullptr;
-  return ::new (at) scaleup_packer{c_packer(pack::default_profile, cfg)};
+  return scaleup::capi::place<scaleup_packer>(storage, size, pack::default_profile, cfg);
 }
 
 int scaleup_packer_push(scaleup_packer* p, const scaleup_queued_command* c, scaleup_error* err) {
