@@ -1,3 +1,4 @@
+// Until the C ABI has the SUE instance: the C++ library's, behind the C interface.
 // The SUE instance as a firmware runs it (transport::sue_instance with firmware_sizing: one
 // peer, one port, no heap): this XPU and, for the self-test, its peer, each in static storage,
 // exchange posted writes over a wire that loses one frame; go-back-N repairs it and every write
@@ -10,9 +11,11 @@
 #include <scaleup/pack/receive.hpp>
 #include <scaleup/transport/instance.hpp>
 
-#include "firmware.hpp"
+#define _Noreturn [[noreturn]]
+extern "C" {
+#include "firmware.h"
+}
 
-namespace fw {
 namespace {
 
 using namespace scaleup;
@@ -24,7 +27,7 @@ std::array<std::uint8_t, 512> frame{};
 
 }  // namespace
 
-int instance_selftest() {
+extern "C" int fw_instance_selftest() {
   sue* xpu[2] = {new (storage[0]) sue({.xpuid = 1}), new (storage[1]) sue({.xpuid = 2})};
   constexpr std::uint16_t writes = 12;
   std::uint16_t sent[2]{}, got[2]{};
@@ -59,5 +62,3 @@ int instance_selftest() {
   if (xpu[0]->stats().retransmissions == 0) return 4;  // the lost PDU was sent again
   return 0;
 }
-
-}  // namespace fw
