@@ -2,11 +2,19 @@
 // conversions between the C structs and the C++ values they mirror.
 #pragma once
 
+#include "scaleup/transport/go_back_n.hpp"
+#include "scaleup/transport/instance.hpp"
 #include "scaleup/wire/error.hpp"
+#include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 
 // The library is compiled with hidden visibility: only what scaleup.h declares is exported
 // (the version script says the same for the linker).
@@ -59,6 +67,97 @@ inline scaleup_rh to_c(const wire::reliability_header& v) noexcept {
 inline int report(const wire::error& e, scaleup_error* err) noexcept {
   if (err) *err = to_c(e);
   return static_cast<int>(e.code);
+}
+
+// An encapsulation the C++ enum does not have cannot be cast to it: refused before.
+inline bool known_encap(int encap) noexcept { return encap >= 0 && encap < SCALEUP_ENCAP_COUNT; }
+inline wire::error unknown_encap(int encap) noexcept {
+  return wire::error{.code = wire::errc::unsupported,
+                     .layer = "frame",
+                     .what = "unknown encapsulation",
+                     .field = "encap",
+                     .value = static_cast<std::uint64_t>(encap)};
+}
+
+// The caller checks known_encap(c.encap) first.
+inline wire::frame_params to_cpp(const scaleup_frame_params& c) noexcept {
+  wire::frame_params p;
+  p.kind = static_cast<wire::encap>(c.encap);
+  p.src_xpu = c.src_xpu;
+  p.dst_xpu = c.dst_xpu;
+  p.tc = c.tc;
+  p.udp_src_port = c.udp_src_port;
+  p.udp_dst_port = c.udp_dst_port;
+  p.udp4_checksum = c.udp4_checksum;
+  p.hop_limit = c.hop_limit;
+  p.vlan_id = c.vlan_id;
+  p.entropy = c.entropy;
+  p.multicast = c.multicast;
+  p.afh1_prefix = c.afh1_prefix;
+  p.sue_ethertype = c.sue_ethertype;
+  p.shim_ethertype = c.shim_ethertype;
+  p.shim_next_header = c.shim_next_header;
+  p.pad = c.pad;
+  return p;
+}
+
+inline transport::gbn_config to_cpp(const scaleup_gbn_config& c) noexcept {
+  return {c.window, c.rto, c.max_retries, c.ack_every, c.ack_delay};
+}
+inline scaleup_gbn_config to_c(const transport::gbn_config& c) noexcept {
+  return {c.window, c.rto, c.max_retries, c.ack_every, c.ack_delay};
+}
+
+// ---- objects built in the caller's memory ----
+
+// Room for a T and for aligning it inside storage of any alignment.
+template <class T>
+constexpr std::size_t room_for() noexcept {
+  return sizeof(T) + alignof(T) - 1;
+}
+
+// A T built in storage[0, size), aligned inside it; null when it does not fit.
+template <class T, class... A>
+T* place(void* storage, std::size_t size, A&&... args) noexcept {
+  void* at = storage;
+  std::size_t room = size;
+  if (!storage || !std::align(alignof(T), sizeof(T), at, room)) return nullptr;
+  return ::new (at) T{std::forward<A>(args)...};
+}
+
+// What a refused init says when the storage is too small.
+inline wire::error no_room(std::string_view layer, std::size_t needed,
+                           std::size_t available) noexcept {
+  return wire::error{.code = wire::errc::no_space,
+                     .layer = layer,
+                     .needed = static_cast<std::uint32_t>(needed),
+                     .available = static_cast<std::uint32_t>(available),
+                     .what = "storage smaller than the object's size function says"};
+}
+
+inline wire::error unknown_sizing(std::string_view layer, int sizing) noexcept {
+  return wire::error{.code = wire::errc::bad_value,
+                     .layer = layer,
+                     .what = "unknown sizing (SCALEUP_SIZING_*)",
+                     .field = "sizing",
+                     .value = static_cast<std::uint64_t>(sizing)};
+}
+
+template <class Sizing>
+inline constexpr std::uint8_t sizing_of =
+    std::is_same_v<Sizing, transport::fabric_sizing> ? SCALEUP_SIZING_FABRIC
+                                                     : SCALEUP_SIZING_FIRMWARE;
+
+// The C handle `Base` is the first part of an Object<Sizing> whose `sizing` member says which:
+// f is called with the whole object (const if the handle is).
+template <template <class> class Object, class Base, class F>
+decltype(auto) by_sizing(Base* b, F&& f) noexcept {
+  using fabric = Object<transport::fabric_sizing>;
+  using firmware = Object<transport::firmware_sizing>;
+  using fab = std::conditional_t<std::is_const_v<Base>, const fabric, fabric>;
+  using fw = std::conditional_t<std::is_const_v<Base>, const firmware, firmware>;
+  if (b->sizing == SCALEUP_SIZING_FABRIC) return f(*static_cast<fab*>(b));
+  return f(*static_cast<fw*>(b));
 }
 
 }  // namespace scaleup::capi

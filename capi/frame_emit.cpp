@@ -6,8 +6,10 @@
 
 namespace w = scaleup::wire;
 using scaleup::capi::in;
+using scaleup::capi::known_encap;
 using scaleup::capi::out;
 using scaleup::capi::report;
+using scaleup::capi::unknown_encap;
 
 static_assert(static_cast<int>(w::encap::lite) == SCALEUP_ENCAP_LITE);
 static_assert(w::encap_names.size() == SCALEUP_ENCAP_COUNT);
@@ -23,38 +25,6 @@ static_assert([] {
   return true;
 }());
 
-bool known(int encap) { return encap >= 0 && encap < SCALEUP_ENCAP_COUNT; }
-
-// An encapsulation the C++ enum does not have cannot be cast to it: refused before.
-w::error unknown_encap(int encap) {
-  return w::error{.code = w::errc::unsupported,
-                  .layer = "frame",
-                  .what = "unknown encapsulation",
-                  .field = "encap",
-                  .value = static_cast<std::uint64_t>(encap)};
-}
-
-w::frame_params cpp(const scaleup_frame_params& c) {
-  w::frame_params p;
-  p.kind = static_cast<w::encap>(c.encap);
-  p.src_xpu = c.src_xpu;
-  p.dst_xpu = c.dst_xpu;
-  p.tc = c.tc;
-  p.udp_src_port = c.udp_src_port;
-  p.udp_dst_port = c.udp_dst_port;
-  p.udp4_checksum = c.udp4_checksum;
-  p.hop_limit = c.hop_limit;
-  p.vlan_id = c.vlan_id;
-  p.entropy = c.entropy;
-  p.multicast = c.multicast;
-  p.afh1_prefix = c.afh1_prefix;
-  p.sue_ethertype = c.sue_ethertype;
-  p.shim_ethertype = c.shim_ethertype;
-  p.shim_next_header = c.shim_next_header;
-  p.pad = c.pad;
-  return p;
-}
-
 int done(const w::result<std::size_t>& r, std::size_t* written, scaleup_error* err) {
   if (written) *written = r.ok() ? r.value : 0;
   return report(r.err, err);
@@ -65,11 +35,11 @@ int done(const w::result<std::size_t>& r, std::size_t* written, scaleup_error* e
 extern "C" {
 
 const char* scaleup_encap_name(int encap) {
-  return known(encap) ? encap_names[static_cast<std::size_t>(encap)] : "unknown";
+  return known_encap(encap) ? encap_names[static_cast<std::size_t>(encap)] : "unknown";
 }
 
 std::size_t scaleup_frame_header_size(int encap) {
-  return known(encap) ? w::header_size(static_cast<w::encap>(encap)) : 0;
+  return known_encap(encap) ? w::header_size(static_cast<w::encap>(encap)) : 0;
 }
 
 void scaleup_frame_params_init(scaleup_frame_params* c, int encap) {
@@ -96,16 +66,17 @@ void scaleup_frame_params_init(scaleup_frame_params* c, int encap) {
 int scaleup_frame_emit(const scaleup_frame_params* p, const std::uint8_t* inner,
                        std::size_t inner_len, std::uint8_t* o, std::size_t out_len,
                        std::size_t* written, scaleup_error* err) {
-  if (!known(p->encap)) return done(unknown_encap(p->encap), written, err);
-  return done(w::emit_frame(cpp(*p), in(inner, inner_len), out(o, out_len)), written, err);
+  if (!known_encap(p->encap)) return done(unknown_encap(p->encap), written, err);
+  return done(w::emit_frame(scaleup::capi::to_cpp(*p), in(inner, inner_len), out(o, out_len)),
+              written, err);
 }
 
 int scaleup_sue_frame_emit(const scaleup_frame_params* p, const scaleup_rh* rh,
                            const std::uint8_t* payload, std::size_t payload_len, std::uint8_t* o,
                            std::size_t out_len, std::size_t* written, scaleup_error* err) {
-  if (!known(p->encap)) return done(unknown_encap(p->encap), written, err);
-  return done(w::emit_sue_frame(cpp(*p), scaleup::capi::to_cpp(*rh), in(payload, payload_len),
-                                out(o, out_len)),
+  if (!known_encap(p->encap)) return done(unknown_encap(p->encap), written, err);
+  return done(w::emit_sue_frame(scaleup::capi::to_cpp(*p), scaleup::capi::to_cpp(*rh),
+                                in(payload, payload_len), out(o, out_len)),
               written, err);
 }
 

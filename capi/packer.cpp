@@ -3,8 +3,6 @@
 // commands waiting at once, or a firmware's 16 destinations, 2 VCs and 16 commands.
 #include "c_abi.hpp"
 
-#include <memory>
-#include <new>
 #include <type_traits>
 
 #include "scaleup/pack/default_profile.hpp"
@@ -31,6 +29,8 @@ namespace {
 
 template <class P>
 struct sized_packer : scaleup_packer {
+  sized_packer(int s, const pack::profile& p, const typename P::config& c) noexcept
+      : scaleup_packer{s}, impl(p, c) {}
   P impl;
 };
 
@@ -50,10 +50,9 @@ decltype(auto) with(H* p, F&& f) {
                                                      : as<full_packer>(p, f);
 }
 
-// Room for the object and for aligning it inside storage of any alignment.
 template <class P>
 constexpr std::size_t size_of() {
-  return sizeof(sized_packer<P>) + alignof(sized_packer<P>) - 1;
+  return scaleup::capi::room_for<sized_packer<P>>();
 }
 
 template <class P>
@@ -65,11 +64,7 @@ scaleup_packer* init(void* storage, std::size_t size, int sizing, const scaleup_
     cfg.order = static_cast<pack::within_vc>(c->order);
     cfg.limit = c->limit;
   }
-  void* at = storage;
-  std::size_t room = size;
-  if (!storage || !std::align(alignof(sized_packer<P>), sizeof(sized_packer<P>), at, room))
-    return nullptr;
-  return ::new (at) sized_packer<P>{{sizing}, P(pack::default_profile, cfg)};
+  return scaleup::capi::place<sized_packer<P>>(storage, size, sizing, pack::default_profile, cfg);
 }
 
 }  // namespace

@@ -1,27 +1,16 @@
 /* The C ABI from a C11 program: golden bytes written by hand from the spec (the same as
  * tests/unit/wire_headers_test.cpp and wire_pdu_test.cpp, so that they do not come from this
  * library), a round trip of every header, a frame emitted and read back for every
- * encapsulation, a PDU packed and unpacked, and the error each misuse returns. */
+ * encapsulation, a PDU packed and unpacked, and the error each misuse returns; with
+ * transport.c, the go-back-N endpoint and the SUE instance over a lossy wire. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "scaleup/scaleup.h"
 
-static int failures = 0;
-
-#define CHECK(cond)                                              \
-  do {                                                           \
-    if (!(cond)) {                                               \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                \
-    }                                                            \
-  } while (0)
-
-/* A string of an error (pointer and length) equals a C string. */
-static int same(const char* s, size_t n, const char* want) {
-  return s && n == strlen(want) && memcmp(s, want, n) == 0;
-}
+int failures = 0;
 
 /* ---- golden bytes ------------------------------------------------------------------------ */
 
@@ -575,6 +564,8 @@ int main(void) {
   test_cmd_write();
   test_firmware_packer();
   test_frames();
+  test_endpoint();
+  test_instance();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -484,6 +484,123 @@ int scaleup_packer_next(scaleup_packer* p, uint8_t* out, size_t out_len, scaleup
 /* Commands queued, every queue. */
 size_t scaleup_packer_queued(const scaleup_packer* p);
 
+/* ---- transport: sizings and go-back-N (transport/instance.hpp, transport/go_back_n.hpp) --- */
+
+/* The compile-time bounds a transport object is built with (transport::instance_sizing):
+ *   FIRMWARE  firmware_sizing: one peer, one port, 2 VCs, 8 PDUs in flight of up to 274 payload
+ *             bytes, 16 commands queued; everything inside the object, no heap;
+ *   FABRIC    fabric_sizing: 1023 peers, 4 ports, 4 VCs, 256 PDUs in flight of up to 4096 bytes;
+ *             the instance's tables grow from the caller's allocator as a run uses them.
+ * A go-back-N endpoint takes the sizing's window and payload bound. */
+enum { SCALEUP_SIZING_FIRMWARE = 0, SCALEUP_SIZING_FABRIC = 1 };
+
+/* What a deadline function returns when no timer runs (transport::no_deadline, link_never). */
+#define SCALEUP_NO_DEADLINE UINT64_MAX
+
+/* transport::gbn_config: timers and ACK coalescing; times in ns. */
+typedef struct scaleup_gbn_config {
+  uint32_t window;      /* PDUs in flight per connection; capped by the sizing's window */
+  uint64_t rto;         /* without progress this long, go back to the oldest PDU */
+  uint32_t max_retries; /* timeouts in a row, then the peer is unreachable */
+  uint32_t ack_every;   /* a stand-alone ACK after this many unacknowledged PDUs... */
+  uint64_t ack_delay;   /* ...or this long after the first of them */
+} scaleup_gbn_config;
+
+void scaleup_gbn_config_init(scaleup_gbn_config* c);
+
+/* transport::drop_reason: why a PDU's payload was not delivered. */
+enum {
+  SCALEUP_DROP_NONE = 0,
+  SCALEUP_DROP_DUPLICATE = 1, /* a PSN already delivered (re-ACKed) */
+  SCALEUP_DROP_GAP = 2,       /* a PSN after a missing one (NACKed once per gap) */
+  SCALEUP_DROP_PARTITION = 3  /* another partition's (R2 4.1) */
+};
+
+/* ---- transport: the go-back-N endpoint (transport/endpoint.hpp) ------------------------- */
+
+/* One connection's sender and receiver, its retransmit store and its PDU bytes (RH, payload,
+ * R-CRC), driven by one step function; the caller owns the carrier and the clock. One peer, one
+ * VC: a node keeps one endpoint per connection. */
+
+/* transport::endpoint_config */
+typedef struct scaleup_endpoint_config {
+  uint16_t xpuid;     /* this end's XPU id, the source in every RH (10 bits) */
+  uint8_t vc;         /* the connection's VC, in every RH */
+  uint16_t partition; /* in every RH; a PDU from the peer in another one is dropped */
+  scaleup_gbn_config gbn;
+} scaleup_endpoint_config;
+
+void scaleup_endpoint_config_init(scaleup_endpoint_config* c);
+
+/* transport::endpoint_input */
+enum {
+  SCALEUP_ENDPOINT_SEND = 0,    /* bytes: a payload (packed commands) for the peer; copied */
+  SCALEUP_ENDPOINT_ARRIVED = 1, /* bytes: a PDU from the peer, RH through R-CRC */
+  SCALEUP_ENDPOINT_TICK = 2     /* nothing but time: fire the timers due */
+};
+
+typedef struct scaleup_endpoint_event {
+  uint8_t input; /* SCALEUP_ENDPOINT_* */
+  const uint8_t* bytes;
+  size_t bytes_len;
+} scaleup_endpoint_event;
+
+/* A PDU to put on the wire (transport::outgoing_pdu): its bytes, or its parts for a caller that
+ * frames it itself (scaleup_sue_frame_emit(params, &rh, payload, ...) writes the same PDU). */
+typedef struct scaleup_outgoing_pdu {
+  const uint8_t* bytes; /* RH, payload, R-CRC */
+  size_t bytes_len;
+  scaleup_rh rh;
+  const uint8_t* payload; /* payload_len 0: a stand-alone ACK or NACK */
+  size_t payload_len;
+} scaleup_outgoing_pdu;
+
+/* What one step did (transport::endpoint_actions). Every pointer is into the endpoint, which
+ * copied what it shows: valid until its next step. */
+typedef struct scaleup_endpoint_actions {
+  const scaleup_outgoing_pdu* transmit; /* put these on the wire, in this order */
+  size_t transmit_count;
+  const uint8_t* delivered; /* arrived: the payload to hand up, in PSN order, exactly once */
+  size_t delivered_len;
+  bool accepted;     /* send: the payload is PSN sent_psn, kept until acknowledged */
+  uint16_t sent_psn;
+  bool window_full;  /* send refused: offer the payload again once released > 0 */
+  uint32_t released; /* PDUs the peer acknowledged in this step */
+  uint8_t dropped;   /* arrived: SCALEUP_DROP_*, why its payload was not delivered */
+  bool unreachable;  /* the retry limit was hit (now or before) */
+  scaleup_error error; /* the event was refused: a bad payload, a damaged or foreign PDU */
+} scaleup_endpoint_actions;
+
+/* The machines' counters (gbn_sender, gbn_receiver) and the PDUs the endpoint refused. */
+typedef struct scaleup_endpoint_counters {
+  uint64_t sent, resent, nacks, timeouts;
+  uint64_t delivered, duplicates, dropped_gap, dropped_partition, acks_sent, nacks_sent;
+  uint64_t rejected;
+  uint32_t in_flight;
+  bool unreachable;
+} scaleup_endpoint_counters;
+
+/* A transport::endpoint<window, payload bound> of a SCALEUP_SIZING_*, in the caller's memory. */
+typedef struct scaleup_endpoint scaleup_endpoint;
+
+/* Bytes the caller provides for an endpoint of `sizing`, any alignment (init aligns inside);
+ * 0 for an unknown sizing. The fabric sizing's store is about 1 MB: static storage or the heap. */
+size_t scaleup_endpoint_size(int sizing);
+/* Builds an endpoint in storage[0, size); c may be NULL (defaults). NULL, with the reason in
+ * err, when the sizing is unknown, size too small or the config refused (an xpuid or partition
+ * wider than its field). Nothing to release: drop the storage. */
+scaleup_endpoint* scaleup_endpoint_init(void* storage, size_t size, int sizing,
+                                        const scaleup_endpoint_config* c, scaleup_error* err);
+/* One event at `now` (ns, never decreasing; e NULL: a tick), then every timer due at `now`.
+ * Returns the code of a->error; a may be NULL. */
+int scaleup_endpoint_step(scaleup_endpoint* ep, uint64_t now, const scaleup_endpoint_event* e,
+                          scaleup_endpoint_actions* a);
+/* When to step next with nothing else to do: SCALEUP_NO_DEADLINE while no timer runs. */
+uint64_t scaleup_endpoint_deadline(const scaleup_endpoint* ep);
+/* Whether a payload sent now would be accepted (window open, peer not unreachable). */
+bool scaleup_endpoint_can_send(const scaleup_endpoint* ep);
+void scaleup_endpoint_stats(const scaleup_endpoint* ep, scaleup_endpoint_counters* out);
+
 #ifdef __cplusplus
 }
 #endif
