@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <scaleup/pack/command.hpp>
 #include <scaleup/pack/receive.hpp>
@@ -21,14 +22,15 @@ namespace {
 using namespace scaleup;
 using sue = transport::sue_instance<transport::firmware_sizing>;
 
-// Built in place on the first run: no constructor at start-up, no guard variable.
-alignas(sue) std::uint8_t storage[2][sizeof(sue)];
 std::array<std::uint8_t, 512> frame{};
 
 }  // namespace
 
-extern "C" int fw_instance_selftest() {
-  sue* xpu[2] = {new (storage[0]) sue({.xpuid = 1}), new (storage[1]) sue({.xpuid = 2})};
+extern "C" int fw_instance_selftest(void* storage, std::size_t size) {
+  void* at = storage;
+  if (!std::align(alignof(sue), 2 * sizeof(sue), at, size)) return 5;
+  auto* s = static_cast<std::uint8_t*>(at);
+  sue* xpu[2] = {new (s) sue({.xpuid = 1}), new (s + sizeof(sue)) sue({.xpuid = 2})};
   constexpr std::uint16_t writes = 12;
   std::uint16_t sent[2]{}, got[2]{};
   int lost = 0;

@@ -1,26 +1,22 @@
 #include "firmware.h"
 #include "scaleup/scaleup.h"
 
-/* The packer's firmware sizing (16 destinations, 2 VCs, 16 queued commands) in static storage,
- * no heap, with payloads of up to 128 bytes: a firmware's PDU buffers are small. */
-static unsigned char storage[SCALEUP_PACKER_FIRMWARE_SIZE];
+/* The packer's firmware sizing (16 destinations, 2 VCs, 16 queued commands), no heap, with
+ * payloads of up to 128 bytes: a firmware's PDU buffers are small. */
 static scaleup_packer* the_packer;
 
-static scaleup_packer* packer(void) {
-  if (!the_packer) {
-    scaleup_packer_config cfg;
-    scaleup_packer_config_init(&cfg);
-    cfg.limit = 128;
-    the_packer =
-        scaleup_packer_sized_init(storage, sizeof storage, SCALEUP_PACKER_SIZING_FIRMWARE, &cfg);
-  }
-  return the_packer;
+size_t fw_pack_init(void* storage, size_t size) {
+  scaleup_packer_config cfg;
+  scaleup_packer_config_init(&cfg);
+  cfg.limit = 128;
+  the_packer = scaleup_packer_sized_init(storage, size, SCALEUP_PACKER_SIZING_FIRMWARE, &cfg);
+  return the_packer ? scaleup_packer_sized_size(SCALEUP_PACKER_SIZING_FIRMWARE) : 0;
 }
 
 /* The control is copied into the packer's pool; the 64 data bytes are borrowed: the caller
  * keeps them until fw_pack_next() has packed the command. */
 bool fw_pack_write(uint16_t dst, uint8_t vc, uint64_t addr, const uint8_t* data) {
-  scaleup_packer* p = packer();
+  scaleup_packer* p = the_packer;
   uint8_t control[SCALEUP_CMD_WRITE_SIZE];
   scaleup_cmd_write w;
   scaleup_queued_command c = {0};
@@ -38,7 +34,7 @@ bool fw_pack_write(uint16_t dst, uint8_t vc, uint64_t addr, const uint8_t* data)
 }
 
 size_t fw_pack_next(uint8_t* out, size_t cap, uint16_t* dst, uint8_t* vc) {
-  scaleup_packer* p = packer();
+  scaleup_packer* p = the_packer;
   scaleup_packed_pdu pdu;
   if (!p || scaleup_packer_next(p, out, cap, &pdu, NULL, 0, NULL) != 0 || pdu.commands == 0)
     return 0;
