@@ -101,6 +101,27 @@ inline wire::frame_params to_cpp(const scaleup_frame_params& c) noexcept {
   return p;
 }
 
+inline scaleup_frame_params to_c(const wire::frame_params& p) noexcept {
+  scaleup_frame_params c{};
+  c.encap = static_cast<std::uint8_t>(p.kind);
+  c.src_xpu = p.src_xpu;
+  c.dst_xpu = p.dst_xpu;
+  c.tc = p.tc;
+  c.udp_src_port = p.udp_src_port;
+  c.udp_dst_port = p.udp_dst_port;
+  c.udp4_checksum = p.udp4_checksum;
+  c.hop_limit = p.hop_limit;
+  c.vlan_id = p.vlan_id;
+  c.entropy = p.entropy;
+  c.multicast = p.multicast;
+  c.afh1_prefix = p.afh1_prefix;
+  c.sue_ethertype = p.sue_ethertype;
+  c.shim_ethertype = p.shim_ethertype;
+  c.shim_next_header = p.shim_next_header;
+  c.pad = p.pad;
+  return c;
+}
+
 inline transport::gbn_config to_cpp(const scaleup_gbn_config& c) noexcept {
   return {c.window, c.rto, c.max_retries, c.ack_every, c.ack_delay};
 }

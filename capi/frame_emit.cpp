@@ -43,24 +43,8 @@ std::size_t scaleup_frame_header_size(int encap) {
 }
 
 void scaleup_frame_params_init(scaleup_frame_params* c, int encap) {
-  const w::frame_params p{};
-  *c = scaleup_frame_params{};
+  *c = scaleup::capi::to_c(w::frame_params{});
   c->encap = static_cast<std::uint8_t>(encap);
-  c->src_xpu = p.src_xpu;
-  c->dst_xpu = p.dst_xpu;
-  c->tc = p.tc;
-  c->udp_src_port = p.udp_src_port;
-  c->udp_dst_port = p.udp_dst_port;
-  c->udp4_checksum = p.udp4_checksum;
-  c->hop_limit = p.hop_limit;
-  c->vlan_id = p.vlan_id;
-  c->entropy = p.entropy;
-  c->multicast = p.multicast;
-  c->afh1_prefix = p.afh1_prefix;
-  c->sue_ethertype = p.sue_ethertype;
-  c->shim_ethertype = p.shim_ethertype;
-  c->shim_next_header = p.shim_next_header;
-  c->pad = p.pad;
 }
 
 int scaleup_frame_emit(const scaleup_frame_params* p, const std::uint8_t* inner,

@@ -22,6 +22,7 @@ static inline int same(const char* s, size_t n, const char* want) {
 }
 
 /* transport.c */
+void test_go_back_n(void);
 void test_endpoint(void);
 void test_instance(void);
 

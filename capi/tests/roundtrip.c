@@ -564,6 +564,7 @@ int main(void) {
   test_cmd_write();
   test_firmware_packer();
   test_frames();
+  test_go_back_n();
   test_endpoint();
   test_instance();
   if (failures) {

@@ -516,6 +516,81 @@ enum {
   SCALEUP_DROP_PARTITION = 3  /* another partition's (R2 4.1) */
 };
 
+/* The machines themselves (transport::gbn_sender<16>, gbn_receiver<16>): plain values in the
+ * caller's memory, stepped in place, time an input; the caller keeps the PDUs and writes the
+ * RHs (the sender says which PSNs to send again). The endpoint below does both for a caller. */
+typedef struct scaleup_gbn_sender {
+  uint16_t next; /* the PSN the next new PDU gets */
+  uint16_t una;  /* the oldest PDU not yet acknowledged */
+  bool timing;
+  uint64_t deadline;
+  uint32_t retries;
+  bool unreachable;
+  uint64_t sent, resent, nacks, timeouts;
+} scaleup_gbn_sender;
+
+/* transport::sender_input */
+enum {
+  SCALEUP_GBN_SENDER_SEND = 0, /* a new PDU: give it a PSN, or say the window is full */
+  SCALEUP_GBN_SENDER_ACK = 1,  /* an RH carried ACK apsn */
+  SCALEUP_GBN_SENDER_NACK = 2, /* an RH carried NACK apsn */
+  SCALEUP_GBN_SENDER_TICK = 3  /* time passed: the retransmit timer may fire */
+};
+
+/* transport::sender_actions */
+typedef struct scaleup_gbn_sender_actions {
+  bool assigned; /* send: the new PDU carries psn_assigned */
+  uint16_t psn_assigned;
+  bool window_full;       /* send refused: keep the PDU queued */
+  uint32_t released;      /* PDUs acknowledged by this event, from released_from */
+  uint16_t released_from;
+  uint32_t resend;        /* go back: send these again, in order, from resend_from */
+  uint16_t resend_from;
+  bool unreachable;       /* the retry limit was hit */
+} scaleup_gbn_sender_actions;
+
+typedef struct scaleup_gbn_receiver {
+  uint16_t expected;
+  bool nacked;   /* this gap has had its NACK */
+  bool nack_due; /* ...which has not gone out yet */
+  bool ack_due;  /* an ACK should go out now */
+  uint32_t unacked;
+  bool ack_timing;
+  uint64_t ack_deadline;
+  uint64_t delivered, duplicates, dropped_gap, dropped_partition;
+  uint64_t acks_sent, nacks_sent;
+} scaleup_gbn_receiver;
+
+/* transport::receiver_input */
+enum {
+  SCALEUP_GBN_RECEIVER_PDU = 0,     /* a PDU arrived with PSN npsn (R-CRC good) */
+  SCALEUP_GBN_RECEIVER_TICK = 1,    /* time passed: a coalesced ACK may be due */
+  SCALEUP_GBN_RECEIVER_ACK_SENT = 2 /* the pending ACK/NACK went out */
+};
+
+/* transport::receiver_actions */
+typedef struct scaleup_gbn_receiver_actions {
+  bool deliver;    /* hand the PDU's commands to the XPU */
+  uint8_t dropped; /* SCALEUP_DROP_* */
+  bool ack_now;    /* an ACK or NACK is due: piggyback it, or send an RH-only PDU */
+} scaleup_gbn_receiver_actions;
+
+/* Machines in their initial state (PSN 0 first). */
+void scaleup_gbn_sender_init(scaleup_gbn_sender* s);
+void scaleup_gbn_receiver_init(scaleup_gbn_receiver* r);
+/* One event at `now` (transport::step); c NULL: the defaults. Returns 0, or
+ * SCALEUP_ERRC_BAD_VALUE for an unknown input (the machine unchanged); a may be NULL. */
+int scaleup_gbn_sender_step(scaleup_gbn_sender* s, int input, uint16_t apsn, uint64_t now,
+                            const scaleup_gbn_config* c, scaleup_gbn_sender_actions* a);
+/* partition_ok: the PDU's partition is allowed for its source (else dropped and counted). */
+int scaleup_gbn_receiver_step(scaleup_gbn_receiver* r, int input, uint16_t npsn,
+                              bool partition_ok, uint64_t now, const scaleup_gbn_config* c,
+                              scaleup_gbn_receiver_actions* a);
+/* What the next RH towards the peer carries (transport::pending_ack): SCALEUP_RH_OP_ACK or
+ * _NACK with *apsn, or SCALEUP_RH_OP_NONE when there is nothing to say. Once it has gone out,
+ * step the receiver with SCALEUP_GBN_RECEIVER_ACK_SENT. */
+int scaleup_gbn_pending_ack(const scaleup_gbn_receiver* r, uint16_t* apsn);
+
 /* ---- transport: the go-back-N endpoint (transport/endpoint.hpp) ------------------------- */
 
 /* One connection's sender and receiver, its retransmit store and its PDU bytes (RH, payload,
@@ -600,6 +675,288 @@ uint64_t scaleup_endpoint_deadline(const scaleup_endpoint* ep);
 /* Whether a payload sent now would be accepted (window open, peer not unreachable). */
 bool scaleup_endpoint_can_send(const scaleup_endpoint* ep);
 void scaleup_endpoint_stats(const scaleup_endpoint* ep, scaleup_endpoint_counters* out);
+
+/* ---- transport: the SUE instance (transport/instance.hpp) -------------------------------- */
+
+/* One XPU's SUE instance (R2 4.2, Fig. 18; SUE Lite R2 4.3): commands in, frames out, frames
+ * in, commands delivered; packing, go-back-N per connection, the link layer per port (LLR, CBFC,
+ * PFC), failover, management. The caller owns the wire and the clock: every call is one event
+ * at `now` (ns, never decreasing); deadline says when to step again with nothing else to do,
+ * port_ready which ports have something to send. What the instance has to say beside a step's
+ * actions (commands completed or failed, drops, link messages for the link peer) goes to the
+ * note sink, as it happens. */
+
+/* The caller's memory for a fabric-sized instance (pack::allocator): allocate(context, bytes)
+ * returns memory aligned for any fundamental type, or NULL; release(context, p, bytes) gives
+ * back what allocate returned, with the size asked for then. */
+typedef struct scaleup_allocator {
+  void* context;
+  void* (*allocate)(void* context, size_t bytes);
+  void (*release)(void* context, void* p, size_t bytes);
+} scaleup_allocator;
+
+/* transport::keying: which connection a PDU belongs to. */
+enum { SCALEUP_KEYING_PORT_PEER_VC = 0, SCALEUP_KEYING_PORT_PEER = 1 };
+
+/* transport::instance_config, less what C cannot pass (the command profile is the default one,
+ * only this instance's partition is allowed, PFC priorities and management at their defaults).
+ * The link: LLR on or off and, cbfc_credits > 0, CBFC granting that many credits to every VC's
+ * class and to the acknowledgements' (transport::link_config_of). */
+typedef struct scaleup_instance_config {
+  uint16_t xpuid;   /* this XPU (the RH's xpuid, 10 bits) */
+  uint8_t ports;    /* 1, 2 or 4 (R2 Table 1); at most the sizing's */
+  uint8_t vcs;      /* requests on VC0, responses on VC1 (R2 3.2.2); at most the sizing's */
+  bool unordered;   /* spread PDUs over ports (R2 4.4); needs more than one port */
+  bool lite;        /* SUE Lite (R2 2.2, 3.4): no RH, no go-back-N; frame.encap LITE */
+  scaleup_frame_params frame; /* encapsulation; XPU ids and traffic class are set per frame */
+  size_t pack_limit;          /* payload bytes per PDU; 0: the most the sizing holds */
+  uint16_t weights[4];        /* WRR across VCs (R2 4.2 step 3) */
+  scaleup_gbn_config gbn;
+  uint8_t keys;       /* SCALEUP_KEYING_* */
+  uint16_t partition; /* in every RH this instance sends */
+  bool llr;
+  uint32_t cbfc_credits; /* 0: no CBFC */
+  uint32_t credits_per_destination; /* commands queued per {destination, VC}; 0: the pool's */
+  uint32_t credits_aggregate;       /* commands queued in all; 0: the pool's */
+  uint64_t unreachable_after; /* ns a peer may be unreachable on every plane before it fails */
+} scaleup_instance_config;
+
+/* The C++ defaults. */
+void scaleup_instance_config_init(scaleup_instance_config* c);
+
+/* transport::instance_input */
+enum {
+  SCALEUP_INPUT_COMMAND = 0,      /* a command for `peer` on `vc`: control then data (copied) */
+  SCALEUP_INPUT_FRAME = 1,        /* `bytes` arrived on `port`, with `link` */
+  SCALEUP_INPUT_TRANSMIT = 2,     /* `port` can take a frame now: it is written into `out` */
+  SCALEUP_INPUT_LINK_MESSAGE = 3, /* the link peer of `port` sent `message` */
+  SCALEUP_INPUT_LINK_STATUS = 4,  /* `port`'s link went `up` or down */
+  SCALEUP_INPUT_PEER_STATUS = 5,  /* `peer`'s plane `port` went `up` or down (the fabric says) */
+  SCALEUP_INPUT_MANAGEMENT = 6,   /* the XPU sends `bytes` (Ethernet, no FCS) on management */
+  SCALEUP_INPUT_TICK = 7          /* time passed */
+};
+
+/* transport::link_info: what travels with a frame below the capture (LLR sequence, class, the
+ * FCS verdict). */
+typedef struct scaleup_link_info {
+  bool llr;
+  uint16_t seq;
+  uint8_t cls;
+  bool fcs_ok;
+} scaleup_link_info;
+
+/* transport::link_message: from one end of a link to the other. */
+enum {
+  SCALEUP_LINK_MESSAGE_LLR_ACK = 0,
+  SCALEUP_LINK_MESSAGE_LLR_NACK = 1,
+  SCALEUP_LINK_MESSAGE_CBFC_UPDATE = 2
+};
+
+typedef struct scaleup_link_message {
+  uint8_t kind;        /* SCALEUP_LINK_MESSAGE_* */
+  uint16_t seq;        /* LLR: last in order (ACK), expected (NACK) */
+  uint8_t cbfc_class;  /* CBFC update: the class... */
+  uint8_t cbfc_rsvd;
+  uint32_t cbfc_limit; /* ...and the credits its sender may have consumed since start, mod 2^24 */
+} scaleup_link_message;
+
+/* transport::instance_event; scaleup_instance_event_init gives a tick with the C++ defaults (up,
+ * link.fcs_ok), the wrappers below fill it for the common events. */
+typedef struct scaleup_instance_event {
+  uint8_t input; /* SCALEUP_INPUT_* */
+  uint8_t port;
+  uint16_t peer;
+  uint8_t vc;
+  bool send_now; /* command: close the PDU after it (R2 4.3 step 2) */
+  bool up;       /* link_status, peer_status */
+  const uint8_t* control; /* command */
+  size_t control_len;
+  const uint8_t* data; /* command */
+  size_t data_len;
+  const uint8_t* bytes; /* frame, management */
+  size_t bytes_len;
+  scaleup_link_info link; /* frame */
+  uint8_t* out;           /* transmit: at least scaleup_instance_frame_room(sizing) bytes */
+  size_t out_len;
+  scaleup_link_message message; /* link_message */
+} scaleup_instance_event;
+
+void scaleup_instance_event_init(scaleup_instance_event* e);
+
+/* transport::frame_kind */
+enum {
+  SCALEUP_FRAME_KIND_NONE = 0,
+  SCALEUP_FRAME_KIND_PDU = 1,            /* a data PDU's first transmission on its connection */
+  SCALEUP_FRAME_KIND_RETRANSMISSION = 2, /* a data PDU sent again (go-back-N) */
+  SCALEUP_FRAME_KIND_ACK = 3,            /* a stand-alone RH-only PDU: ACK or NACK */
+  SCALEUP_FRAME_KIND_CONTROL = 4,        /* a failover request or reply */
+  SCALEUP_FRAME_KIND_MANAGEMENT = 5,
+  SCALEUP_FRAME_KIND_LITE = 6,
+  SCALEUP_FRAME_KIND_REPLAY = 7, /* a frame sent again by LLR */
+  SCALEUP_FRAME_KIND_PFC = 8
+};
+
+/* What a transmit step wrote into the caller's buffer (transport::instance_frame). */
+typedef struct scaleup_transmitted_frame {
+  size_t size; /* bytes written; 0: nothing to send on this port now */
+  uint8_t kind; /* SCALEUP_FRAME_KIND_* */
+  uint16_t peer;
+  uint8_t vc;
+  uint16_t psn;       /* pdu, retransmission: its PSN */
+  uint8_t op;         /* SCALEUP_RH_OP_*: the acknowledgement its RH carries */
+  uint16_t apsn;
+  uint64_t first_seq; /* pdu, retransmission, lite: the commands it carries, numbered per */
+  uint32_t commands;  /* {peer, VC} in offer order */
+  bool moved;         /* pdu: moved to this connection by a failover */
+  scaleup_link_info link; /* what travels with it below the capture */
+} scaleup_transmitted_frame;
+
+/* What an arriving frame delivered (transport::instance_delivery): a PDU's payload (commands,
+ * for scaleup_unpacker_init) or a management packet; payload points into the event's bytes. */
+typedef struct scaleup_instance_delivery {
+  bool valid;
+  bool management;
+  uint16_t src;
+  uint8_t vc;
+  uint8_t port;
+  const uint8_t* payload;
+  size_t payload_len;
+} scaleup_instance_delivery;
+
+/* transport::instance_actions */
+typedef struct scaleup_instance_actions {
+  scaleup_error error; /* the event was refused: what and why */
+  uint64_t seq;        /* command: its number in {peer, VC}, 0, 1, 2, ... in offer order */
+  scaleup_transmitted_frame frame;     /* transmit */
+  scaleup_instance_delivery delivered; /* frame */
+} scaleup_instance_actions;
+
+/* transport::instance_drop: why an arriving frame was not delivered. */
+enum {
+  SCALEUP_INSTANCE_DROP_NONE = 0,
+  SCALEUP_INSTANCE_DROP_LINK_DOWN = 1,
+  SCALEUP_INSTANCE_DROP_LINK = 2,         /* bad FCS, or LLR out of sequence or a duplicate */
+  SCALEUP_INSTANCE_DROP_BAD_RCRC = 3,     /* no good R-CRC: corrupted, or no SUE PDU in it */
+  SCALEUP_INSTANCE_DROP_MISADDRESSED = 4, /* not for this XPU, or from one that cannot be */
+  SCALEUP_INSTANCE_DROP_VERSION = 5,      /* an RH of another version */
+  SCALEUP_INSTANCE_DROP_PARTITION = 6,    /* a partition not allowed for its source (R2 4.1) */
+  SCALEUP_INSTANCE_DROP_DUPLICATE = 7,    /* go-back-N: a PSN already delivered */
+  SCALEUP_INSTANCE_DROP_GAP = 8,          /* go-back-N: a PSN after a missing one */
+  SCALEUP_INSTANCE_DROP_NO_ROOM = 9,      /* a peer beyond the sizing's */
+  SCALEUP_INSTANCE_DROP_MANAGEMENT = 10   /* a management packet whose FCS is bad */
+};
+
+/* transport::note_kind */
+enum {
+  SCALEUP_NOTE_COMPLETED = 0,        /* peer, vc, first_seq, count: acknowledged (R2 4.1) */
+  SCALEUP_NOTE_FAILED = 1,           /* peer, vc, first_seq, count, error: never delivered */
+  SCALEUP_NOTE_DROPPED = 2,          /* port, peer, vc, psn, why: an arriving frame dropped */
+  SCALEUP_NOTE_UNREACHABLE = 3,      /* port, peer, vc: go-back-N's retry limit on a plane */
+  SCALEUP_NOTE_PEER_UNREACHABLE = 4, /* peer: no plane reached it; its work failed */
+  SCALEUP_NOTE_PEER_REACHABLE = 5,   /* peer: a plane reaches it again */
+  SCALEUP_NOTE_FAILOVER = 6,         /* port, to_port, peer, vc, count: PDUs moved */
+  SCALEUP_NOTE_LINK_MESSAGE = 7,     /* port, message: for the link peer of `port` */
+  SCALEUP_NOTE_LINK_DOWN = 8,        /* port */
+  SCALEUP_NOTE_LINK_UP = 9,          /* port */
+  SCALEUP_NOTE_ACK_IN = 10,          /* port, peer, vc, psn: an ACK arrived (apsn in psn) */
+  SCALEUP_NOTE_NACK_IN = 11          /* port, peer, vc, psn: a NACK arrived */
+};
+
+/* transport::instance_note; the error's strings are the library's constants. */
+typedef struct scaleup_instance_note {
+  uint8_t kind; /* SCALEUP_NOTE_* */
+  uint8_t port;
+  uint8_t to_port;
+  uint8_t vc;
+  uint16_t peer;
+  uint16_t psn;
+  uint64_t first_seq;
+  uint32_t count;
+  uint8_t why; /* SCALEUP_INSTANCE_DROP_* */
+  scaleup_error error;
+  scaleup_link_message message;
+} scaleup_instance_note;
+
+/* transport::instance_stats */
+typedef struct scaleup_instance_counters {
+  uint64_t commands, refused; /* commands accepted, refused */
+  uint64_t pdus, retransmissions, acks_only, frames;
+  uint64_t acks_sent, nacks_sent;
+  uint64_t delivered, delivered_bytes; /* PDUs (Lite frames) delivered, payload bytes */
+  uint64_t completed, failed;          /* commands */
+  uint64_t dropped, duplicates, gaps, bad_rcrc, partition;
+  uint64_t unreachable; /* retry limits hit (per connection and plane) */
+  uint64_t peers_unreachable;
+  uint64_t failovers, moved, control_sent;
+  uint64_t management_sent, management_received, management_refused;
+} scaleup_instance_counters;
+
+/* Register map (R2 3.1, transport::reg): 32-bit words; a port's are at
+ * SCALEUP_REG_PORT_BASE + port * SCALEUP_REG_PORT_STRIDE + the offset. */
+#define SCALEUP_REG_ID 0x000u /* xpuid | ports << 16 | vcs << 20 | unordered << 24 | lite << 25 */
+#define SCALEUP_REG_CONGESTION 0x004u
+#define SCALEUP_REG_PEERS_UNREACHABLE 0x008u
+#define SCALEUP_REG_PORT_BASE 0x100u
+#define SCALEUP_REG_PORT_STRIDE 0x40u
+#define SCALEUP_REG_LINK_STATUS 0x00u /* bit 0 up (writable), 1 LLR gave up, 2 LLR on, 3 CBFC on */
+#define SCALEUP_REG_FRAMES_SENT 0x04u
+#define SCALEUP_REG_FRAMES_RECEIVED 0x08u
+#define SCALEUP_REG_LLR_REPLAYS 0x0Cu
+#define SCALEUP_REG_CREDIT_STALLS 0x10u
+#define SCALEUP_REG_PFC_PAUSED 0x14u
+#define SCALEUP_REG_CREDITS 0x20u /* + 4 * VC */
+
+/* A transport::sue_instance of a SCALEUP_SIZING_*, in the caller's memory. */
+typedef struct scaleup_instance scaleup_instance;
+
+/* Bytes the caller provides for an instance of `sizing`, any alignment; 0 if unknown. */
+size_t scaleup_instance_size(int sizing);
+/* The out buffer a transmit needs (a smaller one: the port is treated as busy); 0 if unknown. */
+size_t scaleup_instance_frame_room(int sizing);
+/* The configuration's error for `sizing` (sue_instance::check), as init would report it. */
+int scaleup_instance_check(int sizing, const scaleup_instance_config* c, scaleup_error* err);
+/* Builds an instance in storage[0, size); c may be NULL (defaults). The fabric sizing takes
+ * memory only from `allocator` (no heap unless the caller passes one) and is refused without
+ * it; the firmware sizing keeps everything in storage and ignores it. NULL, with the reason in
+ * err, when the sizing is unknown, size too small, the allocator missing or the config refused. */
+scaleup_instance* scaleup_instance_init(void* storage, size_t size, int sizing,
+                                        const scaleup_instance_config* c,
+                                        const scaleup_allocator* allocator, scaleup_error* err);
+/* Gives back to the allocator everything the instance took; then drop the storage. */
+void scaleup_instance_fini(scaleup_instance* inst);
+
+/* Where notes go as they happen (NULL fn: nowhere); n is valid during the call only. */
+void scaleup_instance_set_note_sink(scaleup_instance* inst,
+                                    void (*fn)(void* context, const scaleup_instance_note* n),
+                                    void* context);
+
+/* One event at `now`, then the timers due at `now`. Returns the code of a->error; a may be
+ * NULL. */
+int scaleup_instance_step(scaleup_instance* inst, uint64_t now, const scaleup_instance_event* e,
+                          scaleup_instance_actions* a);
+/* The common events. */
+int scaleup_instance_command(scaleup_instance* inst, uint64_t now, uint16_t peer, uint8_t vc,
+                             const uint8_t* control, size_t control_len, const uint8_t* data,
+                             size_t data_len, bool send_now, scaleup_instance_actions* a);
+int scaleup_instance_frame(scaleup_instance* inst, uint64_t now, uint8_t port,
+                           const uint8_t* bytes, size_t len, scaleup_instance_actions* a);
+int scaleup_instance_transmit(scaleup_instance* inst, uint64_t now, uint8_t port, uint8_t* out,
+                              size_t out_len, scaleup_instance_actions* a);
+int scaleup_instance_tick(scaleup_instance* inst, uint64_t now, scaleup_instance_actions* a);
+
+/* When to step next with nothing else to do: SCALEUP_NO_DEADLINE while no timer runs. */
+uint64_t scaleup_instance_deadline(const scaleup_instance* inst);
+/* Whether `port` has something to send now: offer it a transmit. Bit p of ready_ports: port p. */
+bool scaleup_instance_port_ready(const scaleup_instance* inst, uint8_t port);
+uint8_t scaleup_instance_ready_ports(const scaleup_instance* inst);
+/* Commands `peer` may still be given on `vc` (R2 3.2.1). */
+uint32_t scaleup_instance_credits(const scaleup_instance* inst, uint16_t peer, uint8_t vc);
+void scaleup_instance_stats(const scaleup_instance* inst, scaleup_instance_counters* out);
+/* Registers (R2 3.1): false for an address that is not one (read) or not writable (write). */
+bool scaleup_instance_read_register(const scaleup_instance* inst, uint32_t address,
+                                    uint32_t* value);
+bool scaleup_instance_write_register(scaleup_instance* inst, uint64_t now, uint32_t address,
+                                     uint32_t value);
 
 #ifdef __cplusplus
 }
