@@ -3,7 +3,6 @@
 #pragma once
 
 #include "scaleup/transport/go_back_n.hpp"
-#include "scaleup/transport/instance.hpp"
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/frame.hpp"
 #include "scaleup/wire/reliability_header.hpp"
@@ -154,31 +153,6 @@ inline wire::error no_room(std::string_view layer, std::size_t needed,
                      .needed = static_cast<std::uint32_t>(needed),
                      .available = static_cast<std::uint32_t>(available),
                      .what = "storage smaller than the object's size function says"};
-}
-
-inline wire::error unknown_sizing(std::string_view layer, int sizing) noexcept {
-  return wire::error{.code = wire::errc::bad_value,
-                     .layer = layer,
-                     .what = "unknown sizing (SCALEUP_SIZING_*)",
-                     .field = "sizing",
-                     .value = static_cast<std::uint64_t>(sizing)};
-}
-
-template <class Sizing>
-inline constexpr std::uint8_t sizing_of =
-    std::is_same_v<Sizing, transport::fabric_sizing> ? SCALEUP_SIZING_FABRIC
-                                                     : SCALEUP_SIZING_FIRMWARE;
-
-// The C handle `Base` is the first part of an Object<Sizing> whose `sizing` member says which:
-// f is called with the whole object (const if the handle is).
-template <template <class> class Object, class Base, class F>
-decltype(auto) by_sizing(Base* b, F&& f) noexcept {
-  using fabric = Object<transport::fabric_sizing>;
-  using firmware = Object<transport::firmware_sizing>;
-  using fab = std::conditional_t<std::is_const_v<Base>, const fabric, fabric>;
-  using fw = std::conditional_t<std::is_const_v<Base>, const firmware, firmware>;
-  if (b->sizing == SCALEUP_SIZING_FABRIC) return f(*static_cast<fab*>(b));
-  return f(*static_cast<fw*>(b));
 }
 
 }  // namespace scaleup::capi

@@ -5,6 +5,7 @@
 
 #include "c_abi.hpp"
 #include "scaleup/transport/endpoint.hpp"
+#include "sizing.hpp"
 
 namespace t = scaleup::transport;
 namespace w = scaleup::wire;
@@ -35,6 +36,9 @@ struct c_endpoint : scaleup_endpoint {
 // Dropping the caller's storage is the only cleanup.
 static_assert(std::is_trivially_destructible_v<c_endpoint<t::firmware_sizing>>);
 static_assert(std::is_trivially_destructible_v<c_endpoint<t::fabric_sizing>>);
+
+template <class Tag>
+using endpoint_of = c_endpoint<typename Tag::type>;
 
 template <class F>
 decltype(auto) with(scaleup_endpoint* e, F&& f) noexcept {
@@ -107,29 +111,22 @@ void scaleup_endpoint_config_init(scaleup_endpoint_config* c) {
 }
 
 std::size_t scaleup_endpoint_size(int sizing) {
-  switch (sizing) {
-    case SCALEUP_SIZING_FIRMWARE:
-      return scaleup::capi::room_for<c_endpoint<t::firmware_sizing>>();
-    case SCALEUP_SIZING_FABRIC:
-      return scaleup::capi::room_for<c_endpoint<t::fabric_sizing>>();
-    default:
-      return 0;
-  }
+  return scaleup::capi::for_sizing(sizing, std::size_t{0}, [](auto tag) {
+    return scaleup::capi::room_for<endpoint_of<decltype(tag)>>();
+  });
 }
 
 scaleup_endpoint* scaleup_endpoint_init(void* storage, std::size_t size, int sizing,
                                         const scaleup_endpoint_config* c, scaleup_error* err) {
   t::endpoint_config cfg{};
   if (c) cfg = t::endpoint_config{c->xpuid, c->vc, c->partition, to_cpp(c->gbn)};
-  switch (sizing) {
-    case SCALEUP_SIZING_FIRMWARE:
-      return build<t::firmware_sizing>(storage, size, cfg, err);
-    case SCALEUP_SIZING_FABRIC:
-      return build<t::fabric_sizing>(storage, size, cfg, err);
-    default:
-      report(scaleup::capi::unknown_sizing("sue", sizing), err);
-      return nullptr;
-  }
+  scaleup_endpoint* e = nullptr;
+  const bool known = scaleup::capi::for_sizing(sizing, false, [&](auto tag) {
+    e = build<typename decltype(tag)::type>(storage, size, cfg, err);
+    return true;
+  });
+  if (!known) report(scaleup::capi::unknown_sizing("sue", sizing), err);
+  return e;
 }
 
 int scaleup_endpoint_step(scaleup_endpoint* ep, std::uint64_t now, const scaleup_endpoint_event* e,

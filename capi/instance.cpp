@@ -5,6 +5,7 @@
 
 #include "c_abi.hpp"
 #include "scaleup/transport/instance.hpp"
+#include "sizing.hpp"
 
 namespace pack = scaleup::pack;
 namespace t = scaleup::transport;
@@ -56,6 +57,9 @@ struct c_instance : scaleup_instance {
       : scaleup_instance{scaleup::capi::sizing_of<Sizing>, nullptr, nullptr}, impl(c, a) {}
   t::sue_instance<Sizing> impl;
 };
+
+template <class Tag>
+using instance_of = c_instance<typename Tag::type>;
 
 template <class F>
 decltype(auto) with(scaleup_instance* i, F&& f) noexcept {
@@ -212,26 +216,16 @@ void scaleup_instance_config_init(scaleup_instance_config* c) {
 }
 
 std::size_t scaleup_instance_size(int sizing) {
-  switch (sizing) {
-    case SCALEUP_SIZING_FIRMWARE:
-      return scaleup::capi::room_for<c_instance<t::firmware_sizing>>();
-    case SCALEUP_SIZING_FABRIC:
-      return scaleup::capi::room_for<c_instance<t::fabric_sizing>>();
-    default:
-      return 0;
-  }
+  return scaleup::capi::for_sizing(sizing, std::size_t{0}, [](auto tag) {
+    return scaleup::capi::room_for<instance_of<decltype(tag)>>();
+  });
 }
 
 // The instance's max_frame: the largest header in front of a PDU of the sizing's payload bound.
 std::size_t scaleup_instance_frame_room(int sizing) {
-  switch (sizing) {
-    case SCALEUP_SIZING_FIRMWARE:
-      return 64 + w::pdu_size(t::firmware_sizing::max_payload);
-    case SCALEUP_SIZING_FABRIC:
-      return 64 + w::pdu_size(t::fabric_sizing::max_payload);
-    default:
-      return 0;
-  }
+  return scaleup::capi::for_sizing(sizing, std::size_t{0}, [](auto tag) {
+    return 64 + w::pdu_size(decltype(tag)::type::max_payload);
+  });
 }
 
 int scaleup_instance_check(int sizing, const scaleup_instance_config* c, scaleup_error* err) {
@@ -240,14 +234,10 @@ int scaleup_instance_check(int sizing, const scaleup_instance_config* c, scaleup
     scaleup_instance_config_init(&d);
     c = &d;
   }
-  switch (sizing) {
-    case SCALEUP_SIZING_FIRMWARE:
-      return report(check<t::firmware_sizing>(*c), err);
-    case SCALEUP_SIZING_FABRIC:
-      return report(check<t::fabric_sizing>(*c), err);
-    default:
-      return report(scaleup::capi::unknown_sizing("sue", sizing), err);
-  }
+  return report(
+      scaleup::capi::for_sizing(sizing, scaleup::capi::unknown_sizing("sue", sizing),
+                                [c](auto tag) { return check<typename decltype(tag)::type>(*c); }),
+      err);
 }
 
 scaleup_instance* scaleup_instance_init(void* storage, std::size_t size, int sizing,
@@ -258,27 +248,28 @@ scaleup_instance* scaleup_instance_init(void* storage, std::size_t size, int siz
     scaleup_instance_config_init(&d);
     c = &d;
   }
-  switch (sizing) {
-    case SCALEUP_SIZING_FIRMWARE:
-      return build<t::firmware_sizing>(storage, size, *c, {}, err);
-    case SCALEUP_SIZING_FABRIC:
+  scaleup_instance* i = nullptr;
+  const bool known = scaleup::capi::for_sizing(sizing, false, [&](auto tag) {
+    using sizing_t = typename decltype(tag)::type;
+    pack::allocator mem{};
+    if constexpr (sizing_t::storage::grows) {
       if (!allocator || !allocator->allocate || !allocator->release) {
-        // heap_storage would fall back to malloc: the C caller opts in to a heap by passing one.
+        // heap_storage would fall back to malloc: a C caller opts in to a heap by passing one.
         report(w::error{.code = w::errc::bad_value,
                         .layer = "sue",
                         .what = "the fabric sizing takes memory only from an allocator the "
                                 "caller passes",
                         .field = "allocator"},
                err);
-        return nullptr;
+        return true;
       }
-      return build<t::fabric_sizing>(
-          storage, size, *c,
-          pack::allocator{allocator->context, allocator->allocate, allocator->release}, err);
-    default:
-      report(scaleup::capi::unknown_sizing("sue", sizing), err);
-      return nullptr;
-  }
+      mem = pack::allocator{allocator->context, allocator->allocate, allocator->release};
+    }
+    i = build<sizing_t>(storage, size, *c, mem, err);
+    return true;
+  });
+  if (!known) report(scaleup::capi::unknown_sizing("sue", sizing), err);
+  return i;
 }
 
 void scaleup_instance_fini(scaleup_instance* inst) {

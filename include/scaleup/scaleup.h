@@ -491,7 +491,9 @@ size_t scaleup_packer_queued(const scaleup_packer* p);
  *             bytes, 16 commands queued; everything inside the object, no heap;
  *   FABRIC    fabric_sizing: 1023 peers, 4 ports, 4 VCs, 256 PDUs in flight of up to 4096 bytes;
  *             the instance's tables grow from the caller's allocator as a run uses them.
- * A go-back-N endpoint takes the sizing's window and payload bound. */
+ * A go-back-N endpoint takes the sizing's window and payload bound. A library compiled with
+ * SCALEUP_C_FABRIC=0 (a firmware's) has the firmware sizing alone: the fabric sizing's code and
+ * the heap it could fall back to are left out, and SCALEUP_SIZING_FABRIC is an unknown sizing. */
 enum { SCALEUP_SIZING_FIRMWARE = 0, SCALEUP_SIZING_FABRIC = 1 };
 
 /* What a deadline function returns when no timer runs (transport::no_deadline, link_never). */
