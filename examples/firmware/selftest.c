@@ -3,7 +3,7 @@
 #include "firmware.h"
 
 enum { pdus = 4 };
-#define FW_ARENA_BYTES (54 * 1024)
+#define FW_ARENA_BYTES (53 * 1024)
 
 /* The memory of the components' C ABI objects, for the two phases in turn: the packer and two
  * go-back-N endpoints (about 10 KB), then two SUE instances (26 KB each on a Cortex-M4). */
