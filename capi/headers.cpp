@@ -1,8 +1,10 @@
 // The fixed-size headers for C: wire::encode and wire::decode<T> of the RH, AFH Gen 1 (addresses
-// and shim) and AFH Gen 2 (normal, and compressed, which is also SUE Lite's header). Each C
-// struct is copied field by field to and from its C++ value: no layout is assumed shared.
+// and shim), AFH Gen 2 (normal, and compressed, which is also SUE Lite's header) and a full
+// write's command control. Each C struct is copied field by field to and from its C++ value: no
+// layout is assumed shared.
 #include "c_abi.hpp"
 
+#include "scaleup/pack/default_profile.hpp"
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
 #include "scaleup/wire/field.hpp"
@@ -20,6 +22,7 @@ static_assert(w::layout<w::afh1_addresses>::size == SCALEUP_AFH1_ADDRESSES_SIZE)
 static_assert(w::layout<w::afh1_shim>::size == SCALEUP_AFH1_SHIM_SIZE);
 static_assert(w::layout<w::afh2_normal>::size == SCALEUP_AFH2_NORMAL_SIZE);
 static_assert(w::layout<w::afh2_compressed>::size == SCALEUP_AFH2_COMPRESSED_SIZE);
+static_assert(w::layout<scaleup::pack::cmd_write>::size == SCALEUP_CMD_WRITE_SIZE);
 
 w::reliability_header cpp(const scaleup_rh& c) { return scaleup::capi::to_cpp(c); }
 scaleup_rh c_of(const w::reliability_header& v) { return scaleup::capi::to_c(v); }
@@ -54,6 +57,11 @@ scaleup_afh2_compressed c_of(const w::afh2_compressed& v) {
   return {v.rsv, v.w, v.v, v.z, v.y, v.x, v.m, v.tc, v.spare, v.src_xpu, v.dst_xpu};
 }
 
+scaleup::pack::cmd_write cpp(const scaleup_cmd_write& c) { return {c.type, c.dlen, c.tag, c.addr}; }
+scaleup_cmd_write c_of(const scaleup::pack::cmd_write& v) {
+  return {v.type, v.dlen, v.tag, v.addr};
+}
+
 template <class C>
 int encode_c(const C* h, std::uint8_t* o, std::size_t n, scaleup_error* err) {
   const auto r = w::encode(cpp(*h), out(o, n));
@@ -77,6 +85,7 @@ void scaleup_afh1_addresses_init(scaleup_afh1_addresses* h) { *h = c_of(w::afh1_
 void scaleup_afh1_shim_init(scaleup_afh1_shim* h) { *h = c_of(w::afh1_shim{}); }
 void scaleup_afh2_normal_init(scaleup_afh2_normal* h) { *h = c_of(w::afh2_normal{}); }
 void scaleup_afh2_compressed_init(scaleup_afh2_compressed* h) { *h = c_of(w::afh2_compressed{}); }
+void scaleup_cmd_write_init(scaleup_cmd_write* c) { *c = c_of(scaleup::pack::cmd_write{}); }
 
 int scaleup_rh_encode(const scaleup_rh* h, std::uint8_t* o, std::size_t n, scaleup_error* err) {
   return encode_c(h, o, n, err);
@@ -115,6 +124,15 @@ int scaleup_afh2_compressed_encode(const scaleup_afh2_compressed* h, std::uint8_
 int scaleup_afh2_compressed_decode(const std::uint8_t* i, std::size_t n, scaleup_afh2_compressed* o,
                                    scaleup_error* err) {
   return decode_c<w::afh2_compressed>(i, n, o, err);
+}
+
+int scaleup_cmd_write_encode(const scaleup_cmd_write* c, std::uint8_t* o, std::size_t n,
+                             scaleup_error* err) {
+  return encode_c(c, o, n, err);
+}
+int scaleup_cmd_write_decode(const std::uint8_t* i, std::size_t n, scaleup_cmd_write* o,
+                             scaleup_error* err) {
+  return decode_c<scaleup::pack::cmd_write>(i, n, o, err);
 }
 
 }  // extern "C"

@@ -310,6 +310,77 @@ static size_t pack_three(uint8_t* payload, size_t payload_cap, const uint8_t* wr
   return pdu.bytes;
 }
 
+/* A full write's control: R2 Table 2 and the default profile (type, data length - 1, tag,
+ * address, big-endian), a round trip, and a tag too short a buffer cannot hold. */
+static void test_cmd_write(void) {
+  static const uint8_t golden[SCALEUP_CMD_WRITE_SIZE] = {0x02, 0x3F, 0x12, 0x34, 0x01, 0x02,
+                                                         0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+  uint8_t buf[SCALEUP_CMD_WRITE_SIZE];
+  scaleup_cmd_write w, back;
+  scaleup_error err;
+  scaleup_cmd_write_init(&w);
+  CHECK(w.type == SCALEUP_CMD_WRITE_FULL && w.tag == 0 && w.addr == 0);
+  w.type = SCALEUP_CMD_WRITE_FULL_POSTED;
+  w.dlen = 63;
+  w.tag = 0x1234;
+  w.addr = 0x0102030405060708u;
+  CHECK(scaleup_cmd_write_encode(&w, buf, sizeof buf, &err) == 0);
+  CHECK(memcmp(buf, golden, sizeof golden) == 0);
+  CHECK(scaleup_cmd_write_decode(golden, sizeof golden, &back, &err) == 0);
+  CHECK(back.type == w.type && back.dlen == 63 && back.tag == 0x1234 && back.addr == w.addr);
+  CHECK(scaleup_cmd_write_encode(&w, buf, 11, &err) == SCALEUP_ERRC_NO_SPACE);
+  CHECK(scaleup_cmd_write_decode(golden, 11, &back, &err) == SCALEUP_ERRC_TRUNCATED);
+  CHECK(err.needed == 12 && err.available == 11);
+}
+
+/* The firmware sizing: a packer of a few KB that a firmware's static storage holds, the calls
+ * of the full one, destinations and VCs beyond its sizing refused. */
+static void test_firmware_packer(void) {
+  static unsigned char storage[8192];
+  static const uint8_t data[64] = {0};
+  uint8_t control[SCALEUP_MAX_CONTROL_BYTES], payload[256];
+  const size_t size = scaleup_packer_sized_size(SCALEUP_PACKER_SIZING_FIRMWARE);
+  scaleup_packer_config cfg;
+  scaleup_queued_command c;
+  scaleup_packed_pdu pdu;
+  scaleup_error err;
+  scaleup_packer* p;
+  int i;
+
+  CHECK(scaleup_packer_sized_size(SCALEUP_PACKER_SIZING_FULL) == scaleup_packer_size());
+  CHECK(size > 0 && size <= SCALEUP_PACKER_FIRMWARE_SIZE && size < scaleup_packer_size() / 16);
+  CHECK(scaleup_packer_sized_size(7) == 0);
+  CHECK(scaleup_packer_sized_init(storage, sizeof storage, 7, NULL) == NULL);
+  CHECK(scaleup_packer_sized_init(storage, size - 64, SCALEUP_PACKER_SIZING_FIRMWARE, NULL) ==
+        NULL);
+  scaleup_packer_config_init(&cfg);
+  cfg.limit = 128;
+  p = scaleup_packer_sized_init(storage + 1, size, SCALEUP_PACKER_SIZING_FIRMWARE, &cfg);
+  CHECK(p != NULL);
+  if (!p) return;
+
+  memset(&c, 0, sizeof c);
+  c.control = control;
+  c.control_len = control_of(SCALEUP_CMD_WRITE_FULL_POSTED, control);
+  c.data = data;
+  c.data_len = sizeof data;
+  c.destination = SCALEUP_PACKER_FIRMWARE_DESTINATIONS;
+  CHECK(scaleup_packer_push(p, &c, &err) == SCALEUP_ERRC_VALUE_TOO_BIG);
+  c.destination = 3;
+  c.vc = SCALEUP_PACKER_FIRMWARE_VCS;
+  CHECK(scaleup_packer_push(p, &c, &err) == SCALEUP_ERRC_VALUE_TOO_BIG);
+  CHECK(same(err.field, err.field_len, "sue.rh.vc"));
+  c.vc = 1;
+  for (i = 0; i < SCALEUP_PACKER_FIRMWARE_CAPACITY; ++i)
+    CHECK(scaleup_packer_push(p, &c, &err) == 0);
+  CHECK(scaleup_packer_push(p, &c, &err) != 0); /* every command of the pool is queued */
+  CHECK(scaleup_packer_queued(p) == SCALEUP_PACKER_FIRMWARE_CAPACITY);
+  /* 128 bytes a payload: one write of 64 bytes and its 12-byte control. */
+  CHECK(scaleup_packer_next(p, payload, sizeof payload, &pdu, NULL, 0, &err) == 0);
+  CHECK(pdu.destination == 3 && pdu.vc == 1 && pdu.commands == 1 && pdu.bytes == 76);
+  CHECK(scaleup_packer_queued(p) == SCALEUP_PACKER_FIRMWARE_CAPACITY - 1);
+}
+
 /* Walks a payload of pack_three and checks what comes out. */
 static void check_three(const uint8_t* payload, size_t len, const uint8_t* write_data,
                         const uint8_t* msg_data) {
@@ -490,6 +561,8 @@ int main(void) {
   test_afh2();
   test_pdu();
   test_pack();
+  test_cmd_write();
+  test_firmware_packer();
   test_frames();
   test_go_back_n();
   test_endpoint();

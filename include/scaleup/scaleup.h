@@ -354,6 +354,25 @@ enum {
  * follows it; 0 for a code not in the profile. */
 size_t scaleup_command_control_size(uint8_t code, bool* has_data);
 
+/* A full write's control, posted or not (pack::cmd_write, R2 Table 2; 12 bytes): what a
+ * program hands the packer as a write's control and reads back from an unpacked one. dlen, the
+ * data length minus one, is the packer's to set from the data it is given. */
+#define SCALEUP_CMD_WRITE_SIZE 12
+
+typedef struct scaleup_cmd_write {
+  uint8_t type; /* SCALEUP_CMD_WRITE_FULL or SCALEUP_CMD_WRITE_FULL_POSTED */
+  uint8_t dlen;
+  uint16_t tag; /* matches a response to its request */
+  uint64_t addr;
+} scaleup_cmd_write;
+
+/* A non-posted write to address 0, tag 0 (the C++ struct's defaults). */
+void scaleup_cmd_write_init(scaleup_cmd_write* c);
+int scaleup_cmd_write_encode(const scaleup_cmd_write* c, uint8_t* out, size_t out_len,
+                             scaleup_error* err);
+int scaleup_cmd_write_decode(const uint8_t* in, size_t in_len, scaleup_cmd_write* out,
+                             scaleup_error* err);
+
 /* One command of a payload (pack::command_view): views into the caller's payload. */
 typedef struct scaleup_command {
   uint8_t code;
@@ -406,14 +425,34 @@ typedef struct scaleup_packer_config {
 
 void scaleup_packer_config_init(scaleup_packer_config* c);
 
-/* A pack::packer<1024, 4, 1024> with fixed storage, built in the caller's memory. */
+/* A packer with fixed storage (no heap), built in the caller's memory, in one of two sizings:
+ *   - SCALEUP_PACKER_SIZING_FULL: pack::packer<1024, 4, 1024>, any XPU id, 4 VCs, 1024 commands
+ *     queued (about 177 KB);
+ *   - SCALEUP_PACKER_SIZING_FIRMWARE: pack::packer<16, 2, 16>, destinations 0 to 15, VCs 0 and 1,
+ *     16 commands queued (2.5 to 2.8 KB): a microcontroller's RAM. At most
+ *     SCALEUP_PACKER_FIRMWARE_SIZE bytes on any target, so that a firmware sizes its static
+ *     storage at compile time.
+ * A packer of either sizing takes every scaleup_packer_* call; it refuses a destination or VC
+ * beyond its sizing (SCALEUP_ERRC_VALUE_TOO_BIG), and only the first VCs' weights apply. */
 typedef struct scaleup_packer scaleup_packer;
 
-/* Bytes the caller provides for a packer: any alignment will do (init aligns inside). */
+enum { SCALEUP_PACKER_SIZING_FULL = 0, SCALEUP_PACKER_SIZING_FIRMWARE = 1 };
+#define SCALEUP_PACKER_FIRMWARE_DESTINATIONS 16
+#define SCALEUP_PACKER_FIRMWARE_VCS 2
+#define SCALEUP_PACKER_FIRMWARE_CAPACITY 16
+#define SCALEUP_PACKER_FIRMWARE_SIZE 3072
+
+/* Bytes the caller provides for a packer of the full sizing: any alignment will do (init aligns
+ * inside). */
 size_t scaleup_packer_size(void);
-/* Builds a packer in storage[0, size); c may be NULL (defaults). NULL when size is too small or
- * the config is refused (limit 0, order unknown). Nothing to release: drop the storage. */
+/* Builds a packer of the full sizing in storage[0, size); c may be NULL (defaults). NULL when
+ * size is too small or the config is refused (limit 0, order unknown). Nothing to release: drop
+ * the storage. */
 scaleup_packer* scaleup_packer_init(void* storage, size_t size, const scaleup_packer_config* c);
+/* The same for a sizing (SCALEUP_PACKER_SIZING_*): 0 bytes, and NULL, for an unknown one. */
+size_t scaleup_packer_sized_size(int sizing);
+scaleup_packer* scaleup_packer_sized_init(void* storage, size_t size, int sizing,
+                                          const scaleup_packer_config* c);
 
 /* A command handed to the packer (pack::queued_command). The control is copied; the data is
  * kept by pointer until scaleup_packer_next has packed the command (its cookie comes back). */
