@@ -81,7 +81,8 @@ if [[ " ${want[*]} " == *" libscaleup-c0 "* ]]; then
   c_flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --define-prefix --cflags --libs scaleup-c)
   echo "pkg-config --cflags --libs scaleup-c: $c_flags"
   # shellcheck disable=SC2086  # c_flags is a word list
-  gcc -std=c11 -Wall -Wextra -Werror -pedantic "$src/capi/tests/roundtrip.c" $c_flags \
+  gcc -std=c11 -Wall -Wextra -Werror -pedantic "$src/capi/tests/roundtrip.c" \
+    "$src/capi/tests/transport.c" $c_flags \
     -o "$work/c_roundtrip"
   readelf -d "$work/c_roundtrip" | grep -q 'NEEDED.*libscaleup_c\.so\.0' ||
     { echo "the C program is not linked to libscaleup_c.so.0"; exit 1; }
