@@ -587,7 +587,8 @@ def case_fields_csv():
     d, s and n against occurrence f, l and a (all nine pairs), the aggregators ',', ';' and
     /s, the separators ',', /t and /s, the header line and the byte order mark, and tshark's
     defaults (no -E); the same fields of the same capture, each occurring once, several times
-    (the commands of a PDU, stacked VLAN tags) or not at all."""
+    (the commands of a PDU, stacked VLAN tags) or not at all; and names with the characters
+    tshark escapes, a quote and the separator, from a profile file."""
     pcap = csv_capture()
     fields = ["frame.number", "vlan.id", "ip.src", "udp.srcport", "sue.rh.npsn", "sue.cmd.name",
               "sue.cmd.tag", "frame.len"]
@@ -609,11 +610,29 @@ def case_fields_csv():
         check(ours == theirs, f"-E {run_}: dump wrote\n{ours}\ntshark\n{theirs}")
         if not run_:
             rows = theirs.splitlines()
+    # A vendor's profile file that names the barrier with a quote, a tab, a newline, the
+    # separator and a control character: tshark writes the tab and the newline as \t and \n,
+    # the rest as it is, within the quotes.
+    prof = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "profiles",
+                                       "default.json")))
+    prof["name"] = "odd names"
+    for t in prof["types"]:
+        if t["name"] == "BARRIER":
+            t["name"] = 'BAR"RI\tER\n,\x01\''
+    odd = os.path.join(TMP, "odd.json")
+    json.dump(prof, open(odd, "w"))
+    readable(odd)
+    opts = ["-E", "quote=d", "-E", "separator=,"]
+    theirs = tshark("-o", f"sue.profile_file:{odd}", "-r", pcap, "-T", "fields", *es,
+                    *opts).stdout
+    ours = scaleup("dump", "--profile", odd, pcap, "-T", "fields", *es, *opts).stdout
+    check(ours == theirs, f"{odd}: dump wrote\n{ours}\ntshark\n{theirs}")
+    check('"BAR"RI\\tER\\n,\x01\'"' in theirs, f"tshark's text: {theirs}")
     # The capture has what the options act on.
     check(rows[0].split("\t")[5:7] == ["BARRIER,BARRIER,BARRIER", "7,8,9"], f"commands: {rows}")
     check(rows[1].split("\t")[1] == "100,200", f"two tags: {rows[1]}")
     check(rows[4].split("\t")[4:7] == ["", "", ""], f"not SUE: {rows[4]}")
-    print(f"{len(runs)} -E combinations, {len(rows)} frames: dump writes what tshark writes")
+    print(f"{len(runs) + 1} -E combinations, {len(rows)} frames: dump writes what tshark writes")
 
 
 def uet_pds(ptype, next_header, psn):
