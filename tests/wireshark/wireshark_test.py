@@ -26,6 +26,9 @@ What is compared, and what is normalised (README.md, "Wireshark"):
 - display_filters: for each of some 70 display filters, the frames `scaleup dump -Y F` keeps
   and the frames `tshark -Y F` keeps, number for number (dump prints a Tofu frame reassembled
   from its slices as a second line under its last slice's number: the numbers are a set).
+- fields_csv: the text itself, `scaleup dump -T fields` against `tshark -T fields` byte for byte
+  under tshark's -E options (quote, occurrence, aggregator, separator, header, bom), on fields
+  whose notation the two share.
 """
 import json
 import os
