@@ -30,26 +30,38 @@ struct dump_settings {
   std::string fcs = "auto";
 };
 
-// -E separator=C, header=y|n (tshark's field options; occurrence and quote are not kept).
-struct field_layout {
-  std::string separator = "\t";
-  bool header = false;
-};
-
+// -E NAME=VALUE, as tshark reads it (epan/print.c, output_fields_set_option): the first
+// character of the value decides; "/t" and "/s" are a tab and a space (the aggregator takes only
+// "/s"), a '/' before anything else a backslash; a later -E overrides an earlier one.
 std::optional<std::string> read_field_options(const std::vector<std::string>& opts,
-                                              field_layout& out) {
+                                              dissect::field_layout& out) {
   for (const auto& o : opts) {
     const auto eq = o.find('=');
-    const std::string key = o.substr(0, eq), value = eq == o.npos ? "" : o.substr(eq + 1);
-    if (key == "separator") {
-      // tshark's /t and /s for a tab and a space.
-      out.separator = value == "/t" ? "\t" : value == "/s" ? " " : value;
-      if (out.separator.empty()) return "-E separator= needs a character";
-    } else if (key == "header") {
-      if (value != "y" && value != "n") return "-E header= takes y or n";
-      out.header = value == "y";
+    if (eq == o.npos || eq == 0)
+      return "-E takes NAME=VALUE (bom, header, separator, occurrence, aggregator, quote), not '" +
+             o + "'";
+    const std::string key = o.substr(0, eq), value = o.substr(eq + 1);
+    if (value.empty()) return "-E " + key + "= needs a value";
+    const char c = value[0], next = value.size() > 1 ? value[1] : '\0';
+    const auto bad = [&](std::string_view takes) {
+      return "-E " + key + "= takes " + std::string(takes) + ", not '" + value + "'";
+    };
+    if (key == "header" || key == "bom") {
+      if (c != 'y' && c != 'n') return bad("y or n");
+      (key == "header" ? out.header : out.bom) = c == 'y';
+    } else if (key == "separator") {
+      out.separator = c != '/' ? c : next == 't' ? '\t' : next == 's' ? ' ' : '\\';
+    } else if (key == "aggregator") {
+      out.aggregator = c != '/' ? c : next == 's' ? ' ' : '\\';
+    } else if (key == "occurrence") {
+      if (c != 'f' && c != 'l' && c != 'a') return bad("f (first), l (last) or a (all)");
+      out.occurrence = static_cast<dissect::field_occurrence>(c);
+    } else if (key == "quote") {
+      if (c != 'd' && c != 's' && c != 'n') return bad("d (\"), s (') or n (none)");
+      out.quote = c == 'd' ? '"' : c == 's' ? '\'' : '\0';
     } else {
-      return "-E takes separator=C or header=y|n, not '" + o + "'";
+      return "-E: no option is named '" + key +
+             "' (bom, header, separator, occurrence, aggregator, quote)";
     }
   }
   return std::nullopt;
@@ -59,19 +71,13 @@ std::optional<std::string> read_field_options(const std::vector<std::string>& op
 // order (take), with the Tofu frame a slice completes after it.
 class dump_output final : public app::frame_consumer {
  public:
-  dump_output(const dump_settings& s, const field_layout& layout, stdout_sink& out)
+  dump_output(const dump_settings& s, const dissect::field_layout& layout, stdout_sink& out)
       : s_(s), layout_(layout), out_(out) {}
 
   void start(const app::reading& r) override {
     streaming_ = r.streaming;
     // -T fields' header, once the capture is open (none for one that is not).
-    if (s_.as == format::fields && layout_.header) {
-      for (std::size_t i = 0; i < s_.fields.size(); ++i) {
-        if (i) out_(layout_.separator);
-        out_(s_.fields[i]);
-      }
-      out_("\n");
-    }
+    if (s_.as == format::fields) dissect::put_field_header(out_, s_.fields, layout_);
   }
   void look(const dissect::large_tree& t, const app::frame_in& f, text_buffer& text) override {
     print(text, t, f.meta);
@@ -102,17 +108,14 @@ class dump_output final : public app::frame_consumer {
         dissect::put_summary(out, t, m);
         break;
       case format::fields:
-        for (std::size_t i = 0; i < s_.fields.size(); ++i) {
-          if (i) out(layout_.separator);
-          dissect::put_field_values(out, t, m, s_.fields[i]);
-        }
+        dissect::put_field_row(out, t, m, s_.fields, layout_);
         break;
     }
     out("\n");
   }
 
   const dump_settings& s_;
-  const field_layout& layout_;
+  const dissect::field_layout& layout_;
   stdout_sink& out_;
   bool streaming_ = false;
 
@@ -139,7 +142,7 @@ int run_dump(const CLI::App& app, dump_settings& s) {
   for (const auto& f : s.fields)
     if (!dissect::is_field_name(f, se.options().profile))
       return fail_usage(app, "-e: no field is named '" + f + "'");
-  field_layout layout;
+  dissect::field_layout layout;
   if (const auto bad = read_field_options(s.field_options, layout)) return fail_usage(app, *bad);
 
   stdout_sink out;
@@ -177,7 +180,9 @@ void add_dump(CLI::App& parent, commands& out) {
       "output format: text, json or fields");
   app->add_option("-e", s->fields, "a field for -T fields, by its display-filter name")
       ->allow_extra_args(false);
-  app->add_option("-E", s->field_options, "-T fields options: separator=C, header=y")
+  app->add_option("-E", s->field_options,
+                  "-T fields options as tshark's: header=y|n, separator=C|/t|/s, occurrence=f|l|a, "
+                  "aggregator=C|/s, quote=d|s|n, bom=y|n")
       ->allow_extra_args(false);
   app->add_flag("-q", s->quiet, "print no frames (with -i or -w: capture only)");
   add_engine_options(app, s->session.engine);

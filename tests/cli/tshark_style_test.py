@@ -91,9 +91,14 @@ def case_options():
     usage_error("dump", cap, "-T", "fields", option="-e")
     usage_error("dump", cap, "-e", "sue.rh.npsn", option="-e")
     usage_error("dump", cap, "-T", "fields", "-e", "sue.rh.bogus", option="sue.rh.bogus")
-    usage_error("dump", cap, "-T", "fields", "-e", "sue.rh.npsn", "-E", "quote=d", option="-E")
-    usage_error("dump", cap, "-T", "fields", "-e", "sue.rh.npsn", "-E", "header=maybe",
-                option="-E")
+    # -E: tshark's options, each bad value named with its option.
+    for bad, named in (("quote=x", "-E quote="), ("occurrence=2", "-E occurrence="),
+                       ("header=maybe", "-E header="), ("bom=1", "-E bom="),
+                       ("separator=", "-E separator="), ("aggregator=", "-E aggregator="),
+                       ("escape=y", "'escape'"), ("quote", "'quote'"), ("=d", "-E")):
+        p = usage_error("dump", cap, "-T", "fields", "-e", "sue.rh.npsn", "-E", "quote=d", "-E",
+                        bad, option=named)
+        check("-E" in p.stderr, f"-E {bad}: {p.stderr}")
     usage_error("dump", cap, "-a", "duration:5", option="-a")
     usage_error("dump", cap, "-f", "udp", option="-f")
     usage_error("dump", "-i", "lo", "-a", "packets:5", option="-a")

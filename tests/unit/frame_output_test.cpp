@@ -118,7 +118,7 @@ TEST_CASE("frame meta in JSON, -V and -T fields") {
   CHECK(field("frame.time_relative") == "2.000000001");
 }
 
-TEST_CASE("-T fields: every occurrence of a repeated field, comma-separated") {
+TEST_CASE("-T fields: every occurrence of a repeated field, and -E's layouts") {
   // Two barriers (type 0x12, reserved, tag 7 and 8) in one PDU.
   const byte_vector payload{0x12, 0x00, 0x00, 0x07, 0x12, 0x00, 0x00, 0x08};
   w::frame_params p;
@@ -134,6 +134,25 @@ TEST_CASE("-T fields: every occurrence of a repeated field, comma-separated") {
   CHECK(render([&](auto& out) { d::put_field_values(out, *t, m, "sue.cmd.name"); }) ==
         "BARRIER,BARRIER");
   CHECK(render([&](auto& out) { d::put_field_values(out, *t, m, "sue.cmd.tag"); }) == "7,8");
+
+  // tshark's -E options, as tshark 4.0 writes them (wireshark_fields_csv holds dump to it).
+  const auto column = [&](std::string_view name, const d::field_layout& l) {
+    return render([&](auto& out) { d::put_field_values(out, *t, m, name, l); });
+  };
+  using occ = d::field_occurrence;
+  CHECK(column("sue.cmd.tag", {.aggregator = ';', .quote = '"'}) == "\"7;8\"");
+  CHECK(column("sue.cmd.tag", {.quote = '\'', .occurrence = occ::first}) == "'7'");
+  CHECK(column("sue.cmd.tag", {.occurrence = occ::last}) == "8");
+  CHECK(column("sue.rh.npsn", {.quote = '"', .occurrence = occ::last}) == "\"1\"");
+  CHECK(column("frame.number", {.quote = '"'}) == "\"1\"");
+  CHECK(column("ip.src", {.quote = '"'}).empty());  // absent: no quotes either
+  const std::vector<std::string> names{"frame.number", "ip.src", "sue.cmd.name"};
+  const d::field_layout csv{.separator = ',', .quote = '"', .header = true, .bom = true};
+  CHECK(render([&](auto& out) { d::put_field_header(out, names, csv); }) ==
+        "\xEF\xBB\xBF"
+        "frame.number,ip.src,sue.cmd.name\n");
+  CHECK(render([&](auto& out) { d::put_field_row(out, *t, m, names, csv); }) ==
+        "\"1\",,\"BARRIER,BARRIER\"");
 }
 
 TEST_CASE("field names for -e: the tables, computed fields, frame.*, a profile's controls") {

@@ -26,6 +26,9 @@ What is compared, and what is normalised (README.md, "Wireshark"):
 - display_filters: for each of some 70 display filters, the frames `scaleup dump -Y F` keeps
   and the frames `tshark -Y F` keeps, number for number (dump prints a Tofu frame reassembled
   from its slices as a second line under its last slice's number: the numbers are a set).
+- fields_csv: the text itself, `scaleup dump -T fields` against `tshark -T fields` byte for byte
+  under tshark's -E options (quote, occurrence, aggregator, separator, header, bom), on fields
+  whose notation the two share.
 """
 import json
 import os
@@ -557,6 +560,82 @@ def sue_pdu(xpuid, npsn, op=2, apsn=0, data=b"\xaa", good=True, vc=0):
     rh = struct.pack(">II", (op << 28) | (xpuid << 16) | npsn, (vc << 30) | apsn)
     crc = zlib.crc32(rh + data) ^ (0 if good else 1)
     return rh + data + struct.pack(">I", crc)
+
+
+def tagged(frame, *tags):
+    """An Ethernet frame with VLAN tags (TPID, VLAN id) after its addresses."""
+    return frame[:12] + b"".join(struct.pack(">HH", tpid, vid) for tpid, vid in tags) + frame[12:]
+
+
+def csv_capture():
+    """Frames built here whose fields occur once, several times or not at all: PDUs of three
+    barriers and of one (sue.cmd.*), an ACK of none, two 802.1Q tags and one (vlan.id), a
+    datagram that is not SUE."""
+    a, b = "10.0.0.1", "10.0.0.2"
+    barriers = lambda *tags: b"".join(bytes([0x12, 0, 0, t]) for t in tags)
+    three = udp4_frame(a, b, 40000, LO_PORT, sue_pdu(7, 1, data=barriers(7, 8, 9)))
+    return write_pcap("csv.pcap", [
+        three,
+        tagged(udp4_frame(a, b, 40000, LO_PORT, sue_pdu(7, 2, data=barriers(1, 2))),
+               (0x8100, 100), (0x8100, 200)),
+        tagged(udp4_frame("10.0.0.3", b, 40001, LO_PORT, sue_pdu(9, 5, data=barriers(3))),
+               (0x8100, 300)),
+        udp4_frame(b, a, LO_PORT, 40000, sue_pdu(20, 9, op=0, apsn=2, data=b"")),
+        udp4_frame(a, b, 12345, 54321, b"not a PDU, a datagram"),
+        three])
+
+
+def case_fields_csv():
+    """`dump -T fields` writes what tshark writes, byte for byte, with its -E options: quote
+    d, s and n against occurrence f, l and a (all nine pairs), the aggregators ',', ';' and
+    /s, the separators ',', /t and /s, the header line and the byte order mark, and tshark's
+    defaults (no -E); the same fields of the same capture, each occurring once, several times
+    (the commands of a PDU, stacked VLAN tags) or not at all; and names with the characters
+    tshark escapes, a quote and the separator, from a profile file."""
+    pcap = csv_capture()
+    fields = ["frame.number", "vlan.id", "ip.src", "udp.srcport", "sue.rh.npsn", "sue.cmd.name",
+              "sue.cmd.tag", "frame.len"]
+    es = [x for f in fields for x in ("-e", f)]
+    runs = [[],  # tshark's defaults: tab, every occurrence joined by ',', no quotes, no header
+            ["quote=d", "occurrence=f", "separator=,", "header=y"],
+            ["quote=d", "occurrence=l", "separator=,", "aggregator=;"],
+            ["quote=d", "occurrence=a", "separator=,", "bom=y", "header=y"],
+            ["quote=s", "occurrence=f", "separator=,", "aggregator=;"],
+            ["quote=s", "occurrence=l", "separator=/s"],
+            ["quote=s", "occurrence=a", "separator=,", "aggregator=;"],
+            ["quote=n", "occurrence=f", "separator=,"],
+            ["quote=n", "occurrence=l", "separator=,", "aggregator=;"],
+            ["quote=n", "occurrence=a", "separator=/t", "aggregator=/s", "header=y"]]
+    for run_ in runs:
+        opts = [x for o in run_ for x in ("-E", o)]
+        theirs = tshark("-r", pcap, "-T", "fields", *es, *opts).stdout
+        ours = scaleup("dump", pcap, "-T", "fields", *es, *opts).stdout
+        check(ours == theirs, f"-E {run_}: dump wrote\n{ours}\ntshark\n{theirs}")
+        if not run_:
+            rows = theirs.splitlines()
+    # A vendor's profile file that names the barrier with a quote, a tab, a newline, the
+    # separator and a control character: tshark writes the tab and the newline as \t and \n,
+    # the rest as it is, within the quotes.
+    prof = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "profiles",
+                                       "default.json")))
+    prof["name"] = "odd names"
+    for t in prof["types"]:
+        if t["name"] == "BARRIER":
+            t["name"] = 'BAR"RI\tER\n,\x01\''
+    odd = os.path.join(TMP, "odd.json")
+    json.dump(prof, open(odd, "w"))
+    readable(odd)
+    opts = ["-E", "quote=d", "-E", "separator=,"]
+    theirs = tshark("-o", f"sue.profile_file:{odd}", "-r", pcap, "-T", "fields", *es,
+                    *opts).stdout
+    ours = scaleup("dump", "--profile", odd, pcap, "-T", "fields", *es, *opts).stdout
+    check(ours == theirs, f"{odd}: dump wrote\n{ours}\ntshark\n{theirs}")
+    check('"BAR"RI\\tER\\n,\x01\'"' in theirs, f"tshark's text: {theirs}")
+    # The capture has what the options act on.
+    check(rows[0].split("\t")[5:7] == ["BARRIER,BARRIER,BARRIER", "7,8,9"], f"commands: {rows}")
+    check(rows[1].split("\t")[1] == "100,200", f"two tags: {rows[1]}")
+    check(rows[4].split("\t")[4:7] == ["", "", ""], f"not SUE: {rows[4]}")
+    print(f"{len(runs) + 1} -E combinations, {len(rows)} frames: dump writes what tshark writes")
 
 
 def uet_pds(ptype, next_header, psn):

@@ -105,31 +105,147 @@ void put_verbose(Out& sink, const Tree& t, const frame_meta& meta) {
   detail::put_verbose_frame(out, t, meta.number, &meta);
 }
 
+// `tshark -T fields`' output options (-E): the character between columns and between the
+// occurrences of a field, the quote around a column, which occurrences are printed, the header
+// line of field names and the UTF-8 byte order mark before it. The defaults are tshark's.
+enum class field_occurrence : char { first = 'f', last = 'l', all = 'a' };
+struct field_layout {
+  char separator = '\t';
+  char aggregator = ',';
+  char quote = '\0';  // '"' (quote=d) or '\'' (quote=s); none by default
+  field_occurrence occurrence = field_occurrence::all;
+  bool header = false;
+  bool bom = false;
+};
+
+namespace detail {
+
+// Text as tshark writes it into a column: backspace, form feed, newline, carriage return and
+// tab as the two characters of their C escape, everything else (a quote too) as it is.
+template <class Out>
+void put_column_text(chunked<Out>& out, std::string_view s) {
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char e = 0;
+    switch (s[i]) {
+      case '\b':
+        e = 'b';
+        break;
+      case '\f':
+        e = 'f';
+        break;
+      case '\n':
+        e = 'n';
+        break;
+      case '\r':
+        e = 'r';
+        break;
+      case '\t':
+        e = 't';
+        break;
+      default:
+        continue;
+    }
+    out(s.substr(from, i - from));
+    out.put('\\');
+    out.put(e);
+    from = i + 1;
+  }
+  out(s.substr(from));
+}
+
+}  // namespace detail
+
 // One column of `tshark -T fields -e NAME`: the values of every field named `filter` in the
-// frame (a name repeated, as in the commands of a PDU, gives them all, comma-separated, as tshark
-// does), "encap", or a frame.* value from `meta`. Nothing when the frame has no such field.
+// frame (a name repeated, as in the commands of a PDU, gives the occurrences `layout` picks, all
+// of them by default, joined by its aggregator), "encap", or a frame.* value from `meta`, in the
+// layout's quotes. Nothing, not even the quotes, when the frame has no such field.
 template <class Out, class Tree>
-void put_field_values(Out& sink, const Tree& t, const frame_meta& meta, std::string_view filter) {
+void put_field_values(Out& sink, const Tree& t, const frame_meta& meta, std::string_view filter,
+                      const field_layout& layout = {}) {
   detail::chunked<Out> out(sink);
-  const auto secs = [&](std::int64_t ns) { detail::put_seconds(out, ns, field_digits); };
-  if (filter == "frame.number") return detail::put_uint(out, meta.number);
+  const auto quote = [&] {
+    if (layout.quote) out.put(layout.quote);
+  };
+  const auto one = [&](auto&& value) {
+    quote();
+    value();
+    quote();
+  };
+  const auto secs = [&](std::int64_t ns) {
+    one([&] { detail::put_seconds(out, ns, field_digits); });
+  };
+  const auto num = [&](std::uint64_t v) { one([&] { detail::put_uint(out, v); }); };
+  if (filter == "frame.number") return num(meta.number);
   if (filter == "frame.time_epoch") return secs(static_cast<std::int64_t>(meta.time_ns));
   if (filter == "frame.time_relative") return secs(meta.relative_ns);
   if (filter == "frame.time_delta") return secs(meta.delta_ns);
-  if (filter == "frame.len") return detail::put_uint(out, meta.len);
-  if (filter == "frame.cap_len") return detail::put_uint(out, meta.cap_len);
+  if (filter == "frame.len") return num(meta.len);
+  if (filter == "frame.cap_len") return num(meta.cap_len);
   if (filter == "frame.interface_id") {
-    if (meta.has_interface) detail::put_uint(out, meta.interface);
+    if (meta.has_interface) num(meta.interface);
     return;
   }
-  if (filter == "encap") return out(t.encap);
-  bool first = true;
+  if (filter == "encap") return one([&] { detail::put_column_text(out, t.encap); });
+  // Labels are the only values with text that may need escapes.
+  const auto value = [&](const field_node& f) {
+    if (f.info->type == wire::kind::label)
+      detail::put_column_text(out, f.value_name());
+    else
+      put_value(out, f);
+  };
+  const field_node* last = nullptr;
   for (const auto& f : t.field_list()) {
     if (f.info->filter != filter) continue;
-    if (!first) out.put(',');
-    first = false;
-    put_value(out, f);
+    switch (layout.occurrence) {
+      case field_occurrence::first:
+        return one([&] { value(f); });
+      case field_occurrence::last:
+        last = &f;
+        break;
+      case field_occurrence::all:
+        if (last)
+          out.put(layout.aggregator);
+        else
+          quote();
+        last = &f;
+        value(f);
+        break;
+    }
   }
+  if (!last) return;
+  if (layout.occurrence == field_occurrence::last)
+    one([&] { value(*last); });
+  else
+    quote();
+}
+
+// A frame's row of `tshark -T fields`: a column per name, between them the layout's separator
+// (no line end).
+template <class Out, class Tree, class Names>
+void put_field_row(Out& sink, const Tree& t, const frame_meta& meta, const Names& names,
+                   const field_layout& layout) {
+  bool first = true;
+  for (const auto& name : names) {
+    if (!first) sink(std::string_view(&layout.separator, 1));
+    first = false;
+    put_field_values(sink, t, meta, name, layout);
+  }
+}
+
+// What `tshark -T fields` writes before the first frame: the byte order mark with bom=y, the
+// field names on a line with header=y, between them the separator.
+template <class Out, class Names>
+void put_field_header(Out& out, const Names& names, const field_layout& layout) {
+  if (layout.bom) out(std::string_view("\xEF\xBB\xBF"));
+  if (!layout.header) return;
+  bool first = true;
+  for (const auto& name : names) {
+    if (!first) out(std::string_view(&layout.separator, 1));
+    first = false;
+    out(std::string_view(name));
+  }
+  out(std::string_view("\n"));
 }
 
 }  // namespace scaleup::dissect
