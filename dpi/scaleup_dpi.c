@@ -10,8 +10,8 @@
  * svGetArrElemPtr1, which IEEE 1800 requires of every simulator.
  *
  * Every function returns 0 or a SCALEUP_ERRC_* code (a negative one for a DPI misuse: an array
- * too small, a length out of range); scaleup_dpi_errc_name names either. Nothing is allocated
- * except the packer's storage, once. */
+ * too small, a length out of range, a handle not open); scaleup_dpi_errc_name names either.
+ * Nothing is allocated except the packer's storage, once, and each open endpoint's. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +21,11 @@
 
 /* Errors of the wrapper itself, below zero so as not to collide with SCALEUP_ERRC_*. */
 enum {
-  SCALEUP_DPI_ARRAY_TOO_SMALL = -1, /* an open array holds fewer elements than needed */
-  SCALEUP_DPI_BAD_LENGTH = -2,      /* a length argument is negative or beyond its array */
-  SCALEUP_DPI_NO_MEMORY = -3        /* the packer's storage could not be allocated */
+  SCALEUP_DPI_ARRAY_TOO_SMALL = -1,   /* an open array holds fewer elements than needed */
+  SCALEUP_DPI_BAD_LENGTH = -2,        /* a length or index is negative or beyond its array */
+  SCALEUP_DPI_NO_MEMORY = -3,         /* the packer's or an endpoint's storage: no heap */
+  SCALEUP_DPI_BAD_HANDLE = -4,        /* not an open endpoint's handle */
+  SCALEUP_DPI_TOO_MANY_ENDPOINTS = -5 /* every slot of the endpoint table is open */
 };
 
 /* The largest buffer a call handles: an Ethernet jumbo frame's worth. */
@@ -86,6 +88,10 @@ const char* scaleup_dpi_errc_name(int code) {
       return "dpi_bad_length";
     case SCALEUP_DPI_NO_MEMORY:
       return "dpi_no_memory";
+    case SCALEUP_DPI_BAD_HANDLE:
+      return "dpi_bad_handle";
+    case SCALEUP_DPI_TOO_MANY_ENDPOINTS:
+      return "dpi_too_many_endpoints";
     default:
       return scaleup_errc_name(code);
   }
@@ -357,4 +363,249 @@ int scaleup_dpi_unpack(const svOpenArrayHandle payload, int payload_len, int max
     return rc;
   *count = n;
   return scaleup_unpacker_error(&u, NULL);
+}
+
+/* ---- the go-back-N endpoint ----------------------------------------------------------------- */
+
+/* Endpoints open at once; a bench keeps one per connection it models. */
+#define SCALEUP_DPI_MAX_ENDPOINTS 16
+
+/* A bench holds an endpoint by its index in this table rather than by a chandle to it: every
+ * call checks the index, so a handle never opened or already closed (until an open takes its
+ * slot again) is DPI_BAD_HANDLE rather than a wild pointer inside C; and an int prints.
+ * Beside each endpoint the table keeps what SystemVerilog reads after a step, a piece a call:
+ * the step's actions, whose PDUs and delivered payload point into the endpoint (valid until its
+ * next step, which only this wrapper takes), and the last ACK or NACK its RHs carried out. The
+ * endpoint's own storage is from the heap: a fabric-sized one is about 1 MB. */
+typedef struct dpi_endpoint {
+  void* storage;
+  scaleup_endpoint* ep;
+  scaleup_endpoint_actions last;
+  unsigned char ack_op;
+  unsigned short ack_apsn;
+} dpi_endpoint;
+
+static dpi_endpoint endpoints[SCALEUP_DPI_MAX_ENDPOINTS];
+
+static dpi_endpoint* endpoint_at(int handle) {
+  if (handle < 0 || handle >= SCALEUP_DPI_MAX_ENDPOINTS || !endpoints[handle].ep) return NULL;
+  return &endpoints[handle];
+}
+
+void scaleup_dpi_endpoint_defaults(unsigned int* window, unsigned long long* rto,
+                                   unsigned int* max_retries, unsigned int* ack_every,
+                                   unsigned long long* ack_delay) {
+  scaleup_endpoint_config c;
+  scaleup_endpoint_config_init(&c);
+  *window = c.gbn.window;
+  *rto = c.gbn.rto;
+  *max_retries = c.gbn.max_retries;
+  *ack_every = c.gbn.ack_every;
+  *ack_delay = c.gbn.ack_delay;
+}
+
+int scaleup_dpi_endpoint_open(int sizing, unsigned short xpuid, unsigned char vc,
+                              unsigned short partition, unsigned int window, unsigned long long rto,
+                              unsigned int max_retries, unsigned int ack_every,
+                              unsigned long long ack_delay, int* handle) {
+  scaleup_endpoint_config c;
+  scaleup_error err;
+  dpi_endpoint* d = NULL;
+  size_t size;
+  int i;
+  *handle = -1;
+  for (i = 0; i < SCALEUP_DPI_MAX_ENDPOINTS && !d; ++i)
+    if (!endpoints[i].ep) d = &endpoints[i];
+  if (!d) return SCALEUP_DPI_TOO_MANY_ENDPOINTS;
+  size = scaleup_endpoint_size(sizing);
+  if (size == 0) return SCALEUP_ERRC_BAD_VALUE; /* an unknown sizing */
+  memset(d, 0, sizeof *d);
+  if (!(d->storage = malloc(size))) return SCALEUP_DPI_NO_MEMORY;
+  scaleup_endpoint_config_init(&c);
+  c.xpuid = xpuid;
+  c.vc = vc;
+  c.partition = partition;
+  c.gbn.window = window;
+  c.gbn.rto = rto;
+  c.gbn.max_retries = max_retries;
+  c.gbn.ack_every = ack_every;
+  c.gbn.ack_delay = ack_delay;
+  d->ep = scaleup_endpoint_init(d->storage, size, sizing, &c, &err);
+  if (!d->ep) {
+    free(d->storage);
+    d->storage = NULL;
+    return err.code;
+  }
+  d->ack_op = SCALEUP_RH_OP_NONE;
+  *handle = (int)(d - endpoints);
+  return 0;
+}
+
+int scaleup_dpi_endpoint_close(int handle) {
+  dpi_endpoint* d = endpoint_at(handle);
+  if (!d) return SCALEUP_DPI_BAD_HANDLE;
+  free(d->storage); /* the endpoint has nothing to release (scaleup.h) */
+  memset(d, 0, sizeof *d);
+  return 0;
+}
+
+/* One step, its actions kept for scaleup_dpi_endpoint_transmit, the last ACK or NACK noted. */
+static int endpoint_step(dpi_endpoint* d, unsigned long long now, int input, const uint8_t* bytes,
+                         size_t len, int* transmit_count) {
+  scaleup_endpoint_event e;
+  size_t i;
+  int rc;
+  memset(&e, 0, sizeof e);
+  e.input = (uint8_t)input;
+  e.bytes = bytes;
+  e.bytes_len = len;
+  rc = scaleup_endpoint_step(d->ep, now, &e, &d->last);
+  for (i = 0; i < d->last.transmit_count; ++i) {
+    const scaleup_rh* h = &d->last.transmit[i].rh;
+    if (h->op == SCALEUP_RH_OP_ACK || h->op == SCALEUP_RH_OP_NACK) {
+      d->ack_op = h->op;
+      d->ack_apsn = h->apsn;
+    }
+  }
+  *transmit_count = (int)d->last.transmit_count;
+  return rc;
+}
+
+static int pdu_out(const scaleup_outgoing_pdu* p, const svOpenArrayHandle pdu, int* pdu_len) {
+  int rc = array_out(pdu, p->bytes, (int)p->bytes_len, 1);
+  if (rc == 0) *pdu_len = (int)p->bytes_len;
+  return rc;
+}
+
+int scaleup_dpi_endpoint_send(int handle, unsigned long long now, const svOpenArrayHandle payload,
+                              int payload_len, const svOpenArrayHandle pdu, int* pdu_len,
+                              unsigned short* psn, unsigned char* accepted, int* transmit_count) {
+  static uint8_t buf[SCALEUP_DPI_MAX_BYTES];
+  dpi_endpoint* d = endpoint_at(handle);
+  int rc, i;
+  *pdu_len = 0;
+  *psn = 0;
+  *accepted = 0;
+  *transmit_count = 0;
+  if (!d) return SCALEUP_DPI_BAD_HANDLE;
+  if ((rc = bytes_in(payload, payload_len, buf)) != 0) return rc;
+  /* Checked before the step, which cannot be taken back: the PDU is the payload and 12 bytes. */
+  if (array_len(pdu) < SCALEUP_RH_SIZE + payload_len + SCALEUP_RCRC_SIZE)
+    return SCALEUP_DPI_ARRAY_TOO_SMALL;
+  rc = endpoint_step(d, now, SCALEUP_ENDPOINT_SEND, buf, (size_t)payload_len, transmit_count);
+  if (rc != 0 || !d->last.accepted) return rc;
+  *accepted = 1;
+  *psn = d->last.sent_psn;
+  /* The new PDU ends the step's run; PDUs before it are ones sent again. */
+  for (i = (int)d->last.transmit_count - 1; i >= 0; --i) {
+    const scaleup_outgoing_pdu* p = &d->last.transmit[i];
+    if (p->payload_len > 0 && p->rh.npsn == d->last.sent_psn) return pdu_out(p, pdu, pdu_len);
+  }
+  return 0;
+}
+
+int scaleup_dpi_endpoint_arrived(int handle, unsigned long long now, const svOpenArrayHandle pdu,
+                                 int pdu_len, const svOpenArrayHandle delivered, int* delivered_len,
+                                 int* dropped, int* transmit_count) {
+  static uint8_t buf[SCALEUP_DPI_MAX_BYTES];
+  dpi_endpoint* d = endpoint_at(handle);
+  const int most = pdu_len - SCALEUP_RH_SIZE - SCALEUP_RCRC_SIZE; /* a payload it may deliver */
+  int rc;
+  *delivered_len = 0;
+  *dropped = SCALEUP_DROP_NONE;
+  *transmit_count = 0;
+  if (!d) return SCALEUP_DPI_BAD_HANDLE;
+  if ((rc = bytes_in(pdu, pdu_len, buf)) != 0) return rc;
+  if (most > 0 && array_len(delivered) < most) return SCALEUP_DPI_ARRAY_TOO_SMALL;
+  rc = endpoint_step(d, now, SCALEUP_ENDPOINT_ARRIVED, buf, (size_t)pdu_len, transmit_count);
+  *dropped = d->last.dropped;
+  if (d->last.delivered_len > 0) {
+    const int r = array_out(delivered, d->last.delivered, (int)d->last.delivered_len, 1);
+    if (r != 0) return r;
+    *delivered_len = (int)d->last.delivered_len;
+  }
+  return rc;
+}
+
+int scaleup_dpi_endpoint_tick(int handle, unsigned long long now, int* transmit_count) {
+  dpi_endpoint* d = endpoint_at(handle);
+  *transmit_count = 0;
+  if (!d) return SCALEUP_DPI_BAD_HANDLE;
+  return endpoint_step(d, now, SCALEUP_ENDPOINT_TICK, NULL, 0, transmit_count);
+}
+
+unsigned long long scaleup_dpi_endpoint_deadline(int handle) {
+  const dpi_endpoint* d = endpoint_at(handle);
+  return d ? scaleup_endpoint_deadline(d->ep) : SCALEUP_NO_DEADLINE;
+}
+
+int scaleup_dpi_endpoint_can_send(int handle) {
+  const dpi_endpoint* d = endpoint_at(handle);
+  return d && scaleup_endpoint_can_send(d->ep);
+}
+
+int scaleup_dpi_endpoint_transmit(int handle, int index, const svOpenArrayHandle pdu, int* pdu_len,
+                                  unsigned char* op, unsigned short* npsn, unsigned short* apsn) {
+  const dpi_endpoint* d = endpoint_at(handle);
+  const scaleup_outgoing_pdu* p;
+  *pdu_len = 0;
+  *op = SCALEUP_RH_OP_NONE;
+  *npsn = *apsn = 0;
+  if (!d) return SCALEUP_DPI_BAD_HANDLE;
+  if (index < 0 || (size_t)index >= d->last.transmit_count) return SCALEUP_DPI_BAD_LENGTH;
+  p = &d->last.transmit[index];
+  *op = p->rh.op;
+  *npsn = p->rh.npsn;
+  *apsn = p->rh.apsn;
+  return pdu_out(p, pdu, pdu_len);
+}
+
+int scaleup_dpi_endpoint_ack(int handle, unsigned char* op, unsigned short* apsn) {
+  const dpi_endpoint* d = endpoint_at(handle);
+  *op = SCALEUP_RH_OP_NONE;
+  *apsn = 0;
+  if (!d) return SCALEUP_DPI_BAD_HANDLE;
+  *op = d->ack_op;
+  *apsn = d->ack_apsn;
+  return 0;
+}
+
+/* The order of the package's COUNTER_* indices. */
+enum {
+  COUNTER_SENT,
+  COUNTER_RESENT,
+  COUNTER_NACKS,
+  COUNTER_TIMEOUTS,
+  COUNTER_DELIVERED,
+  COUNTER_DUPLICATES,
+  COUNTER_DROPPED_GAP,
+  COUNTER_DROPPED_PARTITION,
+  COUNTER_ACKS_SENT,
+  COUNTER_NACKS_SENT,
+  COUNTER_REJECTED,
+  COUNTER_IN_FLIGHT,
+  COUNTER_UNREACHABLE,
+  COUNTERS
+};
+
+int scaleup_dpi_endpoint_counters(int handle, const svOpenArrayHandle counters) {
+  const dpi_endpoint* d = endpoint_at(handle);
+  scaleup_endpoint_counters n;
+  unsigned long long c[COUNTERS];
+  if (!d) return SCALEUP_DPI_BAD_HANDLE;
+  scaleup_endpoint_stats(d->ep, &n);
+  c[COUNTER_SENT] = n.sent;
+  c[COUNTER_RESENT] = n.resent;
+  c[COUNTER_NACKS] = n.nacks;
+  c[COUNTER_TIMEOUTS] = n.timeouts;
+  c[COUNTER_DELIVERED] = n.delivered;
+  c[COUNTER_DUPLICATES] = n.duplicates;
+  c[COUNTER_DROPPED_GAP] = n.dropped_gap;
+  c[COUNTER_DROPPED_PARTITION] = n.dropped_partition;
+  c[COUNTER_ACKS_SENT] = n.acks_sent;
+  c[COUNTER_NACKS_SENT] = n.nacks_sent;
+  c[COUNTER_REJECTED] = n.rejected;
+  c[COUNTER_IN_FLIGHT] = n.in_flight;
+  c[COUNTER_UNREACHABLE] = n.unreachable;
+  return array_out(counters, c, COUNTERS, sizeof c[0]);
 }

@@ -11,8 +11,13 @@
 //   R-CRC: CRC-32/ISO-HDLC (reflected, polynomial 0x04C11DB7, init and final xor 0xFFFFFFFF)
 //   over RH and payload, sent big-endian.
 //
-// Planted bug, for showing that a bench catches it: +define+PLANT_RCRC_BYTE_ORDER, or the
-// plusarg +plant_rcrc_byte_order in simulation, sends the R-CRC's bytes in the reverse order.
+// The NPSN is the DUT's own: 0 after reset, one more with each PDU (R2 4.2 step 4), as the
+// receiving end's go-back-N expects.
+//
+// Planted bugs, for showing that a bench catches them: +define+PLANT_RCRC_BYTE_ORDER, or the
+// plusarg +plant_rcrc_byte_order in simulation, sends the R-CRC's bytes in the reverse order;
+// +define+PLANT_NPSN_SKIP or +plant_npsn_skip skips NPSN PlantNpsnSkipAt (5): the sixth PDU
+// carries 6.
 module sue_pdu_builder #(
     parameter int MAX_CMDS = 4,
     localparam int DATA_BYTES = 64,
@@ -27,7 +32,6 @@ module sue_pdu_builder #(
     output logic                                  in_ready,
     input  logic [ 1:0]                           op,
     input  logic [ 9:0]                           xpuid,
-    input  logic [15:0]                           npsn,
     input  logic [ 1:0]                           vc,
     input  logic [ 9:0]                           partition,
     input  logic [15:0]                           apsn,
@@ -49,11 +53,19 @@ module sue_pdu_builder #(
 `else
   localparam bit PlantDefault = 1'b0;
 `endif
-  logic plant_rcrc_byte_order;
+`ifdef PLANT_NPSN_SKIP
+  localparam bit PlantNpsnDefault = 1'b1;
+`else
+  localparam bit PlantNpsnDefault = 1'b0;
+`endif
+  localparam logic [15:0] PlantNpsnSkipAt = 16'd5;
+  logic plant_rcrc_byte_order, plant_npsn_skip;
 `ifdef SYNTHESIS
   assign plant_rcrc_byte_order = PlantDefault;
+  assign plant_npsn_skip = PlantNpsnDefault;
 `else
   initial plant_rcrc_byte_order = PlantDefault || $test$plusargs("plant_rcrc_byte_order");
+  initial plant_npsn_skip = PlantNpsnDefault || $test$plusargs("plant_npsn_skip");
 `endif
 
   // One byte into the reflected CRC-32, a bit at a time.
@@ -79,6 +91,10 @@ module sue_pdu_builder #(
   logic [MAX_CMDS-1:0][15:0] tag_q;
   logic [MAX_CMDS-1:0][63:0] addr_q;
   logic [MAX_CMDS-1:0][DATA_BYTES*8-1:0] data_q;
+
+  // The NPSN of the next PDU, and the one the request being latched gets.
+  logic [15:0] npsn_q, npsn;
+  assign npsn = npsn_q + 16'(plant_npsn_skip && npsn_q == PlantNpsnSkipAt);
 
   // Where the stream is: the RH's byte, the command and its byte, the R-CRC's byte.
   logic [2:0] rh_idx;
@@ -116,6 +132,7 @@ module sue_pdu_builder #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state <= IDLE;
+      npsn_q <= '0;
       rh_idx <= '0;
       cmd_idx <= '0;
       cmd_off <= '0;
@@ -126,6 +143,7 @@ module sue_pdu_builder #(
         IDLE:
         if (in_valid) begin
           rh_q <= {2'b00, op, 2'b00, xpuid, npsn, vc, 4'b0000, partition, apsn};
+          npsn_q <= npsn + 16'd1;
           posted_q <= posted;
           n_cmds_q <= n_cmds;
           tag_q <= cmd_tag;

@@ -1,14 +1,20 @@
 // The example bench: random requests from a seeded generator into sue_pdu_builder, each PDU it
 // streams out checked against scaleup through DPI-C (package scaleup_dpi).
 //
-// For each request the model packs the same writes and emits the PDU it expects; then both
-// PDUs, the DUT's and the model's, are decoded by the model's checker and compared field by
-// field (the RH, the payload's length, each command, the R-CRC, then the bytes), and the DUT's
-// PDU is wrapped in a frame and read back as a receiver would. The first difference ends the run:
+// The DUT's PDUs are one connection's: its XPU id, VC and partition are drawn once from the
+// seed, its NPSNs are its own. For each request the model packs the same writes and emits the
+// PDU it expects; then both PDUs, the DUT's and the model's, are decoded by the model's checker
+// and compared field by field (the RH, the payload's length, each command, the R-CRC, then the
+// bytes), and the DUT's PDU is wrapped in a frame and read back as a receiver would. Then it
+// arrives at the model's go-back-N endpoint, the receiving end of the connection: it must be
+// delivered in order, once (its NPSN the one the endpoint expects), and the ACK the endpoint
+// returns must acknowledge it. The first difference ends the run:
 //   MISMATCH frame <n> field <name>: dut=<..> model=<..>
-// and $fatal. All good: PASS <n> frames, $finish.
+// and $fatal. All good: the endpoint sends four replies the other way, an ACK of the first comes
+// back, its retransmit timer sends the other three again; then PASS <n> frames, $finish.
 //
-// Plusargs: +frames=N (default 200), +seed=S (default 1), and the DUT's +plant_rcrc_byte_order.
+// Plusargs: +frames=N (default 200), +seed=S (default 1), and the DUT's +plant_rcrc_byte_order
+// and +plant_npsn_skip.
 // Under Verilator without timing, the clock comes from the C++ main (SCALEUP_TB_EXTERNAL_CLOCK);
 // elsewhere the bench makes its own.
 `include "scaleup_dpi.svh"
@@ -30,6 +36,7 @@ module tb
   localparam int NW = $clog2(MAX_CMDS + 1);
   localparam int MAXB = 512;  // bytes of a PDU: 8 + 4 * 76 + 4 at most
   localparam int MAX_UNPACK = 8;
+  localparam longint unsigned CLK_NS = 10;  // the model's time: 100 MHz
 
 `ifndef SCALEUP_TB_EXTERNAL_CLOCK
   logic clk = 1'b0;
@@ -42,7 +49,7 @@ module tb
   logic in_valid = 1'b0, in_ready;
   logic [1:0] op, vc;
   logic [9:0] xpuid, partition;
-  logic [15:0] npsn, apsn;
+  logic [15:0] apsn;
   logic posted;
   logic [NW-1:0] n_cmds;
   logic [MAX_CMDS-1:0][15:0] cmd_tag;
@@ -63,14 +70,26 @@ module tb
     return rng;
   endfunction
 
+  // ---- the connection, and the model's endpoint at its receiving end -------------------------
+
+  localparam int unsigned RX_XPU = 7;  // the receiving XPU's id (the frames' destination)
+  int rx_ep;  // the model's endpoint
+  longint unsigned cycles = 0, now_ns = 0;  // the model's time, never decreasing
+
+  always @(posedge clk) cycles <= cycles + 1;
+
   // ---- what the model expects and what the DUT sent ------------------------------------------
 
   byte unsigned model_pdu[MAXB], dut_pdu[MAXB], frame[MAXB + 128];
+  // What the model's endpoint delivered, sent and sent again. Buffers live here, not in the
+  // functions: Verilator clears a function's arrays on every clock of the block calling it.
+  byte unsigned delivered[MAXB], pdu[MAXB], again[MAXB];
   int model_len, dut_len;
   int unsigned frames, done;
 
-  // The model's PDU for the request now on the DUT's inputs.
-  function automatic void model_expect();
+  // The model's PDU for the request now on the DUT's inputs, with the NPSN the DUT gave its PDU:
+  // whether that is the right one is the endpoint's to say (endpoint_check).
+  function automatic void model_expect(shortint unsigned npsn);
     longint unsigned addr[MAX_CMDS];
     shortint unsigned tag[MAX_CMDS];
     int lens[MAX_CMDS];
@@ -93,9 +112,11 @@ module tb
   // Only the first difference is reported: $fatal may return (Verilator's main asks it to, to
   // exit with a status rather than abort), and what follows the first difference says no more.
   bit failed = 1'b0;
-  function automatic void mismatch(string field, longint unsigned dut_v, longint unsigned model_v);
+  function automatic void mismatch(string field, longint unsigned dut_v, longint unsigned model_v,
+                                   string model = "model");
     failed = 1'b1;
-    $display("MISMATCH frame %0d field %s: dut=0x%0h model=0x%0h", done, field, dut_v, model_v);
+    $display("MISMATCH frame %0d field %s: dut=0x%0h %s=0x%0h", done, field, dut_v, model,
+             model_v);
     $fatal(1, "frame %0d differs from the model", done);
   endfunction
 
@@ -135,11 +156,11 @@ module tb
     string c;
 
     `SCALEUP_TB_DECODE(dut_pdu, dut_len, t)
+    model_expect(t_npsn);
     `SCALEUP_TB_DECODE(model_pdu, model_len, m)
     same("rh.decode", longint'(t_rc), longint'(m_rc));
     same("rh.op", t_op, m_op);
     same("rh.xpuid", t_xpuid, m_xpuid);
-    same("rh.npsn", t_npsn, m_npsn);
     same("rh.vc", t_vc, m_vc);
     same("rh.partition", t_partition, m_partition);
     same("rh.apsn", t_apsn, m_apsn);
@@ -176,6 +197,115 @@ module tb
     if (encap == ENCAP_AFH1_SHIM) same("frame.src_xpu", src, 32'(xpuid));
   endfunction
 
+  // The DUT's PDU arrives at the model's endpoint: delivered whole, in order, once; then the ACK
+  // the endpoint returns, at once or when its coalescing delay runs out (the model's time jumps
+  // there), acknowledges the DUT's NPSN. The ACK or NACK of the DUT's RH (random op and apsn) is
+  // stale to the endpoint's sender, which has nothing in flight until reply_check.
+  function automatic void endpoint_check();
+    longint unsigned prior[COUNTERS], after[COUNTERS], deadline;
+    byte unsigned ack_op;
+    shortint unsigned ack_apsn;
+    int delivered_len, dropped, sent, rc;
+
+    if (failed) return;
+    void'(scaleup_dpi_endpoint_counters(rx_ep, prior));
+    if (cycles * CLK_NS > now_ns) now_ns = cycles * CLK_NS;
+    rc = scaleup_dpi_endpoint_arrived(rx_ep, now_ns, dut_pdu, dut_len, delivered, delivered_len,
+                                      dropped, sent);
+    same("endpoint.error", longint'(rc), 0);
+    // The endpoint expects the PSN after the last one it delivered, from 0.
+    if (!failed && dropped != DROP_NONE)
+      mismatch("npsn", t_npsn, 16'(prior[COUNTER_DELIVERED]), "model expected");
+    same("endpoint.delivered_len", delivered_len, t_payload_len);
+    for (int i = 0; i < delivered_len && !failed; i++)
+      if (delivered[i] != dut_pdu[RH_SIZE+i])  // the field's name formatted only when it differs
+        mismatch($sformatf("endpoint.delivered[%0d]", i), delivered[i], dut_pdu[RH_SIZE+i]);
+    if (!failed && sent == 0) begin
+      // No ACK yet: the coalescing timer runs.
+      deadline = scaleup_dpi_endpoint_deadline(rx_ep);
+      same("endpoint.ack_timer", deadline == NO_DEADLINE, 0);
+      if (!failed) begin
+        now_ns = deadline;
+        rc = scaleup_dpi_endpoint_tick(rx_ep, now_ns, sent);
+        same("endpoint.tick", longint'(rc), 0);
+        same("endpoint.ack_sent", sent, 1);
+      end
+    end
+    void'(scaleup_dpi_endpoint_ack(rx_ep, ack_op, ack_apsn));
+    same("ack.op", RH_OP_ACK, ack_op);
+    same("ack.apsn", t_npsn, ack_apsn);
+    void'(scaleup_dpi_endpoint_counters(rx_ep, after));
+    same("endpoint.delivered", after[COUNTER_DELIVERED], prior[COUNTER_DELIVERED] + 1);
+    same("endpoint.duplicates", after[COUNTER_DUPLICATES], 0);
+    same("endpoint.dropped_gap", after[COUNTER_DROPPED_GAP], 0);
+    same("endpoint.acks_sent", after[COUNTER_ACKS_SENT], prior[COUNTER_ACKS_SENT] + 1);
+  endfunction
+
+  // The other direction, once at the end: the model's endpoint sends the DUT's XPU four replies,
+  // PSNs 0 to 3 in PDUs that check; an ACK of PSN 0 comes back and nothing else, so the
+  // retransmit timer sends the other three again, twice.
+  function automatic void reply_check();
+    byte unsigned reply[16], r_op, r_vc, accepted;
+    shortint unsigned psn, r_xpuid, r_npsn, r_partition, r_apsn;
+    longint unsigned c[COUNTERS];
+    int pdu_len, again_len, sent, rc, rcrc_status, payload_len, delivered_len, dropped;
+    int unsigned rcrc_found, rcrc_computed;
+
+    for (int k = 0; k < 4; k++) begin
+      for (int i = 0; i < 16; i++) reply[i] = 8'(next_random());
+      same("reply.can_send", scaleup_dpi_endpoint_can_send(rx_ep), 1);
+      rc = scaleup_dpi_endpoint_send(rx_ep, now_ns, reply, 16, again, again_len, psn, accepted,
+                                     sent);
+      same("reply.error", longint'(rc), 0);
+      same("reply.accepted", accepted, 1);
+      same("reply.psn", psn, k);
+      same("reply.transmit", sent, 1);
+      rc = scaleup_dpi_pdu_check(again, again_len, r_op, r_xpuid, r_npsn, r_vc, r_partition,
+                                 r_apsn, rcrc_status, rcrc_found, rcrc_computed, payload_len);
+      same("reply.rh.decode", longint'(rc), 0);
+      same("reply.rh.op", r_op, RH_OP_NONE);  // the last ACK went out already
+      same("reply.rh.xpuid", r_xpuid, RX_XPU);
+      same("reply.rh.npsn", r_npsn, k);
+      same("reply.rh.vc", r_vc, vc);
+      same("reply.rh.partition", r_partition, partition);
+      same("reply.rcrc.status", rcrc_status, RCRC_GOOD);
+      same("reply.payload_len", payload_len, 16);
+      for (int i = 0; i < 16; i++)
+        same($sformatf("reply.payload[%0d]", i), again[RH_SIZE+i], reply[i]);
+      if (k == 1) begin  // the first of those sent again
+        pdu = again;
+        pdu_len = again_len;
+      end
+    end
+
+    // The DUT's XPU acknowledges PSN 0 in a stand-alone ACK (an RH without payload).
+    rc = scaleup_dpi_pdu_emit(RH_OP_ACK, 16'(xpuid), 0, 8'(vc), 16'(partition), 0, reply, 0,
+                              again, again_len);
+    same("reply.ack.emit", longint'(rc), 0);
+    rc = scaleup_dpi_endpoint_arrived(rx_ep, now_ns, again, again_len, delivered, delivered_len,
+                                      dropped, sent);
+    same("reply.ack.error", longint'(rc), 0);
+    same("reply.ack.delivered_len", delivered_len, 0);
+
+    for (int t = 0; t < 2; t++) begin
+      now_ns = scaleup_dpi_endpoint_deadline(rx_ep);  // the retransmit timeout
+      rc = scaleup_dpi_endpoint_tick(rx_ep, now_ns, sent);
+      same("reply.resent", sent, 3);
+      rc = scaleup_dpi_endpoint_transmit(rx_ep, 0, again, again_len, r_op, r_npsn, r_apsn);
+      same("reply.resent.error", longint'(rc), 0);
+      same("reply.resent.npsn", r_npsn, 1);
+      same("reply.resent.length", again_len, pdu_len);
+      for (int i = 0; i < pdu_len; i++)
+        same($sformatf("reply.resent[%0d]", i), again[i], pdu[i]);
+    end
+    void'(scaleup_dpi_endpoint_counters(rx_ep, c));
+    same("reply.counters.sent", c[COUNTER_SENT], 4);
+    same("reply.counters.resent", c[COUNTER_RESENT], 6);
+    same("reply.counters.timeouts", c[COUNTER_TIMEOUTS], 2);
+    same("reply.counters.in_flight", c[COUNTER_IN_FLIGHT], 3);
+    same("reply.counters.nacks", c[COUNTER_NACKS], 0);
+  endfunction
+
   // ---- the bench's sequence, one step a clock ------------------------------------------------
 
   typedef enum {
@@ -189,11 +319,24 @@ module tb
   int reset_cycles = 0;
 
   initial begin
-    longint unsigned seed;
+    longint unsigned seed, r;
+    int unsigned window, max_retries, ack_every;
+    longint unsigned rto, ack_delay;
+    int rc;
     if (!$value$plusargs("frames=%d", frames)) frames = 200;
     if (!$value$plusargs("seed=%d", seed)) seed = 1;
     rng = seed ^ 64'h9E3779B97F4A7C15;
     done = 0;
+    r = next_random();
+    xpuid = r[9:0];
+    vc = r[11:10];
+    partition = r[21:12];
+    // The receiving end: the library's timers and coalescing, a fabric-sized endpoint (the DUT's
+    // payloads reach 304 bytes, over the firmware sizing's 274).
+    scaleup_dpi_endpoint_defaults(window, rto, max_retries, ack_every, ack_delay);
+    rc = scaleup_dpi_endpoint_open(SIZING_FABRIC, 16'(RX_XPU), 8'(vc), 16'(partition), window,
+                                   rto, max_retries, ack_every, ack_delay, rx_ep);
+    if (rc != 0) $fatal(1, "model: endpoint_open: %s", scaleup_dpi_errc_name(rc));
   end
 
   always @(posedge clk) begin
@@ -208,15 +351,15 @@ module tb
       end
       REQUEST:
       if (done == frames) begin
-        $display("PASS %0d frames", done);
+        reply_check();
+        same("endpoint.close", longint'(scaleup_dpi_endpoint_close(rx_ep)), 0);
+        same("endpoint.closed", longint'(scaleup_dpi_endpoint_close(rx_ep)),
+             longint'(DPI_BAD_HANDLE));
+        if (!failed) $display("PASS %0d frames", done);
         $finish;
       end else begin
         r = next_random();
         op = 2'(r % 3);
-        xpuid = r[17:8];
-        npsn = r[33:18];
-        vc = r[35:34];
-        partition = r[45:36];
         apsn = r[61:46];
         posted = r[62];
         n_cmds = NW'(1 + (next_random() % MAX_CMDS));
@@ -225,7 +368,6 @@ module tb
           cmd_addr[i] = next_random();
           for (int j = 0; j < DATA_BYTES; j += 8) cmd_data[i][8*j+:64] = next_random();
         end
-        model_expect();
         dut_len <= 0;
         in_valid <= 1'b1;
         step <= ACCEPT;
@@ -247,6 +389,7 @@ module tb
       CHECK: begin
         out_ready <= 1'b0;
         compare();
+        endpoint_check();
         done <= done + 1;
         step <= REQUEST;
       end
