@@ -1,11 +1,14 @@
 // Micro-benchmarks of the codecs, packer, transport and Tofu and RDMA paths, the fabric at scale
 // and the keyed tables' lookups (docs/performance.md): each figure is a median over several runs
-// and comes with a baseline measured in the same process on the same data (for the RH codec, a
-// hand-written codec of the same struct; for the packer and most others, a plain memcpy of the same
-// bytes; for the fabric, emitting and reading the same PDUs' bytes alone; for a keyed table, the
-// unkeyed mix it replaced). The RH, packer and hash rows run each figure and its baseline in turn
-// and time them in CPU time of the thread, so that a share of a busy machine falls on both. Prints
-// a table and, with --json PATH, writes the same rows as JSON.
+// and comes with a baseline measured in the same process on the same data (for the RH codec, the
+// frames of udp4, afh1-shim and afh2c, the packer and the unpacker, hand-written code for the same
+// job; for Tofu, RDMA and the other encapsulations, a plain memcpy of the same bytes; for the
+// fabric, emitting and reading the same PDUs' bytes alone; for a keyed table, the unkeyed mix it
+// replaced). The frame and packer groups are in baselines.cpp, the hand-written code they are
+// measured against in hand_frames.hpp, hand_packer.hpp and hand_rh.hpp. The RH, frame, packer and
+// hash rows run each figure and its baseline in turn and time them in CPU time of the thread, so
+// that a share of a busy machine falls on both. Prints a table and, with --json PATH, writes the
+// same rows as JSON.
 //
 //   micro [--quick] [--runs N] [--json PATH] [--only GROUPS]
 //
