@@ -1,22 +1,24 @@
 // Micro-benchmarks of the codecs, packer, transport and Tofu and RDMA paths, the fabric at scale
 // and the keyed tables' lookups (docs/performance.md): each figure is a median over several runs
-// and comes with a baseline measured in the same process on the same data (for the RH codec, a
-// hand-written codec of the same struct; for the packer and most others, a plain memcpy of the same
-// bytes; for the fabric, emitting and reading the same PDUs' bytes alone; for a keyed table, the
-// unkeyed mix it replaced). The RH, packer and hash rows run each figure and its baseline in turn
-// and time them in CPU time of the thread, so that a share of a busy machine falls on both. Prints
-// a table and, with --json PATH, writes the same rows as JSON.
+// and comes with a baseline measured in the same process on the same data (for the RH codec, the
+// frames of udp4, afh1-shim and afh2c, the packer and the unpacker, hand-written code for the same
+// job; for Tofu, RDMA and the other encapsulations, a plain memcpy of the same bytes; for the
+// fabric, emitting and reading the same PDUs' bytes alone; for a keyed table, the unkeyed mix it
+// replaced). The frame and packer groups are in baselines.cpp, the hand-written code they are
+// measured against in hand_frames.hpp, hand_packer.hpp and hand_rh.hpp. The RH, frame, packer and
+// hash rows run each figure and its baseline in turn and time them in CPU time of the thread, so
+// that a share of a busy machine falls on both. Prints a table and, with --json PATH, writes the
+// same rows as JSON.
 //
 //   micro [--quick] [--runs N] [--json PATH] [--only GROUPS]
 //
 // --quick shrinks every workload (a smoke run: the numbers mean nothing). --only runs some of
 // the groups rh, frames, packer, gbn, tofu, rdma, fabric, hash (comma-separated), e.g. under
 // callgrind.
-#include <scaleup/dissect/engine.hpp>
-#include <scaleup/dissect/tree.hpp>
+#include <scaleup/dissect/analysis.hpp>
+#include <scaleup/dissect/flat_index.hpp>
 #include <scaleup/pack/command.hpp>
 #include <scaleup/pack/default_profile.hpp>
-#include <scaleup/pack/packer.hpp>
 #include <scaleup/rdma/segmenter.hpp>
 #include <scaleup/sim/fabric.hpp>
 #include <scaleup/tofu/frame.hpp>
@@ -47,6 +49,8 @@
 #include <vector>
 
 #include "collisions.hpp"
+#include "hand_rh.hpp"
+#include "measure.hpp"
 
 namespace {
 
@@ -58,175 +62,11 @@ namespace tf = scaleup::tofu;
 namespace rd = scaleup::rdma;
 namespace sm = scaleup::sim;
 
-// ---- measuring ---------------------------------------------------------------------------
-
-// Keeps a value (and what it points to) alive as far as the optimizer can tell.
-template <class T>
-inline void keep(const T& v) {
-  __asm__ __volatile__("" : : "r"(&v) : "memory");
-}
-inline void clobber() { __asm__ __volatile__("" : : : "memory"); }
-
-int g_runs = 7;
-bool g_quick = false;
-std::string g_only;  // comma-separated groups to run (for profiling one of them); empty: all
-
-bool wanted(std::string_view group) {
-  if (g_only.empty()) return true;
-  std::string_view rest = g_only;
-  while (!rest.empty()) {
-    const std::size_t c = rest.find(',');
-    if (rest.substr(0, c) == group) return true;
-    rest = c == std::string_view::npos ? std::string_view{} : rest.substr(c + 1);
-  }
-  return false;
-}
-
-double wall_seconds(const std::function<void()>& f) {
-  const auto a = std::chrono::steady_clock::now();
-  f();
-  const auto b = std::chrono::steady_clock::now();
-  return std::chrono::duration<double>(b - a).count();
-}
-
-double thread_cpu_seconds(const std::function<void()>& f) {
-  const auto cpu = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  };
-  const double a = cpu();
-  f();
-  return cpu() - a;
-}
-
-double median(std::vector<double> s) {
-  std::sort(s.begin(), s.end());
-  return s[s.size() / 2];
-}
-
-// Median wall time of `f` (seconds) over g_runs runs, after one warm-up run.
-double median_seconds(const std::function<void()>& f) {
-  f();
-  std::vector<double> s;
-  for (int i = 0; i < g_runs; ++i) s.push_back(wall_seconds(f));
-  return median(s);
-}
-
-// Median wall times of f and of its baseline, run in turn g_runs times each after a warm-up run
-// of each: on a shared machine a spell of load then falls on both, and their ratio holds where
-// each figure alone swings.
-struct pair_seconds {
-  double value = 0;
-  double baseline = 0;
-};
-pair_seconds paired_median_seconds(const std::function<void()>& f,
-                                   const std::function<void()>& baseline) {
-  f();
-  baseline();
-  std::vector<double> a, b;
-  for (int i = 0; i < g_runs; ++i) {
-    a.push_back(thread_cpu_seconds(f));
-    b.push_back(thread_cpu_seconds(baseline));
-  }
-  return {median(a), median(b)};
-}
-
-// The same over CPU time (the process's): for figures per second of CPU.
-double median_cpu_seconds(const std::function<void()>& f) {
-  const auto cpu = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  };
-  f();
-  std::vector<double> s;
-  for (int i = 0; i < g_runs; ++i) {
-    const double a = cpu();
-    f();
-    s.push_back(cpu() - a);
-  }
-  return median(s);
-}
-
-struct row {
-  std::string figure;
-  double value = 0;
-  std::string unit;
-  double baseline = 0;  // same unit
-  std::string baseline_name;
-  double goal = NAN;  // minimum ratio, NAN: none
-  std::string goal_text;
-  double ratio() const { return baseline > 0 ? value / baseline : NAN; }
-  std::string met() const {
-    if (std::isnan(goal)) return "-";
-    return ratio() >= goal ? "yes" : "NO";
-  }
-};
-
-std::vector<row> g_rows;
-
-void add(std::string figure, double value, std::string unit, double baseline,
-         std::string baseline_name, double goal = NAN, std::string goal_text = "-") {
-  g_rows.push_back(row{std::move(figure), value, std::move(unit), baseline,
-                       std::move(baseline_name), goal, std::move(goal_text)});
-  const row& r = g_rows.back();
-  std::fprintf(stderr, "  %-40s %12.2f %s (ratio %.3f)\n", r.figure.c_str(), r.value,
-               r.unit.c_str(), r.ratio());
-}
-
-// memcpy of `total` bytes, in pieces of `piece` bytes, from src into dst (wrapping in dst).
-double memcpy_seconds(const std::uint8_t* src, std::size_t total, std::uint8_t* dst,
-                      std::size_t dst_size, std::size_t piece) {
-  return median_seconds([&] {
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < total; i += piece) {
-      const std::size_t n = std::min(piece, total - i);
-      if (at + n > dst_size) at = 0;
-      std::memcpy(dst + at, src + i, n);
-      at += n;
-      clobber();
-    }
-    keep(dst[0]);
-  });
-}
-
-constexpr double MB = 1e6;
+using namespace scaleup::bench;
 
 // ---- 1. Reliability Header encode / decode -----------------------------------------------
 
-// The baseline of the RH codec: the best hand-written code for the same job.
-// The header is one big-endian 64-bit word (R2 3.3, Table 5: ver 2 bits, op 2, rsv 2, xpuid 10,
-// npsn 16, vc 2, rsvd 4, partition 10, apsn 16, from the most significant bit); decode is one
-// load, then a shift and a mask per field, encode the reverse and one store. The positions are
-// written here from the table of the seed, not taken from the library's field table, so that
-// checking one codec against the other (check_hand_codec) compares two independent readings.
-// Unlike the library, it checks nothing: encode masks each value to its field instead of
-// refusing one too big, and neither side is given a length to check.
-[[gnu::always_inline]] inline w::reliability_header hand_decode(const std::uint8_t* p) {
-  const std::uint64_t x = boost::endian::load_big_u64(p);
-  w::reliability_header h;
-  h.ver = static_cast<std::uint8_t>(x >> 62);
-  h.op = static_cast<std::uint8_t>((x >> 60) & 0x3);
-  h.rsv = static_cast<std::uint8_t>((x >> 58) & 0x3);
-  h.xpuid = static_cast<std::uint16_t>((x >> 48) & 0x3FF);
-  h.npsn = static_cast<std::uint16_t>(x >> 32);
-  h.vc = static_cast<std::uint8_t>((x >> 30) & 0x3);
-  h.rsvd = static_cast<std::uint8_t>((x >> 26) & 0xF);
-  h.partition = static_cast<std::uint16_t>((x >> 16) & 0x3FF);
-  h.apsn = static_cast<std::uint16_t>(x);
-  return h;
-}
-
-[[gnu::always_inline]] inline void hand_encode(const w::reliability_header& h, std::uint8_t* p) {
-  const std::uint64_t x = (std::uint64_t{h.ver & 0x3u} << 62) | (std::uint64_t{h.op & 0x3u} << 60) |
-                          (std::uint64_t{h.rsv & 0x3u} << 58) |
-                          (std::uint64_t{h.xpuid & 0x3FFu} << 48) | (std::uint64_t{h.npsn} << 32) |
-                          (std::uint64_t{h.vc & 0x3u} << 30) |
-                          (std::uint64_t{h.rsvd & 0xFu} << 26) |
-                          (std::uint64_t{h.partition & 0x3FFu} << 16) | std::uint64_t{h.apsn};
-  boost::endian::store_big_u64(p, x);
-}
+// The baseline of the RH codec: hand_encode and hand_decode (hand_rh.hpp).
 
 [[noreturn]] void codec_mismatch(const char* what, std::size_t i) {
   std::fprintf(stderr, "RH: the hand-written codec and the library differ (%s, header %zu)\n", what,
@@ -366,167 +206,6 @@ void bench_rh() {
              },
              [&] { decode_by_hand(wire.data(), out.data(), n); }),
          "hand-written decode", NAN, "-");
-}
-
-// ---- 2. frames: build and parse per encapsulation ----------------------------------------
-
-void bench_frames() {
-  const std::size_t n = g_quick ? 1'000 : 100'000;
-  std::vector<std::uint8_t> payload(64);
-  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i);
-  w::reliability_header rh;
-  rh.op = 0;
-  rh.xpuid = 1;
-  rh.npsn = 7;
-  rh.vc = 1;
-  rh.partition = 5;
-  rh.apsn = 3;
-  auto tree = std::make_unique<d::tree>();
-  std::vector<std::uint8_t> buf(2048), copy(2048);
-  for (std::size_t k = 0; k < w::encap_names.size(); ++k) {
-    const auto e = static_cast<w::encap>(k);
-    w::frame_params p;
-    p.kind = e;
-    p.src_xpu = 1;
-    p.dst_xpu = 2;
-    p.tc = e == w::encap::afh1 ? 0 : 3;
-    const auto build = [&] {
-      return e == w::encap::lite ? w::emit_frame(p, payload, buf)
-                                 : w::emit_sue_frame(p, rh, payload, buf);
-    };
-    const auto first = build();
-    if (!first) {
-      std::fprintf(stderr, "  skip %s: cannot build\n", std::string(w::encap_names[k]).c_str());
-      continue;
-    }
-    const std::size_t len = first.value;
-    const std::string name(w::encap_names[k]);
-    const double base = median_seconds([&] {
-      for (std::size_t i = 0; i < n; ++i) {
-        std::memcpy(copy.data(), buf.data(), len);
-        clobber();
-      }
-    });
-    const double base_fps = static_cast<double>(n) / base / MB;
-    const double b = median_seconds([&] {
-      for (std::size_t i = 0; i < n; ++i) {
-        rh.npsn = static_cast<std::uint16_t>(i);
-        const auto r = build();
-        keep(r.value);
-        clobber();
-      }
-    });
-    add("2. build " + name + " (" + std::to_string(len) + " B)", static_cast<double>(n) / b / MB,
-        "Mframes/s", base_fps, "memcpy frame");
-    if (!build()) std::abort();
-    const double pz = median_seconds([&] {
-      for (std::size_t i = 0; i < n; ++i) {
-        d::dissect_frame(*tree, w::bytes(buf.data(), len), d::link_ethernet);
-        keep(*tree);
-      }
-    });
-    add("2. parse " + name + " (dissect_frame)", static_cast<double>(n) / pz / MB, "Mframes/s",
-        base_fps, "memcpy frame");
-  }
-}
-
-// ---- 3. packer / unpacker -----------------------------------------------------------------
-
-// The packer's loop: `pdus` PDUs of `per_pdu` commands each (control and data of `size` bytes,
-// back to back in `store`), each PDU pushed then packed into its 4 KB of `out`. A function of
-// its own, its parameters locals: captured by reference in the timed lambda, every one of them
-// was reloaded at each push (the packer's stores may alias them), a cost of the harness and not
-// of the packer.
-template <class Packer>
-void push_and_pack(Packer& pack, const std::uint8_t* store, std::size_t ctrl, std::size_t size,
-                   std::size_t per_pdu, std::size_t pdus, std::uint8_t* out, std::size_t* sizes) {
-  const std::size_t data_len = size - ctrl;
-  const std::uint8_t* src = store;
-  for (std::size_t p = 0; p < pdus; ++p) {
-    for (std::size_t c = 0; c < per_pdu; ++c, src += size) {
-      const pk::queued_command q{
-          0, 0, w::bytes(src, ctrl), pk::borrow(w::bytes(src + ctrl, data_len)), false, c};
-      if (pack.push(q)) std::abort();
-    }
-    const auto r = pack.next(w::mutable_bytes(out + p * pk::sue_pack_limit, pk::sue_pack_limit));
-    if (!r || r.value.commands != per_pdu) std::abort();
-    sizes[p] = r.value.bytes;
-  }
-  keep(out[0]);
-}
-
-void bench_packer() {
-  using packer_t = pk::packer<1, 4, 1024>;
-  const std::size_t total_target = g_quick ? (1u << 16) : (16u << 20);  // bytes of commands
-  for (const std::size_t size : {16u, 64u, 256u}) {
-    const pk::command_type* ty = pk::default_profile.find(pk::code::write_full);
-    if (ty == nullptr) std::abort();
-    const std::size_t ctrl = ty->control_bytes();
-    const std::size_t data_len = size - ctrl;
-    const std::size_t per_pdu = pk::sue_pack_limit / size;  // commands that fit one 4 KB PDU
-    const std::size_t pdus = total_target / (per_pdu * size);
-    const std::size_t count = pdus * per_pdu;
-    // The commands: control and data, one contiguous store.
-    std::vector<std::uint8_t> store(count * size);
-    for (std::size_t c = 0; c < count; ++c) {
-      std::uint8_t* at = store.data() + c * size;
-      for (std::size_t i = 0; i < size; ++i) at[i] = static_cast<std::uint8_t>(c * 31 + i);
-      at[0] = pk::code::write_full;
-      at[1] = static_cast<std::uint8_t>(data_len - 1);
-    }
-    const std::size_t bytes = count * size;
-    std::vector<std::uint8_t> out(pk::sue_pack_limit * pdus);
-
-    // Baseline: each command's bytes (control, then data) copied into consecutive 4 KB buffers,
-    // run in turn with the packer and with the unpacker (paired_median_seconds).
-    std::vector<std::uint8_t> scratch(out.size());
-    const auto copy_base = [&](std::uint8_t* into) {
-      for (std::size_t p = 0; p < pdus; ++p) {
-        std::uint8_t* o = into + p * pk::sue_pack_limit;
-        for (std::size_t c = 0; c < per_pdu; ++c) {
-          const std::uint8_t* src = store.data() + (p * per_pdu + c) * size;
-          std::memcpy(o, src, ctrl);
-          std::memcpy(o + ctrl, src + ctrl, data_len);
-          o += size;
-          clobber();
-        }
-      }
-      keep(into[0]);
-    };
-    const auto mbs = [&](double seconds) { return static_cast<double>(bytes) / seconds / MB; };
-
-    auto pack = std::make_unique<packer_t>(pk::default_profile);
-    std::vector<std::size_t> sizes(pdus);
-    const pair_seconds pt = paired_median_seconds(
-        [&] {
-          push_and_pack(*pack, store.data(), ctrl, size, per_pdu, pdus, out.data(), sizes.data());
-        },
-        [&] { copy_base(out.data()); });
-    const std::string s = std::to_string(size);
-    add("3. packer push+next (" + s + " B cmds)", mbs(pt.value), "MB/s", mbs(pt.baseline),
-        "memcpy into 4 KB", 0.7, ">= 0.7 x memcpy");
-
-    // The packer's output, made again: the baseline's runs above wrote over it last.
-    push_and_pack(*pack, store.data(), ctrl, size, per_pdu, pdus, out.data(), sizes.data());
-    const pair_seconds ut = paired_median_seconds(
-        [&] {
-          std::size_t seen = 0;
-          for (std::size_t p = 0; p < pdus; ++p) {
-            pk::unpacker u(pk::default_profile,
-                           w::bytes(out.data() + p * pk::sue_pack_limit, sizes[p]));
-            pk::command_view v;
-            while (u.next(v)) {
-              keep(v);
-              ++seen;
-            }
-            if (u.error_found()) std::abort();
-          }
-          if (seen != count) std::abort();
-        },
-        [&] { copy_base(scratch.data()); });  // not into out, which the unpacker reads
-    add("3. unpacker (" + s + " B cmds)", mbs(ut.value), "MB/s", mbs(ut.baseline),
-        "memcpy into 4 KB", 0.7, ">= 0.7 x memcpy");
-  }
 }
 
 // ---- 4. go-back-N --------------------------------------------------------------------------

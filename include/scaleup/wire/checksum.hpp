@@ -132,9 +132,13 @@ struct ones_sum {
     fold();
     return *this;
   }
+  // The two bytes of v, big-endian, as add() takes them: a word of its own, or, after an odd
+  // piece, the end of one word and the start of the next. (Through add(), the pseudo-header's
+  // six words cost a tenth of emitting a udp4 frame.)
   constexpr ones_sum& add16(std::uint16_t v) noexcept {
-    const std::uint8_t b[2] = {static_cast<std::uint8_t>(v >> 8), static_cast<std::uint8_t>(v)};
-    return add(bytes(b, 2));
+    acc += odd ? (v >> 8) + (std::uint32_t{v & 0xFFu} << 8) : v;
+    fold();
+    return *this;
   }
   constexpr ones_sum& add32(std::uint32_t v) noexcept {
     return add16(static_cast<std::uint16_t>(v >> 16)).add16(static_cast<std::uint16_t>(v));

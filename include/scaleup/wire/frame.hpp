@@ -307,7 +307,7 @@ constexpr result<std::size_t> emit_frame(const frame_params& p, bytes inner,
   if (out.size() < hs + inner.size())
     return detail::frame_error(errc::no_space, "output buffer too small", hs + inner.size(),
                                out.size());
-  for (std::size_t i = 0; i < inner.size(); ++i) out[hs + i] = inner[i];
+  move_bytes(out.data() + hs, inner.data(), inner.size());
   return wrap_in_place(p, inner.size(), out);
 }
 

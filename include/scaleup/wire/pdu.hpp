@@ -38,7 +38,10 @@ constexpr result<std::size_t> emit_pdu(const reliability_header& rh, bytes paylo
                  static_cast<std::uint32_t>(out.size()),
                  "output buffer too small"};
   if (const auto r = encode(rh, out); !r) return r.err;
-  for (std::size_t i = 0; i < payload.size(); ++i) out[8 + i] = payload[i];
+  // One block move, not a loop of bytes (five instructions a byte: a third of the instructions
+  // of emitting a udp4 frame of 64 bytes); a move, since a payload may already be in place
+  // (the transport endpoint's stored PDUs are stamped so).
+  move_bytes(out.data() + 8, payload.data(), payload.size());
   store_be32(out.data() + 8 + payload.size(), crc32(bytes(out.data(), 8 + payload.size())));
   return n;
 }
