@@ -8,8 +8,10 @@ extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
 extern void (*__init_array_start[])(void);
 extern void (*__init_array_end[])(void);
 
-/* A freestanding image brings its own memcpy, memset and strlen: compiled code calls them. */
+/* A freestanding image brings its own memcpy, memmove, memset and strlen: compiled code calls
+ * them. */
 void* memcpy(void* restrict d, const void* restrict s, size_t n);
+void* memmove(void* d, const void* s, size_t n);
 void* memset(void* d, int v, size_t n);
 size_t strlen(const char* s);
 
@@ -17,6 +19,18 @@ void* memcpy(void* restrict d, const void* restrict s, size_t n) {
   unsigned char* o = d;
   const unsigned char* i = s;
   while (n--) *o++ = *i++;
+  return d;
+}
+/* Overlapping buffers (a payload already in place) copy from the end when the destination is
+ * after the source. */
+void* memmove(void* d, const void* s, size_t n) {
+  unsigned char* o = d;
+  const unsigned char* i = s;
+  if (o <= i || o >= i + n) {
+    while (n--) *o++ = *i++;
+  } else {
+    while (n--) o[n] = i[n];
+  }
   return d;
 }
 void* memset(void* d, int v, size_t n) {
