@@ -66,8 +66,8 @@ std::uint64_t field_value(const wire::field_info& f, py::handle v, std::string_v
     throw py::value_error(std::string(f.filter) + ": '" + name + "' is not one of its value names");
   }
   if (!PyIndex_Check(v.ptr()))  // an int, or a numpy integer (what columns() gives)
-    throw py::value_error(std::string(f.filter) + ": an int is wanted, not " +
-                          py::cast<std::string>(py::str(v.get_type().attr("__name__"))));
+    throw py::type_error(std::string(f.filter) + ": an int is wanted, not " +
+                         py::cast<std::string>(py::str(v.get_type().attr("__name__"))));
   std::uint64_t x = 0;
   try {
     x = py::cast<std::uint64_t>(py::int_(py::reinterpret_borrow<py::object>(v)));

@@ -2,8 +2,9 @@
 command whose output is the module's contract, captures.
 
 ctest (python/tests/CMakeLists.txt) says where the module and the command are:
-SCALEUP_MODULE_DIR, SCALEUP_TOOL. By hand, from the source root after a build in build/:
-  /usr/bin/python3 -m pytest -q python/tests
+SCALEUP_MODULE_DIR, SCALEUP_TOOL. By hand, from the source root after a build in build/
+(-m "not pip" leaves out the pip install, which compiles the module again):
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider -m "not pip" python/tests
 """
 import json
 import os

@@ -248,6 +248,8 @@ def test_errors(call, text):
 def test_type_errors(tmp_path):
     with pytest.raises(TypeError, match="unexpected keyword argument 'vlan'"):
         scaleup.frame("afh1-vlan", vlan=3)
+    with pytest.raises(TypeError, match="sue.rh.npsn: an int is wanted, not float"):
+        scaleup.pdu(rh={"npsn": 5.0})
     with pytest.raises(TypeError, match="a dict is wanted"):
         scaleup.pack([("type", "RD")])
     with pytest.raises(OSError, match="No such file or directory"):
