@@ -17,6 +17,13 @@ TC_KEYS = {"udp4": "ip.dsfield.dscp", "udp6": "ipv6.tclass", "afh1": None,
            "afh1-vlan-shim": "afh1.shim.tc", "afh2": "afh2.tc", "afh2c": "afh2c.tc",
            "lite": "afh2c.tc"}
 
+# The other network header fields build() sets, where each encapsulation has room for them.
+EXTRA = {"udp4": {"ip.ttl": 33}, "udp6": {"ipv6.hlim": 33, "ipv6.flow": 0x2A},
+         "afh1-vlan": {"vlan.id": 7},
+         "afh1-shim": {"afh1.shim.hop_limit": 33, "afh1.shim.entropy": 0x2A},
+         "afh1-vlan-shim": {"vlan.id": 7, "afh1.shim.hop_limit": 33, "afh1.shim.entropy": 0x2A},
+         "afh2": {"afh2.hop_count": 33, "afh2.entropy": 0x2A}}
+
 RH = {"op": "ACK", "xpuid": 21, "npsn": 0xBEEF, "vc": 2, "partition": 515, "apsn": 0x1234}
 RH_NUMBERS = dict(RH, op=0, ver=0)
 COMMANDS = [
@@ -47,7 +54,7 @@ SRC, DST, TC = 300, 700, 5
 def build(encap):
     """A frame of `encap` with every field set away from its default."""
     params = dict(src_xpu=SRC, dst_xpu=DST, tc=0 if encap == "afh1" else TC, hop_limit=33,
-                  entropy=0x2A)
+                  entropy=0x2A, vlan_id=7)
     if encap == "lite":  # no RH; commands up to 1024 bytes
         return scaleup.frame(encap, commands=COMMANDS[:3], **params)
     return scaleup.frame(encap, rh=RH, commands=COMMANDS, **params)
@@ -66,6 +73,8 @@ def check_read_back(frames, encaps):
             assert (f["ip.src"], f["ip.dst"]) == ("10.0.1.44", "10.0.2.188"), where
         else:
             assert (f["ipv6.src"], f["ipv6.dst"]) == ("fd53:5545::12c", "fd53:5545::2bc"), where
+        for k, v in EXTRA.get(encap, {}).items():
+            assert f[k] == v, f"{where}: {k}"
         tc = TC_KEYS[encap]
         if tc:
             assert f[tc] == (TC << 2 if encap == "udp6" else TC), f"{where}: {tc}"
