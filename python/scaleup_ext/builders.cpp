@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -236,13 +237,16 @@ struct param {
   const char* name;
   std::uint64_t max;
   void (*set)(wire::frame_params&, std::uint64_t);
+  std::uint64_t (*get)(const wire::frame_params&);
 };
 template <auto Member>
 constexpr param member_param(const char* name) {
   using M = std::remove_cvref_t<decltype(std::declval<wire::frame_params>().*Member)>;
   return {name, static_cast<std::uint64_t>(std::numeric_limits<M>::max()),
-          [](wire::frame_params& p, std::uint64_t v) { p.*Member = static_cast<M>(v); }};
+          [](wire::frame_params& p, std::uint64_t v) { p.*Member = static_cast<M>(v); },
+          [](const wire::frame_params& p) { return static_cast<std::uint64_t>(p.*Member); }};
 }
+using given_params = std::vector<std::pair<const param*, std::uint64_t>>;
 const std::array<param, 15> frame_params_table{{
     member_param<&wire::frame_params::src_xpu>("src_xpu"),
     member_param<&wire::frame_params::dst_xpu>("dst_xpu"),
@@ -261,7 +265,8 @@ const std::array<param, 15> frame_params_table{{
     member_param<&wire::frame_params::pad>("pad"),
 }};
 
-wire::frame_params params_from(const std::string& encap, const py::kwargs& kw) {
+wire::frame_params params_from(const std::string& encap, const py::kwargs& kw,
+                               given_params& given) {
   wire::frame_params p;
   const auto kind = wire::encap_from_string(encap);
   if (!kind) {
@@ -284,16 +289,44 @@ wire::frame_params params_from(const std::string& encap, const py::kwargs& kw) {
     const wire::field_info f{.name = found->name,
                              .filter = found->name,
                              .width = static_cast<std::uint16_t>(std::bit_width(found->max))};
-    found->set(p, field_value(f, v, "frame"));
+    const std::uint64_t x = field_value(f, v, "frame");
+    found->set(p, x);
+    given.emplace_back(found, x);
   }
   return p;
+}
+
+// The library's policy is that nothing the caller asks for is dropped (wrap_in_place refuses a
+// multicast bit or a traffic class with no place), but frame_params cannot tell a value given
+// from its default; here a keyword is given. One the encapsulation has no field for (vlan_id
+// without a tag, hop_limit in plain AFH Gen 1, entropy over IPv4, udp_* outside UDP) leaves the
+// headers as its default would: refused. The headers themselves say so, no table of which
+// encapsulation uses what. pad is not a header value: no padding to do is no error.
+void refuse_unused(const wire::frame_params& p, const given_params& given) {
+  std::array<std::uint8_t, 128> with{}, without{};
+  const auto r = wire::emit_frame(p, {}, with);
+  for (const auto& [q, x] : given) {
+    const std::uint64_t fallback = q->get(wire::frame_params{});
+    if (std::string_view(q->name) == "pad" || x == fallback) continue;
+    wire::frame_params d = p;
+    q->set(d, fallback);
+    const auto r2 = wire::emit_frame(d, {}, without);
+    if (r && r2 && r.value == r2.value &&
+        std::equal(with.begin(), with.begin() + r.value, without.begin()))
+      raise(wire::error{.code = wire::errc::unsupported,
+                        .layer = "frame",
+                        .what = "this encapsulation has no field for it",
+                        .field = q->name,
+                        .value = x});
+  }
 }
 
 py::bytes frame(const std::string& encap, const std::optional<py::dict>& rh,
                 const std::optional<py::object>& payload,
                 const std::optional<py::iterable>& commands, const std::optional<py::object>& pdu,
                 const std::string& profile, const py::kwargs& kw) {
-  const wire::frame_params p = params_from(encap, kw);
+  given_params given;
+  const wire::frame_params p = params_from(encap, kw, given);
   const bool lite = p.kind == wire::encap::lite;
   if (pdu && (rh || payload || commands))
     throw py::value_error("pdu= is the carried bytes as they are: no rh, payload or commands");
@@ -305,6 +338,7 @@ py::bytes frame(const std::string& encap, const std::optional<py::dict>& rh,
   // The network header's own checks first: an XPU id the encapsulation cannot carry is its
   // error, not the RH's whose xpuid it would also have been.
   if (const auto r = wire::emit_frame(p, {}, out); !r) raise(r.err);
+  refuse_unused(p, given);
   const auto r = pdu || lite ? wire::emit_frame(p, inner, out)
                              : wire::emit_sue_frame(p, rh_from(rh, p.src_xpu), inner, out);
   if (!r) raise(r.err);
@@ -376,7 +410,8 @@ What it carries, one of:
 commands: dicts as pack() takes, packed with `profile` (a name or a profile file, as read()).
 The network header's keywords are wire::frame_params' members, each at the library's default
 when left out: src_xpu dst_xpu tc udp_src_port udp_dst_port udp4_checksum hop_limit vlan_id
-entropy multicast afh1_prefix sue_ethertype shim_ethertype shim_next_header pad.
+entropy multicast afh1_prefix sue_ethertype shim_ethertype shim_next_header pad. One the
+encapsulation has no field for (vlan_id without a VLAN tag, entropy over IPv4) is refused.
 
 Raises ValueError with the library's error text when it refuses a value (an id too big for the
 encapsulation, a traffic class AFH Gen 1 cannot carry, a value wider than its field).)");

@@ -17,7 +17,13 @@ TC_KEYS = {"udp4": "ip.dsfield.dscp", "udp6": "ipv6.tclass", "afh1": None,
            "afh1-vlan-shim": "afh1.shim.tc", "afh2": "afh2.tc", "afh2c": "afh2c.tc",
            "lite": "afh2c.tc"}
 
-# The other network header fields build() sets, where each encapsulation has room for them.
+# The other network header fields build() sets where each encapsulation has room for them
+# (frame() refuses them elsewhere), and where dump --json shows them.
+PARAMS = {"udp4": dict(hop_limit=33), "udp6": dict(hop_limit=33, entropy=0x2A),
+          "afh1": {}, "afh1-vlan": dict(vlan_id=7),
+          "afh1-shim": dict(hop_limit=33, entropy=0x2A),
+          "afh1-vlan-shim": dict(vlan_id=7, hop_limit=33, entropy=0x2A),
+          "afh2": dict(hop_limit=33, entropy=0x2A), "afh2c": {}, "lite": {}}
 EXTRA = {"udp4": {"ip.ttl": 33}, "udp6": {"ipv6.hlim": 33, "ipv6.flow": 0x2A},
          "afh1-vlan": {"vlan.id": 7},
          "afh1-shim": {"afh1.shim.hop_limit": 33, "afh1.shim.entropy": 0x2A},
@@ -53,8 +59,7 @@ SRC, DST, TC = 300, 700, 5
 
 def build(encap):
     """A frame of `encap` with every field set away from its default."""
-    params = dict(src_xpu=SRC, dst_xpu=DST, tc=0 if encap == "afh1" else TC, hop_limit=33,
-                  entropy=0x2A, vlan_id=7)
+    params = dict(src_xpu=SRC, dst_xpu=DST, tc=0 if encap == "afh1" else TC, **PARAMS[encap])
     if encap == "lite":  # no RH; commands up to 1024 bytes
         return scaleup.frame(encap, commands=COMMANDS[:3], **params)
     return scaleup.frame(encap, rh=RH, commands=COMMANDS, **params)
@@ -156,12 +161,13 @@ def test_udp_frames_against_scapy():
     headers and checksums itself."""
     pdu = scaleup.pdu(rh=dict(RH, xpuid=SRC), commands=COMMANDS)
     common = dict(src_xpu=SRC, dst_xpu=DST, tc=TC, udp_src_port=1000, udp_dst_port=2000,
-                  hop_limit=33, entropy=0x12345, rh=dict(RH, xpuid=SRC), commands=COMMANDS)
+                  hop_limit=33, rh=dict(RH, xpuid=SRC), commands=COMMANDS)
     eth = dict(src="02:00:00:00:01:2c", dst="02:00:00:00:02:bc")
     v4 = (Ether(type=0x0800, **eth) /
           IP(src="10.0.1.44", dst="10.0.2.188", tos=TC << 2, id=0, flags="DF", ttl=33) /
           UDP(sport=1000, dport=2000) / Raw(pdu))
     assert scaleup.frame("udp4", **common) == bytes(v4)
+    common["entropy"] = 0x12345  # the flow label; IPv4 has no place for it
     v6 = (Ether(type=0x86DD, **eth) /
           IPv6(src="fd53:5545::12c", dst="fd53:5545::2bc", tc=TC << 2, fl=0x12345, hlim=33) /
           UDP(sport=1000, dport=2000) / Raw(pdu))
@@ -170,6 +176,9 @@ def test_udp_frames_against_scapy():
     small = scaleup.frame("udp4", udp4_checksum=False, rh={"npsn": 1})
     assert len(small) == 60 and small[40:42] == b"\0\0"
     assert len(scaleup.frame("udp4", pad=False, rh={"npsn": 1})) == 14 + 20 + 8 + 12
+    # A default given is no error, nor is pad with nothing to pad.
+    assert scaleup.frame("udp4", vlan_id=1, pad=False, commands=COMMANDS) == \
+        scaleup.frame("udp4", commands=COMMANDS)
 
 
 def test_pdu_carried_as_is():
@@ -203,6 +212,27 @@ def test_numpy_values_and_profile_file(captures):
      "error: frame at byte 0: unsupported: only AFH Gen 2 carries a multicast bit"),
     (lambda: scaleup.frame("udp6", tc=64),
      "error: frame at byte 0: value_too_big: traffic class over 63"),
+    (lambda: scaleup.frame("udp4", vlan_id=7),
+     "error: frame at byte 0: unsupported: this encapsulation has no field for it "
+     "[vlan_id = 7]"),
+    (lambda: scaleup.frame("udp4", entropy=5),
+     "error: frame at byte 0: unsupported: this encapsulation has no field for it "
+     "[entropy = 5]"),
+    (lambda: scaleup.frame("udp6", udp4_checksum=False),
+     "error: frame at byte 0: unsupported: this encapsulation has no field for it "
+     "[udp4_checksum = 0]"),
+    (lambda: scaleup.frame("afh1", hop_limit=9),
+     "error: frame at byte 0: unsupported: this encapsulation has no field for it "
+     "[hop_limit = 9]"),
+    (lambda: scaleup.frame("afh1-vlan", shim_next_header=1),
+     "error: frame at byte 0: unsupported: this encapsulation has no field for it "
+     "[shim_next_header = 1]"),
+    (lambda: scaleup.frame("afh2", udp_dst_port=1, afh1_prefix=2),
+     "error: frame at byte 0: unsupported: this encapsulation has no field for it "
+     "[udp_dst_port = 1]"),
+    (lambda: scaleup.frame("lite", sue_ethertype=0x1234, payload=b"\x02\0\0\0"),
+     "error: frame at byte 0: unsupported: this encapsulation has no field for it "
+     "[sue_ethertype = 4660]"),
     (lambda: scaleup.frame("afh2", tc=256),
      "error: frame at byte 0: value_too_big: value does not fit the field [tc = 256]"),
     (lambda: scaleup.frame("lite", payload=b"\x01"),
