@@ -54,7 +54,7 @@ def test_pip_install(tmp_path):
     os.makedirs(work)
     src, venv = os.path.join(work, "src"), os.path.join(work, "venv")
     source_copy(src)
-    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip",
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
                     venv], check=True)
     python = os.path.join(venv, "bin", "python3")
     env = {k: v for k, v in os.environ.items()
