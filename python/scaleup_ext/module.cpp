@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "app/session.hpp"
+#include "builders.hpp"
 #include "scaleup/dissect/field_tree.hpp"
 #include "scaleup/dissect/frame_json.hpp"
 #include "scaleup/dissect/registry.hpp"
@@ -434,7 +435,9 @@ py::dict columns(const std::string& path, const std::vector<std::string>& fields
 PYBIND11_MODULE(scaleup, m) {
   m.doc() =
       "Captures of Scale-Up Ethernet read by scaleup's own capture session: read() gives the "
-      "objects `scaleup dump --json` prints, columns() the values of `scaleup dump -T fields`.";
+      "objects `scaleup dump --json` prints, columns() the values of `scaleup dump -T fields`. "
+      "Frames, PDUs and packed commands built by the library's emitters: frame(), pdu(), "
+      "pack(); write_pcap() writes frames to a capture.";
   py::class_<json_frames>(m, "Frames")
       .def("__iter__", [](json_frames& f) -> json_frames& { return f; })
       .def("__next__", &json_frames::next)
@@ -493,4 +496,6 @@ per field name and one element per frame (the frames a display_filter keeps).
 
 Raises ValueError for a name dump -e refuses, OSError with dump's message for a capture it
 cannot open or read.)");
+
+  add_builders(m);
 }
