@@ -157,12 +157,14 @@ for name in basic session cooked; do
   if [[ -n "$have_tshark" ]]; then
     t_ts_fields=$(median ts -r "$cap" -T fields "${fields[@]}")
     t_ts_text=$(median ts -r "$cap")
-    row "$name" "dump --json" "$(rate "$t_json")" "$(rate "$t_ts_fields")" "tshark -T fields" 30 \
-      ">= 30 x tshark"
+    # The goals carry a margin over the lines the product needs (30 x, 0.5 x), so that one
+    # run's noise does not move a figure across them.
+    row "$name" "dump --json" "$(rate "$t_json")" "$(rate "$t_ts_fields")" "tshark -T fields" 33 \
+      ">= 33 x tshark"
   fi
   row "$name" "dump --json (vs bare read)" "$(rate "$t_json")" "$r_read" "libpcap read loop" "" "-"
-  row "$name" "stats --json" "$(rate "$t_stats")" "$r_read" "libpcap read loop" 0.5 \
-    ">= 0.5 x bare read"
+  row "$name" "stats --json" "$(rate "$t_stats")" "$r_read" "libpcap read loop" 0.55 \
+    ">= 0.55 x bare read"
   # --threads: the rows above run on every core (the default); here one
   # thread against two, and from the speedup S on 2 cores the serial fraction f = 2/S - 1
   # (Amdahl), with what 16 and 64 cores would give: 1 / (f + (1 - f) / N).
