@@ -340,7 +340,7 @@ class field_columns final : public app::frame_consumer {
         }
       };
       // The value a frame gives the column: its `occurrence`th (from 1; from the end when
-      // negative), as tshark's -E occurrence=; -1 (SIZE_MAX) when it has none.
+      // negative: 1 is tshark's -E occurrence=f, -1 its occurrence=l); SIZE_MAX when none.
       const auto pick = [&](std::size_t frame) -> std::size_t {
         const std::size_t lo = c.first[frame], n = c.first[frame + 1] - lo;
         const std::size_t at = occurrence > 0 ? static_cast<std::size_t>(occurrence - 1)
@@ -491,8 +491,8 @@ per field name and one element per frame (the frames a display_filter keeps).
 - A field a frame holds more than once (a command's field, once per packed command; two VLAN
   tags): with occurrence=0 (the default, -T fields' comma-separated cell) a column where any
   frame repeats the field is an object array of tuples, every frame's values in order (an empty
-  tuple where none). occurrence=N picks the Nth value of each frame (from 1; -1 the last), as
-  tshark's -E occurrence=N, and gives the typed columns above.
+  tuple where none). occurrence=N picks the Nth value of each frame (from 1; -1 the last:
+  1 and -1 are tshark's -E occurrence=f and l), and gives the typed columns above.
 
 Raises ValueError for a name dump -e refuses, OSError with dump's message for a capture it
 cannot open or read.)");
