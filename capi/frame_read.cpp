@@ -1,7 +1,9 @@
-// Frames for C, the read side: pack::read_frame (wire::read_frame with the default profile's
-// command boundaries, or without) and what of its received_frame a C user needs.
+// Frames for C, the read side: pack::read_frame (wire::read_frame with a profile's command
+// boundaries, the caller's or the default, or without) and what of its received_frame a C user
+// needs.
 #include "c_abi.hpp"
 
+#include "profile.hpp"
 #include "scaleup/pack/default_profile.hpp"
 #include "scaleup/pack/receive.hpp"
 #include "scaleup/wire/receive.hpp"
@@ -49,6 +51,7 @@ void scaleup_receive_options_init(scaleup_receive_options* c) {
   c->shim_ethertype = o.shim_ethertype;
   c->shim_next_sue = o.shim_next_sue;
   c->default_profile = true;
+  c->profile = nullptr;
 }
 
 int scaleup_frame_read(const std::uint8_t* frame, std::size_t frame_len, std::uint32_t link,
@@ -60,8 +63,10 @@ int scaleup_frame_read(const std::uint8_t* frame, std::size_t frame_len, std::ui
     o = &defaults;
   }
   const w::bytes b = in(frame, frame_len);
-  const w::received_frame f = pack::read_frame(
-      b, link, o->default_profile ? &pack::default_profile : nullptr, cpp(*o), wire_length);
+  const pack::profile* prof = o->profile           ? &o->profile->impl
+                              : o->default_profile ? &pack::default_profile
+                                                   : nullptr;
+  const w::received_frame f = pack::read_frame(b, link, prof, cpp(*o), wire_length);
 
   scaleup_received_frame& c = *out;
   c = scaleup_received_frame{};

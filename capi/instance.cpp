@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "c_abi.hpp"
+#include "profile.hpp"
 #include "scaleup/transport/instance.hpp"
 #include "sizing.hpp"
 
@@ -40,6 +41,8 @@ static_assert(t::reg::id == SCALEUP_REG_ID && t::reg::congestion == SCALEUP_REG_
 // (false, 0).
 static_assert(!t::instance_config{}.link.llr && !t::instance_config{}.link.cbfc);
 static_assert(t::instance_config{}.weights.size() == 4);
+// A NULL profile in the C config is the C++ default.
+static_assert(t::instance_config{}.profile == &pack::default_profile);
 
 // The opaque handle of scaleup.h: which sizing and where notes go, then the instance
 // (c_instance).
@@ -91,6 +94,7 @@ t::instance_config cpp(const scaleup_instance_config& c) noexcept {
   x.unordered = c.unordered;
   x.lite = c.lite;
   x.frame = to_cpp(c.frame);
+  x.profile = &scaleup::capi::profile_of(c.profile);
   x.pack_limit = c.pack_limit;
   for (std::size_t v = 0; v < x.weights.size(); ++v) x.weights[v] = c.weights[v];
   x.gbn = to_cpp(c.gbn);
@@ -203,6 +207,7 @@ void scaleup_instance_config_init(scaleup_instance_config* c) {
   c->unordered = d.unordered;
   c->lite = d.lite;
   c->frame = to_c(d.frame);
+  c->profile = nullptr;  // the default profile, d.profile
   c->pack_limit = d.pack_limit;
   for (std::size_t v = 0; v < d.weights.size(); ++v) c->weights[v] = d.weights[v];
   c->gbn = to_c(d.gbn);

@@ -1,10 +1,11 @@
-// The packer for C: a pack::packer over the default profile with fixed storage (no heap), built
-// in memory the caller provides, in one of two sizings: any of the RH's 10-bit XPU ids with 1024
-// commands waiting at once, or a firmware's 16 destinations, 2 VCs and 16 commands.
+// The packer for C: a pack::packer over the default profile or a caller's, with fixed storage (no
+// heap), built in memory the caller provides, in one of two sizings: any of the RH's 10-bit XPU ids
+// with 1024 commands waiting at once, or a firmware's 16 destinations, 2 VCs and 16 commands.
 #include "c_abi.hpp"
 
 #include <type_traits>
 
+#include "profile.hpp"
 #include "scaleup/pack/default_profile.hpp"
 #include "scaleup/pack/packer.hpp"
 
@@ -58,13 +59,16 @@ constexpr std::size_t size_of() {
 template <class P>
 scaleup_packer* init(void* storage, std::size_t size, int sizing, const scaleup_packer_config* c) {
   typename P::config cfg{};
+  const scaleup_profile* prof = nullptr;
   if (c) {
     if (c->limit == 0 || c->order > SCALEUP_WITHIN_VC_ROUND_ROBIN) return nullptr;
     for (std::size_t v = 0; v < cfg.weights.size(); ++v) cfg.weights[v] = c->weights[v];
     cfg.order = static_cast<pack::within_vc>(c->order);
     cfg.limit = c->limit;
+    prof = c->profile;
   }
-  return scaleup::capi::place<sized_packer<P>>(storage, size, sizing, pack::default_profile, cfg);
+  return scaleup::capi::place<sized_packer<P>>(storage, size, sizing,
+                                               scaleup::capi::profile_of(prof), cfg);
 }
 
 }  // namespace
@@ -82,6 +86,7 @@ void scaleup_packer_config_init(scaleup_packer_config* c) {
   for (std::size_t v = 0; v < SCALEUP_PACKER_VCS; ++v) c->weights[v] = d.weights[v];
   c->order = static_cast<std::uint8_t>(d.order);
   c->limit = d.limit;
+  c->profile = nullptr;  // the default profile
 }
 
 std::size_t scaleup_packer_size(void) { return size_of<full_packer>(); }

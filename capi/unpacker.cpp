@@ -1,11 +1,12 @@
-// The unpacker for C (pack::unpacker over the default profile), kept in the caller's
-// scaleup_unpacker: the C++ object is built in its opaque bytes, so a walk needs no heap and
-// nothing to release.
+// The unpacker for C (pack::unpacker over the default profile or a caller's), kept in the
+// caller's scaleup_unpacker: the C++ object is built in its opaque bytes, so a walk needs no heap
+// and nothing to release.
 #include "c_abi.hpp"
 
 #include <new>
 #include <type_traits>
 
+#include "profile.hpp"
 #include "scaleup/pack/command.hpp"
 #include "scaleup/pack/default_profile.hpp"
 
@@ -42,10 +43,16 @@ std::size_t scaleup_command_control_size(std::uint8_t code, bool* has_data) {
   return t ? t->control_bytes() : 0;
 }
 
+void scaleup_unpacker_init_with(scaleup_unpacker* u, const scaleup_profile* profile,
+                                const std::uint8_t* payload, std::size_t len,
+                                std::size_t base_offset) {
+  ::new (static_cast<void*>(u->opaque.bytes))
+      pack::unpacker(scaleup::capi::profile_of(profile), in(payload, len), base_offset);
+}
+
 void scaleup_unpacker_init(scaleup_unpacker* u, const std::uint8_t* payload, std::size_t len,
                            std::size_t base_offset) {
-  ::new (static_cast<void*>(u->opaque.bytes))
-      pack::unpacker(pack::default_profile, in(payload, len), base_offset);
+  scaleup_unpacker_init_with(u, nullptr, payload, len, base_offset);
 }
 
 int scaleup_unpacker_next(scaleup_unpacker* u, scaleup_command* out) {

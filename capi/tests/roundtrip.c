@@ -1,8 +1,9 @@
 /* The C ABI from a C11 program: golden bytes written by hand from the spec (the same as
  * tests/unit/wire_headers_test.cpp and wire_pdu_test.cpp, so that they do not come from this
  * library), a round trip of every header, a frame emitted and read back for every
- * encapsulation, a PDU packed and unpacked, and the error each misuse returns; with
- * transport.c, the go-back-N endpoint and the SUE instance over a lossy wire. */
+ * encapsulation, a PDU packed and unpacked (with the default profile and a caller's), and the
+ * error each misuse returns; with transport.c, the go-back-N endpoint and the SUE instance over a
+ * lossy wire. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -555,6 +556,241 @@ static void test_frames(void) {
   }
 }
 
+/* ---- a caller's command profile ---------------------------------------------------------- */
+
+/* Two vendor types: 0x40, a 4-byte control (2 units) with data, on VC 0; 0x42, a 2-byte control
+ * (1 unit) without, on VC 1. Neither is in the default profile. */
+static const scaleup_command_type vendor_types[2] = {{0x40, "vendor-write", 2, true, 0},
+                                                     {0x42, "vendor-fence", 1, false, 1}};
+
+/* A 0x40 with control AB CD and data 01 02 03 (byte 1, the data length - 1, is 02), then a
+ * 0x42 with control byte 07: written by hand from the framing rules (R2 4.2 step 2a). */
+static const uint8_t vendor_golden[9] = {0x40, 0x02, 0xAB, 0xCD, 0x01, 0x02, 0x03, 0x42, 0x07};
+static const uint8_t vendor_data[3] = {0x01, 0x02, 0x03};
+
+static unsigned char profile_storage[1 << 16];
+
+static const scaleup_profile* vendor_profile(void) {
+  static const scaleup_profile* p;
+  scaleup_error err;
+  if (!p) {
+    CHECK(scaleup_profile_size() <= sizeof profile_storage);
+    /* Storage one byte off any alignment: init aligns inside it. */
+    p = scaleup_profile_init(profile_storage + 1, sizeof profile_storage - 1, "vendor",
+                             vendor_types, 2, &err);
+    CHECK(p != NULL && err.code == SCALEUP_ERRC_NONE);
+  }
+  return p;
+}
+
+/* Pushes the two vendor commands for XPU 9 on VC 0 and packs them into payload[0, cap): the
+ * payload's length, 0 when the packer refused. */
+static size_t pack_vendor(scaleup_packer* p, uint8_t* payload, size_t cap, scaleup_error* err) {
+  uint8_t write_control[4] = {0x40, 0x00, 0xAB, 0xCD}, fence_control[2] = {0x42, 0x07};
+  scaleup_queued_command c;
+  scaleup_packed_pdu pdu;
+  memset(&c, 0, sizeof c);
+  c.destination = 9;
+  c.control = write_control;
+  c.control_len = sizeof write_control;
+  c.data = vendor_data;
+  c.data_len = sizeof vendor_data;
+  if (scaleup_packer_push(p, &c, err) != 0) return 0;
+  c.control = fence_control;
+  c.control_len = sizeof fence_control;
+  c.data = NULL;
+  c.data_len = 0;
+  if (scaleup_packer_push(p, &c, err) != 0) return 0;
+  if (scaleup_packer_next(p, payload, cap, &pdu, NULL, 0, err) != 0) return 0;
+  CHECK(pdu.destination == 9 && pdu.vc == 0 && pdu.commands == 2);
+  return pdu.bytes;
+}
+
+static void test_profile_pack(void) {
+  static unsigned char storage[1 << 18];
+  const scaleup_profile* prof = vendor_profile();
+  const int sizings[2] = {SCALEUP_PACKER_SIZING_FULL, SCALEUP_PACKER_SIZING_FIRMWARE};
+  uint8_t payload[SCALEUP_SUE_PACK_LIMIT];
+  scaleup_packer_config cfg;
+  scaleup_unpacker u;
+  scaleup_command c;
+  scaleup_error err;
+  scaleup_packer* p;
+  int i;
+
+  scaleup_packer_config_init(&cfg);
+  CHECK(cfg.profile == NULL);
+  /* The default profile refuses the first vendor command... */
+  CHECK(scaleup_packer_size() <= sizeof storage);
+  p = scaleup_packer_init(storage, sizeof storage, &cfg);
+  CHECK(p != NULL);
+  if (p) {
+    CHECK(pack_vendor(p, payload, sizeof payload, &err) == 0);
+    CHECK(err.code == SCALEUP_ERRC_BAD_VALUE && err.value == 0x40);
+    CHECK(same(err.field, err.field_len, "sue.cmd.type"));
+  }
+  /* ...the caller's packs both, byte for byte, in either sizing. */
+  cfg.profile = prof;
+  cfg.limit = 128;
+  for (i = 0; i < 2; ++i) {
+    size_t n;
+    p = scaleup_packer_sized_init(storage, sizeof storage, sizings[i], &cfg);
+    CHECK(p != NULL);
+    if (!p) continue;
+    memset(payload, 0xEE, sizeof payload);
+    n = pack_vendor(p, payload, sizeof payload, &err);
+    CHECK(n == sizeof vendor_golden && memcmp(payload, vendor_golden, n) == 0);
+  }
+
+  /* The unpacker walks the golden payload with the caller's profile... */
+  scaleup_unpacker_init_with(&u, prof, vendor_golden, sizeof vendor_golden, 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 1);
+  CHECK(c.code == 0x40 && c.control_len == 4 && c.control[2] == 0xAB && c.index == 1);
+  CHECK(c.data_len == 3 && memcmp(c.data, vendor_data, 3) == 0 && c.vc == 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 1);
+  CHECK(c.code == 0x42 && c.control_len == 2 && c.control[1] == 0x07 && c.data_len == 0);
+  CHECK(c.offset == 7 && c.index == 2 && c.vc == 1);
+  CHECK(scaleup_unpacker_next(&u, &c) == 0);
+  CHECK(scaleup_unpacker_error(&u, &err) == 0 && scaleup_unpacker_count(&u) == 2);
+  /* ...and stops at its first command with the default one, as with a NULL profile. */
+  scaleup_unpacker_init(&u, vendor_golden, sizeof vendor_golden, 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 0);
+  CHECK(scaleup_unpacker_error(&u, &err) == SCALEUP_ERRC_BAD_VALUE);
+  CHECK(err.value == 0x40 && err.item == 1 && err.offset == 0);
+  scaleup_unpacker_init_with(&u, NULL, vendor_golden, sizeof vendor_golden, 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 0 && scaleup_unpacker_error(&u, NULL) != 0);
+}
+
+/* The golden payload in minimum-size frames, zero-padded to 60 bytes. Ethernet gives no
+ * length: in a SUE PDU (AFH Gen 1: 14 + 8 + 9 + 4 = 35 bytes) the R-CRC is at the first command
+ * boundary where the CRC matches and only zeros follow; a SUE Lite payload (AFH Gen 2
+ * compressed: 6 + 9 bytes) has no R-CRC, and only the profile's boundaries tell its commands
+ * from the padding (R2 3.4). */
+static void test_profile_frame_read(void) {
+  const scaleup_profile* prof = vendor_profile();
+  scaleup_frame_params p;
+  scaleup_receive_options o;
+  scaleup_received_frame f;
+  scaleup_rh h = rh_golden();
+  uint8_t frame[128];
+  size_t n = 0;
+
+  scaleup_receive_options_init(&o);
+  CHECK(o.profile == NULL && o.default_profile);
+  o.profile = prof;
+  scaleup_frame_params_init(&p, SCALEUP_ENCAP_AFH1);
+  CHECK(scaleup_sue_frame_emit(&p, &h, vendor_golden, sizeof vendor_golden, frame, sizeof frame, &n,
+                               NULL) == 0);
+  CHECK(n == 60);
+  CHECK(scaleup_frame_read(frame, n, SCALEUP_LINK_ETHERNET, &o, 0, &f) == 0);
+  CHECK(f.is_sue && f.accepted && f.bounds.status == SCALEUP_RCRC_GOOD);
+  CHECK(f.payload_offset == 14 + 8 && f.payload_length == sizeof vendor_golden);
+  CHECK(f.bounds.payload_end == 8 + sizeof vendor_golden && f.bounds.pad == 60 - 35);
+
+  scaleup_frame_params_init(&p, SCALEUP_ENCAP_LITE);
+  CHECK(scaleup_frame_emit(&p, vendor_golden, sizeof vendor_golden, frame, sizeof frame, &n,
+                           NULL) == 0);
+  CHECK(n == 60);
+  CHECK(scaleup_frame_read(frame, n, SCALEUP_LINK_AFH2, &o, 0, &f) == 0);
+  CHECK(f.is_sue && f.encap == SCALEUP_ENCAP_LITE && f.payload_offset == 6);
+  CHECK(f.payload_length == sizeof vendor_golden);
+  /* The default profile draws no boundary after 0x40: the padding counts as payload. */
+  o.profile = NULL;
+  CHECK(scaleup_frame_read(frame, n, SCALEUP_LINK_AFH2, &o, 0, &f) == 0);
+  CHECK(f.payload_length == 60 - 6);
+}
+
+/* Every table profile::check() refuses, and storage that cannot hold a profile. */
+static void test_profile_refusals(void) {
+  static unsigned char storage[1 << 16];
+  scaleup_command_type t[3];
+  scaleup_error err;
+  const size_t size = sizeof storage;
+
+  memcpy(t, vendor_types, sizeof vendor_types);
+  t[2] = vendor_types[0]; /* 0x40 twice */
+  CHECK(scaleup_profile_init(storage, size, "dup", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_BAD_VALUE && same(err.layer, err.layer_len, "profile"));
+  CHECK(same(err.what, err.what_len, "a command type code appears twice"));
+  t[2].code = 0;
+  CHECK(scaleup_profile_init(storage, size, "zero", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_BAD_VALUE && same(err.what, err.what_len, "type 0 is padding"));
+  t[2].code = 0x44;
+  t[2].control_units = 0;
+  CHECK(scaleup_profile_init(storage, size, "units0", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_BAD_VALUE &&
+        same(err.what, err.what_len, "control length outside 1..9 units"));
+  t[2].control_units = 10;
+  CHECK(scaleup_profile_init(storage, size, "units10", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_BAD_VALUE &&
+        same(err.what, err.what_len, "control length outside 1..9 units"));
+  t[2].control_units = 9; /* the most: a 144-bit tx_control (R2 Table 3) */
+  CHECK(scaleup_profile_init(storage, size, NULL, t, 3, &err) != NULL && err.code == 0);
+
+  /* Storage one byte short, or none; more types than a code can name; no table. */
+  CHECK(scaleup_profile_init(storage, 1024, "v", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_NO_SPACE && err.needed == scaleup_profile_size() &&
+        err.available == 1024);
+  CHECK(scaleup_profile_init(NULL, size, "v", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_NO_SPACE);
+  CHECK(scaleup_profile_init(storage, size, "v", t, SCALEUP_MAX_COMMAND_TYPES + 1, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_VALUE_TOO_BIG && err.value == 256);
+  CHECK(scaleup_profile_init(storage, size, "v", NULL, 2, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_BAD_VALUE);
+  /* An empty table is a profile (of no commands). */
+  CHECK(scaleup_profile_init(storage, size, "none", NULL, 0, &err) != NULL && err.code == 0);
+}
+
+/* Two firmware instances with the caller's profile: XPU 1's vendor command reaches XPU 2 whole.
+ * One with the default profile refuses it. */
+static void test_profile_instance(void) {
+  static unsigned char storage[2][1 << 15];
+  static uint8_t frame[4096];
+  uint8_t control[4] = {0x40, 0x00, 0xAB, 0xCD};
+  const size_t room = scaleup_instance_frame_room(SCALEUP_SIZING_FIRMWARE);
+  scaleup_instance_config cfg;
+  scaleup_instance_actions a, r;
+  scaleup_instance* xpu[2];
+  scaleup_unpacker u;
+  scaleup_command c;
+  scaleup_error err;
+  int i;
+
+  CHECK(scaleup_instance_size(SCALEUP_SIZING_FIRMWARE) <= sizeof storage[0] && room <= 4096);
+  scaleup_instance_config_init(&cfg);
+  CHECK(cfg.profile == NULL);
+  cfg.xpuid = 1;
+  xpu[0] = scaleup_instance_init(storage[0], sizeof storage[0], SCALEUP_SIZING_FIRMWARE, &cfg, NULL,
+                                 &err);
+  CHECK(xpu[0] != NULL);
+  if (!xpu[0]) return;
+  CHECK(scaleup_instance_command(xpu[0], 0, 2, 0, control, sizeof control, vendor_data,
+                                 sizeof vendor_data, true, &a) == SCALEUP_ERRC_BAD_VALUE);
+  CHECK(a.error.value == 0x40);
+  scaleup_instance_fini(xpu[0]);
+
+  cfg.profile = vendor_profile();
+  for (i = 0; i < 2; ++i) {
+    cfg.xpuid = (uint16_t)(1 + i);
+    xpu[i] = scaleup_instance_init(storage[i], sizeof storage[i], SCALEUP_SIZING_FIRMWARE, &cfg,
+                                   NULL, &err);
+    CHECK(xpu[i] != NULL);
+    if (!xpu[i]) return;
+  }
+  CHECK(scaleup_instance_command(xpu[0], 0, 2, 0, control, sizeof control, vendor_data,
+                                 sizeof vendor_data, true, &a) == 0);
+  CHECK(scaleup_instance_transmit(xpu[0], 0, 0, frame, room, &a) == 0);
+  CHECK(a.frame.kind == SCALEUP_FRAME_KIND_PDU && a.frame.commands == 1);
+  CHECK(scaleup_instance_frame(xpu[1], 0, 0, frame, a.frame.size, &r) == 0);
+  CHECK(r.delivered.valid && r.delivered.src == 1 && r.delivered.vc == 0);
+  scaleup_unpacker_init_with(&u, cfg.profile, r.delivered.payload, r.delivered.payload_len, 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 1);
+  CHECK(c.code == 0x40 && c.control_len == 4 && c.control[1] == 2 && c.control[3] == 0xCD);
+  CHECK(c.data_len == 3 && memcmp(c.data, vendor_data, 3) == 0);
+  CHECK(scaleup_unpacker_next(&u, &c) == 0 && scaleup_unpacker_error(&u, NULL) == 0);
+  for (i = 0; i < 2; ++i) scaleup_instance_fini(xpu[i]);
+}
+
 int main(void) {
   test_rh();
   test_afh1();
@@ -564,6 +800,10 @@ int main(void) {
   test_cmd_write();
   test_firmware_packer();
   test_frames();
+  test_profile_pack();
+  test_profile_frame_read();
+  test_profile_refusals();
+  test_profile_instance();
   test_go_back_n();
   test_endpoint();
   test_instance();

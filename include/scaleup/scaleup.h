@@ -246,6 +246,41 @@ int scaleup_sue_frame_emit(const scaleup_frame_params* p, const scaleup_rh* rh,
                            const uint8_t* payload, size_t payload_len, uint8_t* out, size_t out_len,
                            size_t* written, scaleup_error* err);
 
+/* ---- commands: profiles (pack/command.hpp) ---------------------------------------------- */
+
+/* A command type of a profile (pack::command_type; the framing rules of R2 4.2 step 2a): the
+ * control is control_units x 2 bytes (1..9 units); with has_data, the control's byte 1 is the
+ * data length - 1 and 1 to 256 bytes of data follow it. Code 0 is padding, never a type. */
+typedef struct scaleup_command_type {
+  uint8_t code;
+  const char* name; /* NUL-terminated, or NULL: no name */
+  uint8_t control_units;
+  bool has_data;
+  uint8_t vc; /* the VC the XPU's AXI mapping puts the type on (scaleup_command.vc) */
+} scaleup_command_type;
+
+/* A command profile (pack::profile) of the caller's table, in the caller's memory. The packer,
+ * the unpacker, the frame reader and the instance take one where they would use the default
+ * profile (pack/default_profile.hpp), which a NULL profile still means; each keeps it by
+ * pointer, so the profile must outlive them. */
+typedef struct scaleup_profile scaleup_profile;
+
+#define SCALEUP_MAX_COMMAND_TYPES 255
+
+/* Bytes the caller provides for a profile, any alignment (init aligns inside); it holds up to
+ * SCALEUP_MAX_COMMAND_TYPES types whatever the count. */
+size_t scaleup_profile_size(void);
+/* Builds the profile `name` of types[0, count) in storage[0, size). The types are copied (the
+ * array may go once init returns); the strings, `name` and each type's name, are referenced, not
+ * copied: they must outlive the profile. NULL, with the reason in err, when storage is NULL or
+ * smaller than scaleup_profile_size(), count is over SCALEUP_MAX_COMMAND_TYPES, types is NULL
+ * with a count, or profile::check() refuses the table (a code twice, code 0, control units
+ * outside 1..9: SCALEUP_ERRC_BAD_VALUE, check()'s reason in what). Nothing to release: drop the
+ * storage. */
+scaleup_profile* scaleup_profile_init(void* storage, size_t size, const char* name,
+                                      const scaleup_command_type* types, size_t count,
+                                      scaleup_error* err);
+
 /* ---- frames: read (wire/receive.hpp, pack/receive.hpp) ---------------------------------- */
 
 /* pcap link types read_frame reads (wire::link_*). */
@@ -263,9 +298,10 @@ enum { SCALEUP_FCS_DETECT = 0, SCALEUP_FCS_PRESENT = 1, SCALEUP_FCS_ABSENT = 2 }
 
 #define SCALEUP_MAX_UDP_PORTS 16
 
-/* wire::receive_options, less the flow table (each datagram is judged alone). With
- * default_profile, the default command profile's boundaries end a minimum-size frame's PDU and a
- * SUE Lite payload's padding (pack::read_frame); without, every byte boundary is a candidate. */
+/* wire::receive_options, less the flow table (each datagram is judged alone). A profile's
+ * command boundaries end a minimum-size frame's PDU and a SUE Lite payload's padding
+ * (pack::read_frame): `profile`'s when it is not NULL, else the default profile's with
+ * default_profile; with neither, every byte boundary is a candidate. */
 typedef struct scaleup_receive_options {
   uint16_t udp_ports[SCALEUP_MAX_UDP_PORTS]; /* decoded as SUE whatever they hold */
   size_t udp_port_count;
@@ -276,6 +312,7 @@ typedef struct scaleup_receive_options {
   uint16_t shim_ethertype;
   uint8_t shim_next_sue;
   bool default_profile;
+  const scaleup_profile* profile; /* NULL: default_profile decides */
 } scaleup_receive_options;
 
 void scaleup_receive_options_init(scaleup_receive_options* o);
@@ -330,7 +367,7 @@ int scaleup_frame_read(const uint8_t* frame, size_t frame_len, uint32_t link,
                        const scaleup_receive_options* o, size_t wire_length,
                        scaleup_received_frame* out);
 
-/* ---- commands: unpacker (pack/command.hpp, default profile) ----------------------------- */
+/* ---- commands: unpacker (pack/command.hpp) ---------------------------------------------- */
 
 #define SCALEUP_MAX_CONTROL_BYTES 18
 #define SCALEUP_MAX_DATA_BYTES 256
@@ -382,7 +419,7 @@ typedef struct scaleup_command {
   size_t data_len;
   size_t offset;  /* of the control, from the payload's start plus base_offset */
   uint32_t index; /* 1-based position in the PDU */
-  uint8_t vc;     /* the VC the default profile's AXI mapping puts the type on */
+  uint8_t vc;     /* the VC the profile's AXI mapping puts the type on */
 } scaleup_command;
 
 /* A pack::unpacker kept in the caller's memory: opaque, copyable, no cleanup. */
@@ -398,6 +435,9 @@ typedef struct scaleup_unpacker {
  * from base_offset. */
 void scaleup_unpacker_init(scaleup_unpacker* u, const uint8_t* payload, size_t payload_len,
                            size_t base_offset);
+/* The same with `profile` (NULL: the default), which must outlive the walk too. */
+void scaleup_unpacker_init_with(scaleup_unpacker* u, const scaleup_profile* profile,
+                                const uint8_t* payload, size_t payload_len, size_t base_offset);
 /* 1 with the next command in *out; 0 at the end of the payload or at a malformed command. */
 int scaleup_unpacker_next(scaleup_unpacker* u, scaleup_command* out);
 /* The error that stopped the walk (0 when it ended cleanly or has not ended). */
@@ -405,7 +445,7 @@ int scaleup_unpacker_error(const scaleup_unpacker* u, scaleup_error* err);
 size_t scaleup_unpacker_count(const scaleup_unpacker* u);
 size_t scaleup_unpacker_padding(const scaleup_unpacker* u);
 
-/* ---- commands: packer (pack/packer.hpp, default profile) -------------------------------- */
+/* ---- commands: packer (pack/packer.hpp) ------------------------------------------------- */
 
 #define SCALEUP_PACKER_DESTINATIONS 1024 /* the RH's 10-bit XPU ids */
 #define SCALEUP_PACKER_VCS 4
@@ -416,11 +456,12 @@ size_t scaleup_unpacker_padding(const scaleup_unpacker* u);
 enum { SCALEUP_WITHIN_VC_ARRIVAL_ORDER = 0, SCALEUP_WITHIN_VC_ROUND_ROBIN = 1 };
 
 /* pack::packer_config: VC weights (smooth weighted round robin), the order within a VC and the
- * payload bytes per PDU. */
+ * payload bytes per PDU; and the command profile pushed commands are checked against. */
 typedef struct scaleup_packer_config {
   uint16_t weights[SCALEUP_PACKER_VCS];
   uint8_t order; /* SCALEUP_WITHIN_VC_* */
   size_t limit;
+  const scaleup_profile* profile; /* NULL: the default profile */
 } scaleup_packer_config;
 
 void scaleup_packer_config_init(scaleup_packer_config* c);
@@ -447,7 +488,7 @@ enum { SCALEUP_PACKER_SIZING_FULL = 0, SCALEUP_PACKER_SIZING_FIRMWARE = 1 };
 size_t scaleup_packer_size(void);
 /* Builds a packer of the full sizing in storage[0, size); c may be NULL (defaults). NULL when
  * size is too small or the config is refused (limit 0, order unknown). Nothing to release: drop
- * the storage. */
+ * the storage (before the config's profile, which the packer keeps by pointer). */
 scaleup_packer* scaleup_packer_init(void* storage, size_t size, const scaleup_packer_config* c);
 /* The same for a sizing (SCALEUP_PACKER_SIZING_*): 0 bytes, and NULL, for an unknown one. */
 size_t scaleup_packer_sized_size(int sizing);
@@ -700,8 +741,8 @@ typedef struct scaleup_allocator {
 /* transport::keying: which connection a PDU belongs to. */
 enum { SCALEUP_KEYING_PORT_PEER_VC = 0, SCALEUP_KEYING_PORT_PEER = 1 };
 
-/* transport::instance_config, less what C cannot pass (the command profile is the default one,
- * only this instance's partition is allowed, PFC priorities and management at their defaults).
+/* transport::instance_config, less what C cannot pass (only this instance's partition is
+ * allowed, PFC priorities and management at their defaults).
  * The link: LLR on or off and, cbfc_credits > 0, CBFC granting that many credits to every VC's
  * class and to the acknowledgements' (transport::link_config_of). */
 typedef struct scaleup_instance_config {
@@ -720,7 +761,8 @@ typedef struct scaleup_instance_config {
   uint32_t cbfc_credits;            /* 0: no CBFC */
   uint32_t credits_per_destination; /* commands queued per {destination, VC}; 0: the pool's */
   uint32_t credits_aggregate;       /* commands queued in all; 0: the pool's */
-  uint64_t unreachable_after; /* ns a peer may be unreachable on every plane before it fails */
+  uint64_t unreachable_after;     /* ns a peer may be unreachable on every plane before it fails */
+  const scaleup_profile* profile; /* commands in and delivered; NULL: the default profile */
 } scaleup_instance_config;
 
 /* The C++ defaults. */
@@ -900,8 +942,9 @@ typedef struct scaleup_instance_counters {
 #define SCALEUP_REG_PEERS_UNREACHABLE 0x008u
 #define SCALEUP_REG_PORT_BASE 0x100u
 #define SCALEUP_REG_PORT_STRIDE 0x40u
-#define SCALEUP_REG_LINK_STATUS 0x00u /* bit 0 up (writable), 1 LLR gave up, 2 LLR on, 3 CBFC on \
-                                       */
+#define SCALEUP_REG_LINK_STATUS                                    \
+  0x00u /* bit 0 up (writable), 1 LLR gave up, 2 LLR on, 3 CBFC on \
+         */
 #define SCALEUP_REG_FRAMES_SENT 0x04u
 #define SCALEUP_REG_FRAMES_RECEIVED 0x08u
 #define SCALEUP_REG_LLR_REPLAYS 0x0Cu
