@@ -163,21 +163,31 @@ void check_hand_frames(const frame_case& c) {
                std::string(w::to_string(c.kind)).c_str(), frames, damaged);
 }
 
-void bench_frames_hand(const frame_case& c, const std::vector<std::uint8_t>& payload,
-                       d::tree& tree) {
-  check_hand_frames(c);
-  const std::size_t n = g_quick ? 1'000 : 100'000;
+// The RH and the network header every frame row sends: XPU 1 to XPU 2.
+w::reliability_header bench_rh() {
   w::reliability_header rh;
   rh.xpuid = 1;
   rh.npsn = 7;
   rh.vc = 1;
   rh.partition = 5;
   rh.apsn = 3;
+  return rh;
+}
+w::frame_params bench_params(w::encap kind, std::uint8_t tc) {
   w::frame_params p;
-  p.kind = c.kind;
+  p.kind = kind;
   p.src_xpu = 1;
   p.dst_xpu = 2;
-  p.tc = 3;
+  p.tc = tc;
+  return p;
+}
+
+void bench_frames_hand(const frame_case& c, const std::vector<std::uint8_t>& payload,
+                       d::tree& tree) {
+  check_hand_frames(c);
+  const std::size_t n = g_quick ? 1'000 : 100'000;
+  w::reliability_header rh = bench_rh();
+  w::frame_params p = bench_params(c.kind, 3);
   std::vector<std::uint8_t> buf(2048);
   const std::string name(w::to_string(c.kind));
   const auto rate = [&](double seconds) { return static_cast<double>(n) / seconds / 1e6; };
@@ -261,18 +271,9 @@ void bench_frames_hand(const frame_case& c, const std::vector<std::uint8_t>& pay
 // of the frame (for scale).
 void bench_frames_memcpy(w::encap e, const std::vector<std::uint8_t>& payload, d::tree& tree) {
   const std::size_t n = g_quick ? 1'000 : 100'000;
-  w::reliability_header rh;
-  rh.xpuid = 1;
-  rh.npsn = 7;
-  rh.vc = 1;
-  rh.partition = 5;
-  rh.apsn = 3;
+  w::reliability_header rh = bench_rh();
   std::vector<std::uint8_t> buf(2048), copy(2048);
-  w::frame_params p;
-  p.kind = e;
-  p.src_xpu = 1;
-  p.dst_xpu = 2;
-  p.tc = e == w::encap::afh1 ? 0 : 3;
+  w::frame_params p = bench_params(e, e == w::encap::afh1 ? 0 : 3);
   const auto build = [&] {
     return e == w::encap::lite ? w::emit_frame(p, payload, buf)
                                : w::emit_sue_frame(p, rh, payload, buf);
