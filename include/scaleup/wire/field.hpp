@@ -615,6 +615,12 @@ class view {
   // Decodes every field; no validation (see decode()).
   SCALEUP_ALWAYS_INLINE constexpr T value() const noexcept {
     T out{};
+    read(out);
+    return out;
+  }
+  // The same into an object of the caller's, such as a reader's result: built where it is kept,
+  // not aside and copied (the copy's wide loads of what narrow stores just wrote stall).
+  SCALEUP_ALWAYS_INLINE constexpr void read(T& out) const noexcept {
     if constexpr (detail::plannable<T>()) {
       detail::read_all(p_, out);
     } else {
@@ -625,7 +631,6 @@ class view {
           },
           layout<T>::fields);
     }
-    return out;
   }
 
   constexpr bytes raw() const noexcept { return bytes(p_, size); }
@@ -685,6 +690,20 @@ SCALEUP_ALWAYS_INLINE constexpr result<T> decode(bytes b, std::size_t offset = 0
   }
 }
 
+// decode_reported's checks of a value decoded from the header at `offset`: every rule of its
+// table, each warning and then the hard error (if any) handed to `report` in table order; the
+// hard error is returned.
+template <class T, class Report>
+SCALEUP_ALWAYS_INLINE constexpr error report_rules(const T& v, std::size_t offset,
+                                                   Report&& report) noexcept {
+  // Nearly always nothing to report: one test, and the rules field by field only when it fails.
+  if constexpr (detail::plannable<T>())
+    if (detail::fixed_misfits<T, true>(detail::values_of(v)) == 0) return {};
+  const error hard = validate(v, offset, report);
+  if (hard) report(hard);
+  return hard;
+}
+
 // Lax decode for a reader that keeps every problem: the header at b[offset] with every rule of
 // its table checked, each warning and then the hard error (if any) handed to `report` in table
 // order; a truncation is reported too. The value read comes back even with a hard error.
@@ -696,13 +715,7 @@ constexpr result<T> decode_reported(bytes b, std::size_t offset, Report&& report
     return vw.err;
   }
   const T v = vw->value();
-  // Nearly always nothing to report: one test, and the rules field by field only when it fails.
-  if constexpr (detail::plannable<T>())
-    if (detail::fixed_misfits<T, true>(detail::values_of(v)) == 0) return v;
-  if (const error hard = validate(v, offset, report)) {
-    report(hard);
-    return result<T>(v, hard);
-  }
+  if (const error hard = report_rules(v, offset, report)) return result<T>(v, hard);
   return v;
 }
 

@@ -306,30 +306,51 @@ class frame_reader {
     return end < b_.size() ? end : b_.size();
   }
 
-  // Header T at b_[at] in a frame whose part at hand ends at `end` on the wire: decoded with
-  // every rule of its table (problems reported), recorded as a layer unless cut off. A header
-  // the wire holds whole but the capture does not is not read, and that is no error of the frame
-  // (its note says how much was not captured): it comes back truncated, unreported.
-  // One object returned on every path, so that it is built where the caller wants it: with two
-  // returns it was built aside and copied, and the copy's wide loads of the error just written
-  // field by field stalled every header of every frame (store forwarding fails).
+  // What read() found: the header as decoded, where the reader keeps it (null: not read, as
+  // it is cut off), and whether no error of error severity was found in it.
   template <class T>
-  constexpr result<T> read(layer_kind k, std::size_t at, std::size_t end) noexcept {
-    const bool cut = at + layout<T>::size > b_.size() && at + layout<T>::size <= end;
+  struct got {
+    const T* value = nullptr;
+    bool ok = false;
+    constexpr explicit operator bool() const noexcept { return ok; }
+    constexpr const T& operator*() const noexcept { return *value; }
+    constexpr const T* operator->() const noexcept { return value; }
+  };
+
+  // Header T at b_[at] in a frame whose part at hand ends at `end` on the wire: decoded into
+  // `into` with every rule of its table (problems reported), recorded as a layer. A header the
+  // wire holds whole but the capture does not is not read, and that is no error of the frame
+  // (its note says how much was not captured): it comes back unread, unreported. Decoded in
+  // place: a value built aside and copied into the result was read back with wide loads of what
+  // narrow stores had just written, which stalled every header of every frame.
+  template <class T>
+  constexpr got<T> read(T& into, layer_kind k, std::size_t at, std::size_t end) noexcept {
+    const auto vw = view<T>::make(b_.first(present(end)), at);
+    if (!vw) {
+      const bool cut = at + layout<T>::size > b_.size() && at + layout<T>::size <= end;
+      if (!cut) report(vw.err);
+      return {};
+    }
     const std::size_t before = f_.errors.size();
-    result<T> r =
-        cut ? result<T>(truncated(layout<T>::name, at, layout<T>::size,
-                                  b_.size() > at ? b_.size() - at : 0,
-                                  "cut by the capture's snapshot length"))
-            : decode_reported<T>(b_.first(present(end)), at, [this](const error& e) { report(e); });
-    if (!cut && r.err.code != errc::truncated) push(k, at, layout<T>::size, before);
+    vw->read(into);
+    const bool ok = !report_rules(into, at, [this](const error& e) { report(e); });
+    push(k, at, layout<T>::size, before);
+    return {&into, ok};
+  }
+  template <class T>
+  constexpr got<T> read(std::optional<T>& into, layer_kind k, std::size_t at,
+                        std::size_t end) noexcept {
+    const auto r = read(into.emplace(), k, at, end);
+    if (!r.value) into.reset();
     return r;
   }
   template <class T>
-  constexpr result<T> read(std::optional<located<T>>& into, layer_kind k, std::size_t at,
-                           std::size_t end) noexcept {
-    const auto r = read<T>(k, at, end);
-    if (r.err.code != errc::truncated) into = located<T>{r.value, at};
+  constexpr got<T> read(std::optional<located<T>>& into, layer_kind k, std::size_t at,
+                        std::size_t end) noexcept {
+    located<T>& slot = into.emplace();
+    slot.offset = at;
+    const auto r = read(slot.value, k, at, end);
+    if (!r.value) into.reset();
     return r;
   }
 
@@ -405,9 +426,8 @@ class frame_reader {
   constexpr void sue_pdu(std::size_t at, std::size_t end, bool exact) noexcept {
     constexpr std::size_t rh_size = layout<reliability_header>::size;
     f_.pdu_offset = at;
-    const auto rh = read<reliability_header>(layer_kind::sue_rh, at, end);
-    if (rh.err.code == errc::truncated) return;
-    f_.rh = rh.value;
+    const auto rh = read(f_.rh, layer_kind::sue_rh, at, end);
+    if (!rh.value) return;
     if (rh->ver != 0)
       report(error{.code = errc::unsupported,
                    .layer = layout<reliability_header>::name,
@@ -474,7 +494,7 @@ class frame_reader {
     if (a.form == afh2_form::compressed) {
       f_.kind = encap::afh2c;
       const auto h = read(f_.afh2c, layer_kind::afh2c, 0, n);
-      if (h.err.code != errc::truncated) set_xpus(h->src_xpu, h->dst_xpu);
+      if (h.value) set_xpus(h->src_xpu, h->dst_xpu);
       if (!h) return;
       constexpr std::size_t at = layout<afh2_compressed>::size;
       if (!a.sue_follows) return lite(at);
@@ -483,7 +503,7 @@ class frame_reader {
     }
     f_.kind = encap::afh2;
     const auto h = read(f_.afh2, layer_kind::afh2, 0, n);
-    if (h.err.code != errc::truncated) set_xpus(h->src_xpu, h->dst_xpu);
+    if (h.value) set_xpus(h->src_xpu, h->dst_xpu);
     if (!h) return;
     constexpr std::size_t at = layout<afh2_normal>::size;
     const auto type = read(f_.afh2_type, layer_kind::afh2_ethertype, at, n);
@@ -556,9 +576,10 @@ class frame_reader {
                             .field = "vlan.etype",
                             .value = type});
       const auto kind = type == ethertype::qinq ? layer_kind::service_tag : layer_kind::vlan;
-      const auto tag = read<vlan_tag>(kind, at, n);
+      vlan_tag t{};
+      const auto tag = read(t, kind, at, n);
       if (!tag) return;
-      f_.vlan.set(f_.vlan_count++, located<vlan_tag>{tag.value, at});
+      f_.vlan.set(f_.vlan_count++, located<vlan_tag>{t, at});
       at += layout<vlan_tag>::size;
       type = tag->type;
     }
@@ -580,10 +601,9 @@ class frame_reader {
   constexpr void loopback(bool network_order) noexcept {
     f_.net = carrier::null;
     const std::size_t n = w_;
-    auto h = read<bsd_loopback>(layer_kind::null, 0, n);
-    if (h.err.code == errc::truncated) return;
-    if (!network_order) h.value.family = bsd_family_of(h.value.family);
-    f_.null = located<bsd_loopback>{h.value, 0};
+    const auto h = read(f_.null, layer_kind::null, 0, n);
+    if (!h.value) return;
+    if (!network_order) f_.null->value.family = bsd_family_of(h->family);
     constexpr std::size_t at = layout<bsd_loopback>::size;
     if (h->family == bsd_family::inet) return ipv4(at, n);
     if (is_bsd_inet6(h->family)) return ipv6(at, n);
@@ -604,11 +624,11 @@ class frame_reader {
                    : (tagged ? encap::afh1_vlan : encap::afh1);
     if (f_.eth) {
       const auto a = read(f_.afh1, layer_kind::afh1, 0, n);
-      set_xpus(a->src_xpu, a->dst_xpu);
+      if (a.value) set_xpus(a->src_xpu, a->dst_xpu);  // always: the Ethernet header holds it
     }
     if (!shim) return sue_pdu(at, n, false);
     const auto s = read(f_.shim, layer_kind::afh1_shim, at, n);
-    if (s.err.code != errc::truncated) set_xpus(s->src_xpu, s->dst_xpu);
+    if (s.value) set_xpus(s->src_xpu, s->dst_xpu);
     if (!s) return;
     if (s->next_header == shim_next_failover && s->next_header != o_.shim_next_sue) {
       f_.kind.reset();  // no SUE behind this shim
@@ -679,7 +699,7 @@ class frame_reader {
     constexpr std::size_t fixed = layout<ipv6_header>::size;
     constexpr std::size_t fh = layout<ipv6_fragment_header>::size;
     const auto h = read(f_.ipv6_frag, layer_kind::ipv6_fragment, at + fixed, datagram_end);
-    if (h.err.code == errc::truncated) return;
+    if (!h.value) return;
     if (h->offset == 0 && h->more == 0) {
       if (h->next_header != ip_proto_udp) return;
       return udp(at + fixed + fh, datagram_end, true);
@@ -724,9 +744,9 @@ class frame_reader {
   // A message of the failover exchange: decoded with its table's rules, its own CRC checked.
   constexpr void failover(std::size_t at, std::size_t end) noexcept {
     const auto m = read(f_.failover, layer_kind::failover, at, end);
-    if (m.err.code == errc::truncated) return;
-    const std::uint32_t want = failover_crc(m.value);
-    if (m.value.crc != want)
+    if (!m.value) return;
+    const std::uint32_t want = failover_crc(*m);
+    if (m->crc != want)
       report(error{.code = errc::bad_checksum,
                    .layer = "sue.failover",
                    .offset = static_cast<std::uint32_t>(at + 8),
@@ -872,7 +892,10 @@ constexpr received_frame read_frame(bytes frame, std::uint32_t link, const recei
   // null in a constant expression, and read_frame is constexpr.
   std::size_t how = detail::link_readers.size();
   for (std::size_t i = 0; i < detail::link_readers.size(); ++i)
-    if (detail::link_readers[i].link == link) how = i;
+    if (detail::link_readers[i].link == link) {
+      how = i;
+      break;
+    }
   if (how == detail::link_readers.size()) {
     f.errors.add(error{.code = errc::unsupported,
                        .layer = "frame",
