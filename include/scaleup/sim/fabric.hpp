@@ -504,7 +504,9 @@ class fabric {
           break;
       }
     }
-    gather_link_counts();
+    // Only CBFC counts stalls; an outside event loop calls advance() once per event time, and a
+    // walk over every port's state each time cost more than the events of a large fabric.
+    if (lcfg_.cbfc) gather_link_counts();
   }
 
   // What the link ends count themselves (CBFC's credit stalls), gathered when a run stops:
@@ -937,7 +939,7 @@ class fabric {
 
   // Gives a command to its XPU's instance; false: no credit yet (it waits, in order).
   bool hand_over(std::uint16_t x, const waiting_offer& w) {
-    std::array<std::uint8_t, pack::max_command_bytes> own{};
+    std::array<std::uint8_t, pack::max_command_bytes> own;  // written up to w.size below
     wire::bytes cmd;
     if (w.slot == none) {
       write_own_command(streams_[w.stream], w.seq, w.size, own.data());
@@ -984,9 +986,16 @@ class fabric {
                             .addr = (std::uint64_t{st.src} << 48) | (std::uint64_t{st.vc} << 40) |
                                     (seq & 0xFFFFFFFFFFull)};
     (void)wire::encode(w, wire::mutable_bytes(out, default_control));
-    for (std::size_t i = default_control; i < size; ++i)
-      out[i] = static_cast<std::uint8_t>(seq + i);
+    // Byte i is (seq + i) mod 256: a run of the ramp below, copied rather than counted out.
+    std::copy_n(byte_ramp.data() + ((seq + default_control) & 0xFF), size - default_control,
+                out + default_control);
   }
+  // 0, 1, ..., 255, 0, 1, ..., 255: any 256 bytes of it from offset k are k, k + 1, ... mod 256.
+  static constexpr std::array<std::uint8_t, 512> byte_ramp = [] {
+    std::array<std::uint8_t, 512> r{};
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<std::uint8_t>(i);
+    return r;
+  }();
 
   // ---- links -----------------------------------------------------------------------------
   // A frame enters a link: the link model decides what arrives where and when.
