@@ -38,7 +38,8 @@ std::optional<std::string> read_field_options(const std::vector<std::string>& op
   for (const auto& o : opts) {
     const auto eq = o.find('=');
     if (eq == o.npos || eq == 0)
-      return "-E takes NAME=VALUE (bom, header, separator, occurrence, aggregator, quote), not '" +
+      return "-E takes NAME=VALUE (bom, header, separator, occurrence, aggregator, quote, escape), "
+             "not '" +
              o + "'";
     const std::string key = o.substr(0, eq), value = o.substr(eq + 1);
     if (value.empty()) return "-E " + key + "= needs a value";
@@ -46,9 +47,9 @@ std::optional<std::string> read_field_options(const std::vector<std::string>& op
     const auto bad = [&](std::string_view takes) {
       return "-E " + key + "= takes " + std::string(takes) + ", not '" + value + "'";
     };
-    if (key == "header" || key == "bom") {
+    if (key == "header" || key == "bom" || key == "escape") {
       if (c != 'y' && c != 'n') return bad("y or n");
-      (key == "header" ? out.header : out.bom) = c == 'y';
+      (key == "header" ? out.header : key == "bom" ? out.bom : out.escape) = c == 'y';
     } else if (key == "separator") {
       out.separator = c != '/' ? c : next == 't' ? '\t' : next == 's' ? ' ' : '\\';
     } else if (key == "aggregator") {
@@ -61,7 +62,7 @@ std::optional<std::string> read_field_options(const std::vector<std::string>& op
       out.quote = c == 'd' ? '"' : c == 's' ? '\'' : '\0';
     } else {
       return "-E: no option is named '" + key +
-             "' (bom, header, separator, occurrence, aggregator, quote)";
+             "' (bom, header, separator, occurrence, aggregator, quote, escape)";
     }
   }
   return std::nullopt;
@@ -182,7 +183,7 @@ void add_dump(CLI::App& parent, commands& out) {
       ->allow_extra_args(false);
   app->add_option("-E", s->field_options,
                   "-T fields options as tshark's: header=y|n, separator=C|/t|/s, occurrence=f|l|a, "
-                  "aggregator=C|/s, quote=d|s|n, bom=y|n")
+                  "aggregator=C|/s, quote=d|s|n, escape=y|n, bom=y|n")
       ->allow_extra_args(false);
   app->add_flag("-q", s->quiet, "print no frames (with -i or -w: capture only)");
   add_engine_options(app, s->session.engine);

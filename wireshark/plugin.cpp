@@ -748,8 +748,11 @@ void handoff() {
     const dissector_handle_t udp = create_dissector_handle(dissect_udp, proto_sue);
     // No port by default: none is assigned to SUE, and 4793 is Ultra Ethernet Transport's.
     dissector_add_uint_range_with_preference("udp.port", "", udp);
+    // A name and description of its own: two handles of one protocol in a table, both called
+    // by the protocol's name, make Wireshark warn at every start (and Decode As list two "SUE").
     dissector_add_uint("udp.port", wire::failover_udp_port,
-                       create_dissector_handle(dissect_failover_udp, proto_sue));
+                       create_dissector_handle_with_name_and_description(
+                           dissect_failover_udp, proto_sue, "sue_failover", "SUE failover"));
     udp_bound_handle = create_dissector_handle(dissect_udp_bound, proto_sue);
     heur_dissector_add("udp", heur_udp, "SUE over UDP on any port", "sue_udp", proto_sue,
                        HEURISTIC_ENABLE);

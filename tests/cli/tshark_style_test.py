@@ -95,7 +95,8 @@ def case_options():
     for bad, named in (("quote=x", "-E quote="), ("occurrence=2", "-E occurrence="),
                        ("header=maybe", "-E header="), ("bom=1", "-E bom="),
                        ("separator=", "-E separator="), ("aggregator=", "-E aggregator="),
-                       ("escape=y", "'escape'"), ("quote", "'quote'"), ("=d", "-E")):
+                       ("escape=1", "-E escape="), ("escaped=y", "'escaped'"),
+                       ("quote", "'quote'"), ("=d", "-E")):
         p = usage_error("dump", cap, "-T", "fields", "-e", "sue.rh.npsn", "-E", "quote=d", "-E",
                         bad, option=named)
         check("-E" in p.stderr, f"-E {bad}: {p.stderr}")

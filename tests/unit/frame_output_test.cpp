@@ -135,7 +135,7 @@ TEST_CASE("-T fields: every occurrence of a repeated field, and -E's layouts") {
         "BARRIER,BARRIER");
   CHECK(render([&](auto& out) { d::put_field_values(out, *t, m, "sue.cmd.tag"); }) == "7,8");
 
-  // tshark's -E options, as tshark 4.0 writes them (wireshark_fields_csv holds dump to it).
+  // tshark's -E options, as tshark writes them (wireshark_fields_csv holds dump to it).
   const auto column = [&](std::string_view name, const d::field_layout& l) {
     return render([&](auto& out) { d::put_field_values(out, *t, m, name, l); });
   };
@@ -153,6 +153,33 @@ TEST_CASE("-T fields: every occurrence of a repeated field, and -E's layouts") {
         "frame.number,ip.src,sue.cmd.name\n");
   CHECK(render([&](auto& out) { d::put_field_row(out, *t, m, names, csv); }) ==
         "\"1\",,\"BARRIER,BARRIER\"");
+}
+
+TEST_CASE("-T fields: text in a column is escaped as tshark 4.4 escapes it") {
+  // What tshark 4.4.19 wrote for an HTTP User-Agent of these characters, -E separator=, with
+  // each quote option (and escape=n).
+  const std::string_view text = "a\"b\\c,d'e\tf|g";
+  const auto column = [&](const d::field_layout& l) {
+    return render([&](auto& sink) {
+      d::detail::chunked<std::remove_reference_t<decltype(sink)>> out(sink);
+      d::detail::put_column_text(out, text, l);
+    });
+  };
+  CHECK(column({.separator = ',', .quote = '"'}) == "a\"\"b\\\\c,d'e\\tf|g");
+  CHECK(column({.separator = ',', .quote = '\''}) == "a\"b\\\\c,d''e\\tf|g");
+  CHECK(column({.separator = ',', .quote = '\0'}) == "a\"b\\\\c\\,d'e\\tf|g");
+  CHECK(column({.separator = ',', .quote = '\0', .escape = false}) == "a\"b\\\\c\\,d'e\tf|g");
+  CHECK(column({.separator = ',', .quote = '"', .escape = false}) == "a\"\"b\\c,d'e\tf|g");
+  // The C escapes (NUL with escape=n too); other control characters as they are.
+  const std::string ctl("\a\b\f\n\r\v\x01\0", 8);
+  const auto raw = [&](const d::field_layout& l) {
+    return render([&](auto& sink) {
+      d::detail::chunked<std::remove_reference_t<decltype(sink)>> out(sink);
+      d::detail::put_column_text(out, ctl, l);
+    });
+  };
+  CHECK(raw({}) == "\\a\\b\\f\\n\\r\\v\x01\\0");
+  CHECK(raw({.escape = false}) == std::string("\a\b\f\n\r\v\x01\\0", 9));
 }
 
 TEST_CASE("field names for -e: the tables, computed fields, frame.*, a profile's controls") {

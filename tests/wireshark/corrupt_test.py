@@ -5,7 +5,9 @@ usage: corrupt_test.py SCALEUP PLUGIN VERSION_DIR
 
 Every scenario `scaleup gen` writes (each link type: Ethernet, AFH Gen 2 on 147, Tofu slices on
 148, RDMA on 149) is corrupted with `editcap -E RATE --seed SEED` at each rate and seed below,
-and the damaged copies of a scenario, one after the other in one file (mergecap -a), go through
+the damaged copies of a scenario are put one after the other in one file (mergecap -a), and the
+files of all scenarios one after the other in one pcapng (an interface for each link type); it goes
+through
   - tshark, two passes, the full tree of every frame and the conversation and endpoint tables
     (`tshark -2 -V -z conv,sue -z endpoints,sue`), with the plugin;
   - `scaleup dump -v` and `scaleup stats`.
@@ -17,6 +19,7 @@ built without them. As root it runs tshark as nobody, as wireshark_test.py does.
 """
 import os
 import re
+import struct
 import subprocess
 import sys
 import time
@@ -65,6 +68,18 @@ def plugin_protocols():
     return ours
 
 
+def pcap_records(path):
+    """The number of records of a pcap file (either byte order, any time resolution)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    order = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    n, at = 0, 24
+    while at + 16 <= len(data):
+        at += 16 + struct.unpack_from(order + "I", data, at + 8)[0]
+        n += 1
+    return n
+
+
 def plugin_is_sanitized():
     with open(wt.PLUGIN, "rb") as f:
         data = f.read()
@@ -95,7 +110,9 @@ def main():
         wt.check("AddressSanitizer Init done" in p.stderr,
                  f"no AddressSanitizer runtime in tshark: {p.stderr[-2000:]}")
         protocols = plugin_protocols()
-        files = frames = ours = 0
+        files = 0
+        scenarios = []  # (name, frames of its damaged copies)
+        merged = []
         for name, args in SCENARIOS.items():
             clean, _ = wt.capture(name, *args)
             copies = []
@@ -104,25 +121,32 @@ def main():
                     bad = os.path.join(wt.TMP, f"{name}-{rate}-{seed}.pcap")
                     wt.run([wt.EDITCAP, "-E", rate, "--seed", seed, "-F", "pcap", clean, bad])
                     copies.append(bad)
-            # The copies one after the other in one file: one tshark start a scenario rather
-            # than one a copy (under the sanitizers a start costs seconds), and the flows of
-            # each copy meet those of the others, which the analysis must take as well.
+            # The copies one after the other in one file: the flows of each copy meet those of
+            # the others, which the analysis must take as well.
             bad = os.path.join(wt.TMP, f"{name}-corrupted.pcapng")
             wt.run([MERGECAP, "-a", "-F", "pcapng", "-w", bad, *copies])
-            wt.readable(bad)
-            out = wt.tshark("-r", bad, "-2", "-V", "-z", "conv,sue", "-z",
-                            "endpoints,sue").stdout
-            stacks = PROTOCOLS_IN_FRAME.findall(out)
-            n = len(stacks)
-            k = sum(1 for st in stacks if protocols & set(st.split(":")))
-            wt.check(n > 0 and k > 0, f"{bad}: {n} frames, {k} of ours in tshark")
-            wt.scaleup("dump", "-v", bad)
-            wt.scaleup("stats", bad)
+            scenarios.append((name, sum(pcap_records(c) for c in copies)))
+            merged.append(bad)
             files += len(copies)
+        # Every scenario's file one after the other in one pcapng of several link types (an
+        # interface each): one tshark start in all (under the sanitizers a start costs seconds).
+        everything = os.path.join(wt.TMP, "all-corrupted.pcapng")
+        wt.run([MERGECAP, "-a", "-F", "pcapng", "-w", everything, *merged])
+        wt.readable(everything)
+        out = wt.tshark("-r", everything, "-2", "-V", "-z", "conv,sue", "-z",
+                        "endpoints,sue").stdout
+        stacks = PROTOCOLS_IN_FRAME.findall(out)
+        wt.check(len(stacks) == sum(n for _, n in scenarios),
+                 f"tshark read {len(stacks)} frames of {sum(n for _, n in scenarios)}")
+        frames = ours = 0
+        for name, n in scenarios:
+            k = sum(1 for st in stacks[frames:frames + n] if protocols & set(st.split(":")))
+            wt.check(n > 0 and k > 0, f"{name}: {n} frames, {k} of ours in tshark")
+            print(f"{name}: {n} frames of corrupted copies, {k} dissected by the plugin")
             frames += n
             ours += k
-            print(f"{name}: {len(copies)} corrupted copies, {n} frames, {k} dissected by the "
-                  "plugin")
+        wt.scaleup("dump", "-v", everything)
+        wt.scaleup("stats", everything)
         print(f"{files} corrupted files, {frames} frames ({ours} dissected by the plugin) "
               f"through tshark -2 -V, scaleup dump -v and scaleup stats: no sanitizer report, "
               f"{time.monotonic() - started:.0f} s")

@@ -107,8 +107,10 @@ def tshark_cmd(*args):
 
 
 def check_stderr(what, stderr):
+    # "have same dissector name": two handles of a table under one name, which tshark reports
+    # at every start.
     for bad in ("Dissector bug", "dissector bug", "Segmentation", "Aborted", "assertion",
-                "Lua: ", *SANITIZER_REPORTS):
+                "Lua: ", "have same dissector name", *SANITIZER_REPORTS):
         check(bad not in stderr, f"{what}: {bad}\n{stderr[-6000:]}")
 
 
@@ -585,6 +587,44 @@ def csv_capture():
         three])
 
 
+def tshark_writes_escape_option(pcap):
+    """Whether this tshark has -E escape= (Wireshark 4.2 and later), and with it the escapes
+    of later tshark: a quote doubled within quotes, a backslash and, unquoted, the separator
+    escaped."""
+    p = tshark("-E", "escape=y", "-r", pcap, "-c", "1", "-T", "fields", "-e", "frame.number",
+               expect=None)
+    print(f"this tshark {'has' if p.returncode == 0 else 'has not'} -E escape=")
+    return p.returncode == 0
+
+
+def column_text_40(s):
+    """A label in a -T fields column as tshark 4.0 writes it."""
+    for c, e in (("\b", "b"), ("\f", "f"), ("\n", "n"), ("\r", "r"), ("\t", "t")):
+        s = s.replace(c, "\\" + e)
+    return s
+
+
+def column_text_44(s, layout):
+    """A label in a -T fields column as tshark 4.4 writes it under -E `layout` (a dict of the
+    options given): wsutil's ws_escape_csv as epan/print.c calls it."""
+    quote = {"d": '"', "s": "'"}.get(layout.get("quote", "n"), "")
+    sep = {"/t": "\t", "/s": " "}.get(layout.get("separator", "/t"), layout.get("separator"))
+    escape = layout.get("escape", "y") == "y"
+    c_escapes = {"\a": "a", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t",
+                 "\v": "v", "\\": "\\", "\0": "0"} if escape else {"\0": "0"}
+    out = []
+    for c in s:
+        if c in c_escapes:
+            out.append("\\" + c_escapes[c])
+        elif quote and c == quote:
+            out.append(c + c)
+        elif not quote and c in (sep, "\\"):
+            out.append("\\" + c)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def case_fields_csv():
     """`dump -T fields` writes what tshark writes, byte for byte, with its -E options: quote
     d, s and n against occurrence f, l and a (all nine pairs), the aggregators ',', ';' and
@@ -613,30 +653,39 @@ def case_fields_csv():
         check(ours == theirs, f"-E {run_}: dump wrote\n{ours}\ntshark\n{theirs}")
         if not run_:
             rows = theirs.splitlines()
-    # A vendor's profile file that names the barrier with a quote, a tab, a newline, the
-    # separator and a control character: tshark writes the tab and the newline as \t and \n,
-    # the rest as it is, within the quotes.
+    # A vendor's profile file that names the barrier with the characters tshark escapes or
+    # quotes: a quote of either kind, a tab, a newline, a vertical tab, a backslash, the
+    # separator, and a control character it leaves as it is.
     prof = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "profiles",
                                        "default.json")))
     prof["name"] = "odd names"
+    odd_name = 'BAR"RI\tER\n,\x01\'\\\v'
     for t in prof["types"]:
         if t["name"] == "BARRIER":
-            t["name"] = 'BAR"RI\tER\n,\x01\''
+            t["name"] = odd_name
     odd = os.path.join(TMP, "odd.json")
     json.dump(prof, open(odd, "w"))
     readable(odd)
-    opts = ["-E", "quote=d", "-E", "separator=,"]
-    theirs = tshark("-o", f"sue.profile_file:{odd}", "-r", pcap, "-T", "fields", *es,
-                    *opts).stdout
-    ours = scaleup("dump", "--profile", odd, pcap, "-T", "fields", *es, *opts).stdout
-    # A quote inside a quoted value: tshark 4.0 writes it as it is, which dump does too; later
-    # tshark (4.4) doubles it, as RFC 4180 has it. With a tshark that doubles, the comparison
-    # is of everything else (the doubled quote taken back to one).
-    if 'BAR""RI' in theirs:
-        theirs = theirs.replace('BAR""RI', 'BAR"RI')
-        print("this tshark doubles a quote inside a quoted value; dump writes 4.0's single one")
-    check(ours == theirs, f"{odd}: dump wrote\n{ours}\ntshark\n{theirs}")
-    check('"BAR"RI\\tER\\n,\x01\'"' in theirs, f"tshark's text: {theirs}")
+    escapes_44 = tshark_writes_escape_option(pcap)
+    odd_runs = [["quote=d", "separator=,"], ["quote=s", "separator=,"], ["quote=n", "separator=,"],
+                ["separator=/s"]]
+    if escapes_44:
+        odd_runs += [["quote=d", "separator=,", "escape=n"], ["quote=n", "separator=,", "escape=n"]]
+    for run_ in odd_runs:
+        opts = [x for o in run_ for x in ("-E", o)]
+        theirs = tshark("-o", f"sue.profile_file:{odd}", "-r", pcap, "-T", "fields", *es,
+                        *opts).stdout
+        ours = scaleup("dump", "--profile", odd, pcap, "-T", "fields", *es, *opts).stdout
+        layout = dict(o.split("=") for o in run_)
+        want = column_text_44(odd_name, layout)
+        if not escapes_44:
+            # Wireshark 4.0 left a quote, a backslash and the separator as they are (and \v):
+            # its text of the name is taken to what later tshark writes; the rest is compared
+            # as it is.
+            check(column_text_40(odd_name) in theirs, f"tshark 4.0's text: {theirs}")
+            theirs = theirs.replace(column_text_40(odd_name), want)
+        check(want in theirs, f"-E {run_}: the name's text {want!r} in tshark's\n{theirs}")
+        check(ours == theirs, f"{odd}, -E {run_}: dump wrote\n{ours}\ntshark\n{theirs}")
     # The capture has what the options act on.
     check(rows[0].split("\t")[5:7] == ["BARRIER,BARRIER,BARRIER", "7,8,9"], f"commands: {rows}")
     check(rows[1].split("\t")[1] == "100,200", f"two tags: {rows[1]}")

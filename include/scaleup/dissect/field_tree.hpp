@@ -106,50 +106,77 @@ void put_verbose(Out& sink, const Tree& t, const frame_meta& meta) {
 }
 
 // `tshark -T fields`' output options (-E): the character between columns and between the
-// occurrences of a field, the quote around a column, which occurrences are printed, the header
-// line of field names and the UTF-8 byte order mark before it. The defaults are tshark's.
+// occurrences of a field, the quote around a column, which occurrences are printed, whether
+// control characters and backslashes are written as C escapes, the header line of field names
+// and the UTF-8 byte order mark before it. The defaults are tshark's.
 enum class field_occurrence : char { first = 'f', last = 'l', all = 'a' };
 struct field_layout {
   char separator = '\t';
   char aggregator = ',';
   char quote = '\0';  // '"' (quote=d) or '\'' (quote=s); none by default
   field_occurrence occurrence = field_occurrence::all;
+  bool escape = true;  // escape=y|n
   bool header = false;
   bool bom = false;
 };
 
 namespace detail {
 
-// Text as tshark writes it into a column: backspace, form feed, newline, carriage return and
-// tab as the two characters of their C escape, everything else (a quote too) as it is.
+// Text as tshark writes it into a column (Wireshark 4.2 and later: wsutil's ws_escape_csv, as
+// epan/print.c calls it), so that the column reads back as what it holds: with escape=y alert,
+// backspace, form feed, newline, return, tab, vertical tab, backslash and NUL as the two
+// characters of their C escape (with escape=n NUL alone); within quotes the quote doubled, as
+// RFC 4180 has it; without quotes the separator and a backslash after a backslash. Wireshark 4.0
+// wrote the quote, the separator and a backslash as they are (README.md, "-T fields").
 template <class Out>
-void put_column_text(chunked<Out>& out, std::string_view s) {
+void put_column_text(chunked<Out>& out, std::string_view s, const field_layout& layout) {
   std::size_t from = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     char e = 0;
-    switch (s[i]) {
-      case '\b':
-        e = 'b';
-        break;
-      case '\f':
-        e = 'f';
-        break;
-      case '\n':
-        e = 'n';
-        break;
-      case '\r':
-        e = 'r';
-        break;
-      case '\t':
-        e = 't';
-        break;
-      default:
-        continue;
+    if (layout.escape) {
+      switch (c) {
+        case '\a':
+          e = 'a';
+          break;
+        case '\b':
+          e = 'b';
+          break;
+        case '\f':
+          e = 'f';
+          break;
+        case '\n':
+          e = 'n';
+          break;
+        case '\r':
+          e = 'r';
+          break;
+        case '\t':
+          e = 't';
+          break;
+        case '\v':
+          e = 'v';
+          break;
+        case '\\':
+          e = '\\';
+          break;
+        default:
+          break;
+      }
     }
-    out(s.substr(from, i - from));
-    out.put('\\');
-    out.put(e);
-    from = i + 1;
+    if (e == 0 && c == '\0') e = '0';
+    if (e != 0) {
+      out(s.substr(from, i - from));
+      out.put('\\');
+      out.put(e);
+      from = i + 1;
+    } else if (layout.quote ? c == layout.quote : c == layout.separator || c == '\\') {
+      // The character stays and gets a second one before it: the quote doubled, or a
+      // backslash before the separator or a backslash.
+      out(s.substr(from, i - from));
+      out.put(layout.quote ? c : '\\');
+      from = i;
+    }
   }
   out(s.substr(from));
 }
@@ -186,11 +213,11 @@ void put_field_values(Out& sink, const Tree& t, const frame_meta& meta, std::str
     if (meta.has_interface) num(meta.interface);
     return;
   }
-  if (filter == "encap") return one([&] { detail::put_column_text(out, t.encap); });
+  if (filter == "encap") return one([&] { detail::put_column_text(out, t.encap, layout); });
   // Labels are the only values with text that may need escapes.
   const auto value = [&](const field_node& f) {
     if (f.info->type == wire::kind::label)
-      detail::put_column_text(out, f.value_name());
+      detail::put_column_text(out, f.value_name(), layout);
     else
       put_value(out, f);
   };
