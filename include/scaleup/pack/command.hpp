@@ -71,8 +71,11 @@ class profile {
       names_[i] = wire::value_name{t.code, t.name};
       if (index_[t.code] != none) duplicate_ = true;
       index_[t.code] = static_cast<std::uint8_t>(i);
-      framing_[t.code] = static_cast<std::uint16_t>(known | (t.has_data ? carries_data : 0) |
-                                                    (t.control_bytes() & control_mask));
+      // Type 0 is padding whatever the table says (check() refuses it): its framing stays 0, so
+      // a walk meets padding where it meets an unknown type, off its hot path.
+      if (t.code != padding_type)
+        framing_[t.code] = static_cast<std::uint16_t>(known | (t.has_data ? carries_data : 0) |
+                                                      (t.control_bytes() & control_mask));
     }
     name_field_ =
         wire::field_info{.name = "name",
@@ -99,7 +102,8 @@ class profile {
 
   // What framing needs of a type, in one load (walking a payload, each command's size waits on
   // the one before: a lookup through find() would add a load to that chain). 0: not in the
-  // profile; otherwise control_bytes(), with carries_data when the type has data.
+  // profile, or type 0 (padding); otherwise control_bytes(), with carries_data when the type has
+  // data.
   static constexpr std::uint16_t known = 0x4000;
   static constexpr std::uint16_t carries_data = 0x8000;
   static constexpr std::uint16_t control_mask = 0x3FFF;
@@ -196,20 +200,46 @@ constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
                  0,
                  wire::severity::error,
                  index};
-  const std::size_t data = (framing & profile::carries_data) != 0 ? std::size_t{at[1]} + 1 : 0;
-  if (at.size() < ctrl + data)
-    return error{errc::truncated,
-                 "sue.cmd",
-                 static_cast<std::uint32_t>(offset),
-                 static_cast<std::uint32_t>(ctrl + data),
-                 static_cast<std::uint32_t>(at.size()),
-                 "command data cut off",
-                 "sue.cmd.data_len",
-                 data,
-                 wire::severity::error,
-                 index};
-  size_out = ctrl + data;
+  std::size_t size = ctrl;
+  // Laid out for a type with data (writes, read responses, messages), the bulk of the traffic:
+  // the compiler otherwise jumps out to the data's length and back for each such command.
+  if ((framing & profile::carries_data) != 0) [[likely]] {
+    const std::size_t data = std::size_t{at[1]} + 1;
+    size += data;
+    if (at.size() < size)
+      return error{errc::truncated,
+                   "sue.cmd",
+                   static_cast<std::uint32_t>(offset),
+                   static_cast<std::uint32_t>(size),
+                   static_cast<std::uint32_t>(at.size()),
+                   "command data cut off",
+                   "sue.cmd.data_len",
+                   data,
+                   wire::severity::error,
+                   index};
+  }
+  size_out = size;
   type_out = prof.find(at[0]);  // off the chain: the next command's place does not need it
+  return {};
+}
+
+// The padding rule for `rest`, which starts with a zero type byte: zeros to the end are padding,
+// anything else an error naming the command `index` at `offset`. Once a payload, at its end: a
+// call kept out of the walk's loop.
+SCALEUP_COLD constexpr error padding_error(bytes rest, std::size_t offset,
+                                           std::uint32_t index) noexcept {
+  for (const std::uint8_t b : rest)
+    if (b != 0)
+      return error{errc::bad_value,
+                   "sue.cmd",
+                   static_cast<std::uint32_t>(offset),
+                   0,
+                   0,
+                   "type 0 is padding, but non-zero bytes follow",
+                   "sue.cmd.type",
+                   0,
+                   wire::severity::error,
+                   index};
   return {};
 }
 
@@ -219,44 +249,36 @@ constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
 class unpacker {
  public:
   constexpr unpacker(const profile& prof, bytes payload, std::size_t base_offset = 0) noexcept
-      : prof_(&prof), payload_(payload), base_(base_offset) {}
+      : prof_(&prof), payload_(payload), base_(base_offset), at_(payload.data()) {}
 
   // True with the next command; false at the end of the payload or at an error.
   constexpr bool next(command_view& out) noexcept {
     if (done_) return false;
-    if (pos_ == payload_.size()) return finish();
-    if (payload_[pos_] == padding_type) {
-      for (std::size_t i = pos_; i < payload_.size(); ++i)
-        if (payload_[i] != 0) {
-          err_ = error{errc::bad_value,
-                       "sue.cmd",
-                       static_cast<std::uint32_t>(base_ + pos_),
-                       0,
-                       0,
-                       "type 0 is padding, but non-zero bytes follow",
-                       "sue.cmd.type",
-                       0,
-                       wire::severity::error,
-                       count_ + 1};
-          return finish();
-        }
-      padding_ = payload_.size() - pos_;
-      pos_ = payload_.size();
-      return finish();
-    }
+    const std::uint8_t* const end = payload_.data() + payload_.size();
+    if (at_ == end) return finish();
+    const std::size_t offset = base_ + pos();
     std::size_t size = 0;
     const command_type* t = nullptr;
     // err_ is written only on failure: assigning a fresh (empty) error per command is ~90 bytes
     // of stores for nothing.
-    if (const error e =
-            frame_command(*prof_, payload_.subspan(pos_), base_ + pos_, count_ + 1, size, t)) {
-      err_ = e;
+    if (const error e = frame_command(*prof_, bytes(at_, end), offset, count_ + 1, size, t)) {
+      // Padding's framing is 0, as an unknown type's: the padding rule is off the hot path.
+      if (at_[0] == padding_type) {
+        err_ = padding_error(bytes(at_, end), offset, count_ + 1);
+        if (!err_) {
+          padding_ = static_cast<std::size_t>(end - at_);
+          at_ = end;
+        }
+      } else {
+        err_ = e;
+      }
       return finish();
     }
-    const std::size_t ctrl = t->control_bytes();
-    out = command_view{t, payload_.subspan(pos_, ctrl), payload_.subspan(pos_ + ctrl, size - ctrl),
-                       base_ + pos_, ++count_};
-    pos_ += size;
+    // The lengths from the framing frame_command read, not through the type: off the load of
+    // the type's entry.
+    const std::size_t ctrl = prof_->framing(at_[0]) & profile::control_mask;
+    out = command_view{t, bytes(at_, ctrl), bytes(at_ + ctrl, size - ctrl), offset, ++count_};
+    at_ += size;
     return true;
   }
 
@@ -264,17 +286,22 @@ class unpacker {
   constexpr std::size_t count() const noexcept { return count_; }
   constexpr std::size_t padding() const noexcept { return padding_; }
   // Bytes taken by whole commands so far.
-  constexpr std::size_t consumed() const noexcept { return pos_ - padding_; }
+  constexpr std::size_t consumed() const noexcept { return pos() - padding_; }
 
  private:
   constexpr bool finish() noexcept {
     done_ = true;
     return false;
   }
+  constexpr std::size_t pos() const noexcept {
+    return static_cast<std::size_t>(at_ - payload_.data());
+  }
   const profile* prof_;
   bytes payload_;
   std::size_t base_ = 0;
-  std::size_t pos_ = 0;
+  // The walk's place as a pointer, not an index: each command's place waits on the one before,
+  // and an index would add an address computation to that chain.
+  const std::uint8_t* at_ = nullptr;
   std::uint32_t count_ = 0;
   std::size_t padding_ = 0;
   error err_{};
