@@ -146,6 +146,11 @@ TEST_CASE("-T fields: every occurrence of a repeated field, and -E's layouts") {
   CHECK(column("sue.rh.npsn", {.quote = '"', .occurrence = occ::last}) == "\"1\"");
   CHECK(column("frame.number", {.quote = '"'}) == "\"1\"");
   CHECK(column("ip.src", {.quote = '"'}).empty());  // absent: no quotes either
+  // The joined values are escaped as one text: unquoted, an aggregator that is the separator
+  // gets a backslash (tshark 4.4: "7\,8"); quoted, it is only text.
+  CHECK(column("sue.cmd.tag", {.separator = ','}) == "7\\,8");
+  CHECK(column("sue.cmd.tag", {.separator = ',', .quote = '"'}) == "\"7,8\"");
+  CHECK(column("frame.number", {.separator = '1'}) == "\\1");
   const std::vector<std::string> names{"frame.number", "ip.src", "sue.cmd.name"};
   const d::field_layout csv{.separator = ',', .quote = '"', .header = true, .bom = true};
   CHECK(render([&](auto& out) { d::put_field_header(out, names, csv); }) ==

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "scaleup/dissect/chunked.hpp"
@@ -122,8 +123,9 @@ struct field_layout {
 
 namespace detail {
 
-// Text as tshark writes it into a column (Wireshark 4.2 and later: wsutil's ws_escape_csv, as
-// epan/print.c calls it), so that the column reads back as what it holds: with escape=y alert,
+// A column's text as tshark writes it (Wireshark 4.2 and later: wsutil's ws_escape_csv, as
+// epan/print.c calls it on the column's values joined by the aggregator), so that the column
+// reads back as what it holds: with escape=y alert,
 // backspace, form feed, newline, return, tab, vertical tab, backslash and NUL as the two
 // characters of their C escape (with escape=n NUL alone); within quotes the quote doubled, as
 // RFC 4180 has it; without quotes the separator and a backslash after a backslash. Wireshark 4.0
@@ -181,6 +183,14 @@ void put_column_text(chunked<Out>& out, std::string_view s, const field_layout& 
   out(s.substr(from));
 }
 
+// A sink that writes what it is given into `out` as a column's text.
+template <class Out>
+struct column_text_sink {
+  chunked<Out>* out;
+  const field_layout* layout;
+  void operator()(std::string_view s) const { put_column_text(*out, s, *layout); }
+};
+
 }  // namespace detail
 
 // One column of `tshark -T fields -e NAME`: the values of every field named `filter` in the
@@ -191,18 +201,21 @@ template <class Out, class Tree>
 void put_field_values(Out& sink, const Tree& t, const frame_meta& meta, std::string_view filter,
                       const field_layout& layout = {}) {
   detail::chunked<Out> out(sink);
-  const auto quote = [&] {
+  // The column's text, values and aggregators, goes out escaped as one string (as tshark
+  // escapes the joined values); the quotes around it do not.
+  const detail::column_text_sink<Out> escaped{&out, &layout};
+  const auto column = [&](auto&& write) {
+    if (layout.quote) out.put(layout.quote);
+    {
+      detail::chunked<const detail::column_text_sink<Out>> text(escaped);
+      write(text);
+    }
     if (layout.quote) out.put(layout.quote);
   };
-  const auto one = [&](auto&& value) {
-    quote();
-    value();
-    quote();
-  };
   const auto secs = [&](std::int64_t ns) {
-    one([&] { detail::put_seconds(out, ns, field_digits); });
+    column([&](auto& text) { detail::put_seconds(text, ns, field_digits); });
   };
-  const auto num = [&](std::uint64_t v) { one([&] { detail::put_uint(out, v); }); };
+  const auto num = [&](std::uint64_t v) { column([&](auto& text) { detail::put_uint(text, v); }); };
   if (filter == "frame.number") return num(meta.number);
   if (filter == "frame.time_epoch") return secs(static_cast<std::int64_t>(meta.time_ns));
   if (filter == "frame.time_relative") return secs(meta.relative_ns);
@@ -213,38 +226,36 @@ void put_field_values(Out& sink, const Tree& t, const frame_meta& meta, std::str
     if (meta.has_interface) num(meta.interface);
     return;
   }
-  if (filter == "encap") return one([&] { detail::put_column_text(out, t.encap, layout); });
-  // Labels are the only values with text that may need escapes.
-  const auto value = [&](const field_node& f) {
+  if (filter == "encap") return column([&](auto& text) { text(t.encap); });
+  const auto value = [&](auto& text, const field_node& f) {
     if (f.info->type == wire::kind::label)
-      detail::put_column_text(out, f.value_name(), layout);
+      text(f.value_name());
     else
-      put_value(out, f);
+      put_value(text, f);
   };
-  const field_node* last = nullptr;
-  for (const auto& f : t.field_list()) {
-    if (f.info->filter != filter) continue;
-    switch (layout.occurrence) {
-      case field_occurrence::first:
-        return one([&] { value(f); });
-      case field_occurrence::last:
-        last = &f;
-        break;
-      case field_occurrence::all:
-        if (last)
-          out.put(layout.aggregator);
-        else
-          quote();
-        last = &f;
-        value(f);
-        break;
+  const std::span<const field_node> fields = t.field_list();
+  std::size_t first = 0;
+  while (first < fields.size() && fields[first].info->filter != filter) ++first;
+  if (first == fields.size()) return;
+  switch (layout.occurrence) {
+    case field_occurrence::first:
+      return column([&](auto& text) { value(text, fields[first]); });
+    case field_occurrence::last: {
+      std::size_t last = first;
+      for (std::size_t i = first + 1; i < fields.size(); ++i)
+        if (fields[i].info->filter == filter) last = i;
+      return column([&](auto& text) { value(text, fields[last]); });
     }
+    case field_occurrence::all:
+      return column([&](auto& text) {
+        value(text, fields[first]);
+        for (std::size_t i = first + 1; i < fields.size(); ++i) {
+          if (fields[i].info->filter != filter) continue;
+          text.put(layout.aggregator);
+          value(text, fields[i]);
+        }
+      });
   }
-  if (!last) return;
-  if (layout.occurrence == field_occurrence::last)
-    one([&] { value(*last); });
-  else
-    quote();
 }
 
 // A frame's row of `tshark -T fields`: a column per name, between them the layout's separator
