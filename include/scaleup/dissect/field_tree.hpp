@@ -125,11 +125,11 @@ namespace detail {
 
 // A column's text as tshark writes it (Wireshark 4.2 and later: wsutil's ws_escape_csv, as
 // epan/print.c calls it on the column's values joined by the aggregator), so that the column
-// reads back as what it holds: with escape=y alert,
-// backspace, form feed, newline, return, tab, vertical tab, backslash and NUL as the two
-// characters of their C escape (with escape=n NUL alone); within quotes the quote doubled, as
-// RFC 4180 has it; without quotes the separator and a backslash after a backslash. Wireshark 4.0
-// wrote the quote, the separator and a backslash as they are (README.md, "-T fields").
+// reads back as what it holds: with escape=y alert, backspace, form feed, newline, return, tab,
+// vertical tab, backslash and NUL as the two characters of their C escape (with escape=n NUL
+// alone); within quotes the quote doubled, as RFC 4180 has it; without quotes the separator and
+// a backslash after a backslash. Wireshark 4.0 wrote the quote, the separator and a backslash as
+// they are (README.md, "-T fields").
 template <class Out>
 void put_column_text(chunked<Out>& out, std::string_view s, const field_layout& layout) {
   std::size_t from = 0;
