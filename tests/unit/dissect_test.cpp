@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "support.hpp"
+#include "tree_support.hpp"
 
 namespace {
 
@@ -48,6 +49,7 @@ using scaleup::test::with_ethernet_fcs;
 
 using scaleup::test::ip4_at;
 using scaleup::test::pdu4_at;
+using scaleup::test::rcrc_status;
 using scaleup::test::udp4_at;
 
 // ---- frames -----------------------------------------------------------------------------
@@ -114,10 +116,6 @@ std::uint64_t val(const d::tree& t, std::string_view filter) {
   return f ? f->value : absent;
 }
 bool has(const d::tree& t, std::string_view filter) { return t.find(filter) != nullptr; }
-std::string_view status(const d::tree& t) {
-  const auto* f = t.find("sue.rcrc.status");
-  return f ? f->value_name() : std::string_view("<absent>");
-}
 
 std::string text(const d::field_node& f) {
   return render([&](auto& out) { d::put_value(out, f); });
@@ -418,7 +416,7 @@ TEST_CASE("dissect: every encapsulation round-trips through the emitter") {
     }
 
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 3);
     CHECK(val(*t, "sue.rcrc") == kRcrcValue);
     const std::size_t hs = w::header_size(e);
@@ -510,19 +508,19 @@ TEST_CASE("dissect: unpadded Layer 2 frames and bigger payloads") {
     p.pad = false;
     auto t = dissect(emit_frame(p));
     CHECK(t->error_count == 0);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 3);
     byte_vector payload = ramp(100, 0x00);
     payload.back() = 0;  // trailing zeros in the payload itself
     t = dissect(emit_frame(params_for(e), test_rh(), payload));
     CHECK(t->error_count == 0);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 100);
   }
   // A short payload ending in zeros, inside a padded frame: the R-CRC is still found.
   const byte_vector zero_tail{0x11, 0x00, 0x00};
   const auto t = dissect(emit_frame(params_for(w::encap::afh2c), test_rh(), zero_tail));
-  CHECK(status(*t) == "good");
+  CHECK(rcrc_status(*t) == "good");
   CHECK(val(*t, "sue.payload.len") == 3);
   CHECK(t->error_count == 0);
   w::frame_params p = params_for(w::encap::lite);
@@ -582,14 +580,14 @@ TEST_CASE("dissect: a trailing Ethernet FCS is found, or kept with fcs_mode::abs
       case w::encap::afh1_shim:
       case w::encap::afh1_vlan_shim:
         CHECK(t->error_count == 0);
-        CHECK(status(*t) == "good");
+        CHECK(rcrc_status(*t) == "good");
         CHECK(val(*t, "sue.payload.len") == 3);
         break;
       case w::encap::afh1:
       case w::encap::afh1_vlan:
       case w::encap::afh2:
       case w::encap::afh2c: {
-        CHECK(status(*t) == "bad");
+        CHECK(rcrc_status(*t) == "bad");
         CHECK(val(*t, "sue.payload.len") == 60 - hs - 8);
         CHECK(val(*t, "sue.rcrc") ==
               ((fcs & 0xFF) << 24 | (fcs & 0xFF00) << 8 | (fcs >> 8 & 0xFF00) | fcs >> 24));
@@ -625,7 +623,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     }
     if (e != w::encap::lite) {
       check_rh(*t);
-      CHECK(status(*t) == "good");
+      CHECK(rcrc_status(*t) == "good");
     }
   }
   SUBCASE("no FCS stripping on link 147") {
@@ -682,7 +680,7 @@ TEST_CASE("dissect: link type 147 carries bare AFH Gen 2") {
     f[1] = 0x1D;  // tc 3, spare 101
     const auto t = dissect(f, d::link_afh2);
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     check_only_error(*t, {.layer = "afh2c",
                           .code = w::errc::reserved_nonzero,
                           .offset = 1,
@@ -734,7 +732,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     auto t = dissect(on_9999, d::link_ethernet, o);
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(t->error_count == 0);
     w::frame_params p6 = params_for(w::encap::udp6);
     p6.udp_dst_port = 9999;
@@ -756,7 +754,7 @@ TEST_CASE("dissect: SUE over UDP by port, by option and by heuristic") {
     const auto t = dissect(on_9999);
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(t->error_count == 0);
   }
   SUBCASE("heuristics off: plain UDP, no SUE fields") {
@@ -803,7 +801,7 @@ TEST_CASE("dissect: an RH-only PDU on 4793 has no R-CRC") {
     const auto t = dissect(emit_inner(params_for(e), rh_only));
     CHECK(t->encap == w::to_string(e));
     check_rh(*t);
-    CHECK(status(*t) == "missing");
+    CHECK(rcrc_status(*t) == "missing");
     CHECK(val(*t, "sue.payload.len") == 0);
     CHECK_FALSE(has(*t, "sue.rcrc"));
     CHECK(t->error_count == 0);
@@ -890,7 +888,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     CHECK(t->encap == "udp4");
     CHECK(t->error_count == 0);
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     const auto* opt = t->find_layer("ip.options");
     REQUIRE(opt != nullptr);
     CHECK(opt->offset == 34);
@@ -902,14 +900,14 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(t->error_count == 0);
     CHECK(t->find("ip.checksum.status")->value_name() == "unverified");
     opaque_options check;
     check.check_checksums = true;
     const auto c = dissect(f, d::link_ethernet, check);
     check_rh(*c);
-    CHECK(status(*c) == "good");
+    CHECK(rcrc_status(*c) == "good");
     CHECK(c->find("ip.checksum.status")->value_name() == "bad");
     check_only_error(*c, {.layer = "ip",
                           .code = w::errc::bad_checksum,
@@ -928,7 +926,7 @@ TEST_CASE("dissect: Ethernet and IPv4 errors") {
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     check_only_error(*t, {.layer = "ip",
                           .code = w::errc::truncated,
                           .offset = 14,
@@ -993,7 +991,7 @@ TEST_CASE("dissect: UDP errors") {
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    CHECK(status(*t) == "good");  // the PDU ends where the IP datagram does
+    CHECK(rcrc_status(*t) == "good");  // the PDU ends where the IP datagram does
     check_only_error(*t, {.layer = "udp",
                           .code = w::errc::truncated,
                           .offset = 34,
@@ -1014,7 +1012,7 @@ TEST_CASE("dissect: UDP errors") {
     CHECK(t->find("udp.checksum.status")->value_name() == "unverified");
     const auto c = dissect(f, d::link_ethernet, check);
     check_rh(*c);
-    CHECK(status(*c) == "good");
+    CHECK(rcrc_status(*c) == "good");
     CHECK(c->find("udp.checksum.status")->value_name() == "bad");
     check_only_error(*c, {.layer = "udp",
                           .code = w::errc::bad_checksum,
@@ -1034,7 +1032,7 @@ TEST_CASE("dissect: UDP errors") {
       const auto t = dissect(emit_frame(p), d::link_ethernet, o);
       CHECK(val(*t, "udp.checksum") == 0);
       CHECK(t->error_count == 0);
-      CHECK(status(*t) == "good");
+      CHECK(rcrc_status(*t) == "good");
       CHECK(t->find("udp.checksum.status")->value_name() == "not_present");
     }
   }
@@ -1098,7 +1096,7 @@ TEST_CASE("dissect: SUE PDU errors") {
     const auto t = dissect(f);
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    CHECK(status(*t) == "bad");
+    CHECK(rcrc_status(*t) == "bad");
     CHECK(val(*t, "sue.rcrc") == kRcrcValue);
     CHECK(val(*t, "sue.payload.len") == 3);
     check_only_error(*t, {.layer = "sue.rcrc",
@@ -1114,7 +1112,7 @@ TEST_CASE("dissect: SUE PDU errors") {
     f[30] ^= 0x01;
     const auto t = dissect(f);
     CHECK(t->encap == "afh1");
-    CHECK(status(*t) == "bad");
+    CHECK(rcrc_status(*t) == "bad");
     CHECK(val(*t, "sue.payload.len") == 40);
     check_only_error(*t, {.layer = "sue.rcrc",
                           .code = w::errc::bad_checksum,
@@ -1126,7 +1124,7 @@ TEST_CASE("dissect: SUE PDU errors") {
     byte_vector f = emit_frame(w::encap::afh1);
     f[22] ^= 0x01;
     const auto t = dissect(f);
-    CHECK(status(*t) == "bad");
+    CHECK(rcrc_status(*t) == "bad");
     CHECK(val(*t, "sue.payload.len") == 60 - 14 - 8 - 4);
     check_only_error(*t, {.layer = "sue.rcrc",
                           .code = w::errc::bad_checksum,
@@ -1147,7 +1145,7 @@ TEST_CASE("dissect: SUE PDU errors") {
     check_rh(*t);
     CHECK(val(*t, "sue.rh.rsv") == 1);
     CHECK(val(*t, "sue.rh.rsvd") == 0xF);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK_FALSE(t->has_errors());
     REQUIRE(t->error_count == 2);
     const auto& a = t->errors[0];
@@ -1199,7 +1197,7 @@ TEST_CASE("dissect: AFH Gen 1 shim errors") {
     CHECK(val(*t, "afh1.shim.length") == 100);
     CHECK(val(*t, "afh1.dst_xpu") == 2);
     check_rh(*t);
-    CHECK(status(*t) == "good");  // what is there is still one whole PDU
+    CHECK(rcrc_status(*t) == "good");  // what is there is still one whole PDU
     check_only_error(*t, {.layer = "afh1.shim",
                           .code = w::errc::truncated,
                           .offset = 17,
@@ -1400,7 +1398,7 @@ TEST_CASE("dissect: more truncations and size limits") {
     const auto t = dissect(emit_inner(params_for(w::encap::udp4), inner));
     CHECK(t->encap == "udp4");
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(val(*t, "sue.payload.len") == 4097);
     check_only_error(*t, {.layer = "sue.payload",
                           .code = w::errc::bad_length,
@@ -1588,7 +1586,7 @@ TEST_CASE("dissect: JSON lists problems and repeated fields") {
     CHECK(t->encap == "afh1-vlan");
     CHECK(t->error_count == 0);
     check_rh(*t);
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     const std::string js = json_of(*t);
     INFO(js);
     CHECK(contains(js, "\"vlan.id\":[100,1]"));
@@ -1629,7 +1627,7 @@ TEST_CASE("dissect: a frame cut by the snapshot length") {
   check_rh(t);
   CHECK(t.frame_length == 80);
   CHECK(t.wire_length == 154);
-  CHECK(status(t) == "not_captured");
+  CHECK(rcrc_status(t) == "not_captured");
   CHECK(val(t, "sue.payload.len") == 100);  // from the UDP length
   CHECK_FALSE(has(t, "sue.rcrc"));          // not in the capture: no value shown
   const auto* pl = t.find_layer("sue.payload");
@@ -1656,7 +1654,7 @@ TEST_CASE("dissect: a frame cut by the snapshot length") {
   // A whole frame: no cap_len.
   d::dissect_frame(t, whole, d::link_ethernet, opaque_options{});
   CHECK_FALSE(contains(json_of(t), "cap_len"));
-  CHECK(status(t) == "good");
+  CHECK(rcrc_status(t) == "good");
 }
 
 TEST_CASE("dissect: summary and verbose text") {

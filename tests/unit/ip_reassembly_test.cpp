@@ -24,6 +24,7 @@ namespace d = scaleup::dissect;
 namespace w = scaleup::wire;
 using scaleup::test::be16;
 using scaleup::test::byte_vector;
+using scaleup::test::bytes_of;
 using scaleup::test::cat;
 using scaleup::test::fix_ipv4_checksum;
 using scaleup::test::ramp;
@@ -84,8 +85,6 @@ w::ip_fragment fragment_of(const byte_vector& frame, std::uint32_t link = w::lin
 using small = w::ip_reassembler<4, 8>;
 
 std::unique_ptr<small> make(w::reassembly_limits l = {}) { return std::make_unique<small>(l); }
-
-byte_vector bytes_of(w::bytes b) { return byte_vector(b.begin(), b.end()); }
 
 // The payload of the test PDU is not commands of any profile: shown as opaque bytes.
 d::options opaque() {

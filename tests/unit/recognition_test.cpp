@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "support.hpp"
+#include "tree_support.hpp"
 
 namespace {
 
@@ -34,6 +35,7 @@ using scaleup::test::test_rh;
 
 using scaleup::test::ip4_at;
 using scaleup::test::pdu4_at;
+using scaleup::test::rcrc_status;
 using scaleup::test::udp4_at;
 constexpr std::uint16_t uet_port = 4793;  // packet-uet.c: UDP_PORT_UET
 
@@ -117,11 +119,6 @@ std::unique_ptr<d::tree> dissect(const byte_vector& f, const d::options& o) {
   return t;
 }
 
-std::string_view status(const d::tree& t) {
-  const auto* f = t.find("sue.rcrc.status");
-  return f ? f->value_name() : std::string_view("absent");
-}
-
 }  // namespace
 
 TEST_CASE("recognition: UDP flows are the same either way round") {
@@ -152,11 +149,11 @@ TEST_CASE("recognition: a flow found SUE stays SUE, its damaged PDUs included") 
     CHECK(flows.size() == 0);
     auto t = dissect(good, o);
     CHECK(t->encap == "udp4");
-    CHECK(status(*t) == "good");
+    CHECK(rcrc_status(*t) == "good");
     CHECK(flows.size() == 1);
     t = dissect(bad, o);
     CHECK(t->encap == "udp4");
-    CHECK(status(*t) == "bad");
+    CHECK(rcrc_status(*t) == "bad");
     const auto* e = t->error_list().empty() ? nullptr : &t->error_list().back();
     REQUIRE(e);
     CHECK(e->code == w::errc::bad_checksum);
@@ -232,7 +229,7 @@ TEST_CASE("recognition: a datagram the capture cut is SUE on a flow or port seen
   CHECK(flows.worth_rereading());
   t = dissect_cut(data, o);
   CHECK(t->encap == "udp4");
-  CHECK(status(*t) == "not_captured");
+  CHECK(rcrc_status(*t) == "not_captured");
   CHECK(t->error_list().size() == 1);
   CHECK(flows.size() == 3);  // bound by it
   // Whole and damaged on a port alone: the R-CRC still decides.
@@ -251,7 +248,7 @@ TEST_CASE("recognition: an RH of another version on a named port, with a warning
   o.add_udp_port(50000);
   const auto t = dissect(f, o);
   CHECK(t->encap == "udp4");
-  CHECK(status(*t) == "good");
+  CHECK(rcrc_status(*t) == "good");
   CHECK(t->find("sue.rh.ver")->value == 1);
   CHECK(t->find("sue.rh.xpuid")->value == rh.xpuid);
   REQUIRE(t->error_list().size() == 1);
