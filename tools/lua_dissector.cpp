@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "generator_text.hpp"
 #include "scaleup/dissect/registry.hpp"
 
 namespace scaleup::docgen {
@@ -43,16 +44,6 @@ std::string lua_str(std::string_view s) {
     }
   }
   return out + "\"";
-}
-
-std::string hex(std::uint64_t v) {
-  static constexpr char d[] = "0123456789ABCDEF";
-  std::string s;
-  do {
-    s.insert(s.begin(), d[v & 0xF]);
-    v >>= 4;
-  } while (v != 0 || s.size() < 4);
-  return "0x" + s;
 }
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
@@ -365,7 +356,7 @@ std::string profiles_text() {
     out += "  {name = " + lua_str(p->name()) + ", name_field = " + lua_str(p->name_field().filter) +
            ", types = {\n";
     for (const auto& t : p->types()) {
-      out += "    {code = " + hex(t.code) + ", name = " + lua_str(t.name) +
+      out += "    {code = " + hex(t.code, 4) + ", name = " + lua_str(t.name) +
              ", control = " + num(t.control_bytes()) +
              ", data = " + (t.has_data ? "true" : "false") + ", title = " + lua_str(t.description) +
              ", fields = {\n";
@@ -446,7 +437,7 @@ std::string constants_text() {
   bool first = true;
   for (std::uint32_t t = 1; t <= 0xFFFF; ++t)
     if (wire::is_common_ethertype(static_cast<std::uint16_t>(t), 0, 0)) {
-      out += std::string(first ? "" : ", ") + "[" + hex(t) + "] = true";
+      out += std::string(first ? "" : ", ") + "[" + hex(t, 4) + "] = true";
       first = false;
     }
   out += "}\n";

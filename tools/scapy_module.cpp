@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "generator_text.hpp"
 #include "scaleup/dissect/address_text.hpp"
 #include "scaleup/dissect/profile_loader.hpp"
 #include "scaleup/dissect/registry.hpp"
@@ -212,16 +213,6 @@ constexpr std::array<exajet_type, 5> exajet_types{{
 const field_info& exajet_type_field = wire::info_of<rdma::data_header, &rdma::data_header::type>();
 
 // ---- Python text -------------------------------------------------------------------------
-
-std::string hex(std::uint64_t v, int digits = 0) {
-  static constexpr char d[] = "0123456789ABCDEF";
-  std::string s;
-  do {
-    s.insert(s.begin(), d[v & 0xF]);
-    v >>= 4;
-  } while (v != 0 || static_cast<int>(s.size()) < digits);
-  return "0x" + s;
-}
 
 std::string py_str(std::string_view s) {
   std::string out = "\"";
