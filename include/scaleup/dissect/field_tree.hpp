@@ -2,6 +2,7 @@
 // and a frame's values of one field as a column of `tshark -T fields`.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -132,6 +133,15 @@ namespace detail {
 // they are (README.md, "-T fields").
 template <class Out>
 void put_column_text(chunked<Out>& out, std::string_view s, const field_layout& layout) {
+  // Most text (numbers, names) holds nothing to escape: one look, then one piece. The printable
+  // characters that get a mark below: the backslash, and the quote or (unquoted) the separator.
+  const char marked = layout.quote ? layout.quote : layout.separator;
+  if (std::none_of(s.begin(), s.end(), [marked](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == marked;
+      })) {
+    out(s);
+    return;
+  }
   std::size_t from = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
