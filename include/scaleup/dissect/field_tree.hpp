@@ -133,17 +133,15 @@ namespace detail {
 // they are (README.md, "-T fields").
 template <class Out>
 void put_column_text(chunked<Out>& out, std::string_view s, const field_layout& layout) {
-  // Most text (numbers, names) holds nothing to escape: one look, then one piece. The printable
-  // characters that get a mark below: the backslash, and the quote or (unquoted) the separator.
+  // Most text (numbers, names) holds nothing to escape: the loop starts at the first character
+  // that may get a mark (a control character, the backslash, and the quote or, unquoted, the
+  // separator: every one it marks is among them), and text without one goes out in one piece.
   const char marked = layout.quote ? layout.quote : layout.separator;
-  if (std::none_of(s.begin(), s.end(), [marked](char c) {
-        return static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == marked;
-      })) {
-    out(s);
-    return;
-  }
+  const auto first = std::find_if(s.begin(), s.end(), [marked](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == marked;
+  });
   std::size_t from = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  for (auto i = static_cast<std::size_t>(first - s.begin()); i < s.size(); ++i) {
     const char c = s[i];
     char e = 0;
     if (layout.escape) {
