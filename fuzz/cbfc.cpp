@@ -39,9 +39,9 @@ struct update_slot {
 
 // An update older than this many freed credits has left the network: absolute limits are
 // compared modulo 2^24, so they are only unambiguous within half of that.
-constexpr std::uint64_t max_age = std::uint64_t{1} << 22;
+constexpr std::uint64_t max_update_age = std::uint64_t{1} << 22;
 
-constexpr std::array<std::array<std::uint8_t, cbfc_vcs>, 4> vc_maps{{
+constexpr std::array<std::array<std::uint8_t, cbfc_vcs>, 4> vc_classes{{
     {0, 1, 2, 3},
     {7, 7, 20, 31},  // two VCs share a class
     {0, 0, 1, 1},
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   cbfc_receiver_config rc;
   rc.link.cell_bytes = cells[data[0] & 3];
-  rc.link.vc_class = vc_maps[(data[0] >> 2) & 3];
+  rc.link.vc_class = vc_classes[(data[0] >> 2) & 3];
   const std::uint32_t start = starts[(data[0] >> 4) & 3];
   rc.refresh = refreshes[data[0] >> 6];
   const std::uint32_t per_cell = rc.link.cell_bytes == 1 || rc.link.cell_bytes == 0 ? 64 : 1;
@@ -237,7 +237,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         update_slot& u = channel[(b >> 3) & 7];
         if (!u.used) break;
         const auto cls = static_cast<std::uint8_t>(u.bytes[0] >> 3);
-        if (freed_abs[cls] - u.born > max_age) {
+        if (freed_abs[cls] - u.born > max_update_age) {
           u.used = false;
           break;
         }

@@ -31,7 +31,7 @@ constexpr std::array<std::uint32_t, 4> speeds{100'000, 400'000, 25'000, 0};  // 
 constexpr std::array<std::uint32_t, 4> units{1'000, 1, 0, 100};              // ps per unit of `now`
 constexpr std::array<std::uint16_t, 16> quanta{0xFFFF, 1,   2,    3,    7,     10,    64,    100,
                                                255,    256, 1000, 4096, 10000, 30000, 65534, 512};
-constexpr std::array<std::array<std::uint8_t, pfc_vcs>, 4> vc_maps{{
+constexpr std::array<std::array<std::uint8_t, pfc_vcs>, 4> vc_priorities{{
     {3, 4, 2, 5},
     {0, 1, 2, 3},
     {7, 7, 7, 7},
@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   rc.link.time_unit_ps = units[(data[0] >> 2) & 3];
   rc.pause_quanta = quanta[data[0] >> 4];
   rc.link.lossless = data[1];
-  rc.link.vc_priority = vc_maps[data[3] & 3];
+  rc.link.vc_priority = vc_priorities[data[3] & 3];
   rc.link.ack_priority = static_cast<std::uint8_t>((data[3] >> 2) & 7);
   const std::uint32_t cap = 1'000 + (data[2] & 15) * 500u;
   const std::uint32_t xoff = cap - (data[2] >> 4) * 60u;

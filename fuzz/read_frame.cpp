@@ -24,18 +24,18 @@ namespace {
 
 using namespace scaleup;
 
-constexpr std::array<std::uint32_t, 4> links{wire::link_ethernet, wire::link_afh2, tofu::link_tofu,
-                                             rdma::link_rdma};
+constexpr std::array<std::uint32_t, 4> sue_links{wire::link_ethernet, wire::link_afh2,
+                                                 tofu::link_tofu, rdma::link_rdma};
 // With both high bits set: the link types without an Ethernet header, or one no reader knows.
 constexpr std::array<std::uint32_t, 8> other_links{
     4000,           wire::link_null,       wire::link_loop, wire::link_linux_sll,
     wire::link_raw, wire::link_linux_sll2, wire::link_ipv4, wire::link_ipv6};
 
 std::uint32_t link_of(std::uint8_t sel) {
-  return (sel & 0x80) && (sel & 0x40) ? other_links[(sel >> 2) & 7] : links[sel & 3];
+  return (sel & 0x80) && (sel & 0x40) ? other_links[(sel >> 2) & 7] : sue_links[sel & 3];
 }
 
-dissect::options options_of(std::uint8_t sel) {
+dissect::options read_options_of(std::uint8_t sel) {
   dissect::options o;
   o.fcs = static_cast<wire::fcs_mode>((sel >> 2) % 3);
   o.heuristics = (sel & 0x20) == 0;
@@ -52,7 +52,7 @@ dissect::options options_of(std::uint8_t sel) {
 
 // The mutator reads frames as the target will.
 fuzz::mutator_config fuzz::selected_frame_config(std::uint8_t sel) {
-  const dissect::options o = options_of(sel);
+  const dissect::options o = read_options_of(sel);
   fuzz::mutator_config c;
   c.link = link_of(sel);
   c.profile = o.profile;
@@ -172,7 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_rdma(b);
     return 0;
   }
-  const dissect::options o = options_of(sel);
+  const dissect::options o = read_options_of(sel);
   // A last byte with its top bit set: the frame was cut by a snapshot length, and the byte's
   // other bits say how much is missing (the selector's bits are all taken).
   const std::size_t wire_length =

@@ -1,6 +1,7 @@
 // Runs a fuzz target's LLVMFuzzerTestOneInput over every file in the directories (or files)
-// given on the command line, so the targets build and run without libFuzzer (any compiler).
-// With `--mutate N` first, a target that has a custom mutator (LLVMFuzzerCustomMutator) also gets
+// given on the command line, so the targets build and run without libFuzzer (any compiler). The
+// program holds every target (replay.hpp); the first argument names the one to run.
+// With `--mutate N` next, a target that has a custom mutator (LLVMFuzzerCustomMutator) also gets
 // N inputs made from each file by one to five mutations, each one run, as libFuzzer makes them (its
 // LLVMFuzzerMutate is absent here: the mutator uses its own byte mutator), and a cross-over of
 // each file with the next where the target has LLVMFuzzerCustomCrossOver.
@@ -16,16 +17,11 @@
 #include <string>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
-// Declared weak: a target without them leaves them null.
-extern "C" [[gnu::weak]] std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
-                                                             std::size_t max_size,
-                                                             unsigned int seed);
-extern "C" [[gnu::weak]] std::size_t LLVMFuzzerCustomCrossOver(
-    const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2, std::size_t size2,
-    std::uint8_t* out, std::size_t max_out_size, unsigned int seed);
+#include "replay.hpp"
 
 namespace {
+
+using scaleup::fuzz::replay_target;
 
 using byte_vector = std::vector<std::uint8_t>;
 
@@ -42,16 +38,17 @@ bool read_file(const std::filesystem::path& p, byte_vector& out) {
 }
 
 // A copy of exactly the input's size, so that reads past the end are caught by sanitizers.
-void run(const std::uint8_t* data, std::size_t size) {
+void run(const replay_target& t, const std::uint8_t* data, std::size_t size) {
   const byte_vector copy(data, data + size);
-  LLVMFuzzerTestOneInput(copy.empty() ? nullptr : copy.data(), copy.size());
+  t.test_one_input(copy.empty() ? nullptr : copy.data(), copy.size());
 }
 
 // libFuzzer's limit on an input: 4096 bytes, or the largest seed's size.
 std::size_t max_len(std::size_t size) { return std::max<std::size_t>(4096, size); }
 
 // As libFuzzer mutates: each input from a seed, one to five mutations stacked.
-std::size_t mutate_all(const std::vector<byte_vector>& inputs, unsigned rounds) {
+std::size_t mutate_all(const replay_target& t, const std::vector<byte_vector>& inputs,
+                       unsigned rounds) {
   std::size_t mutated = 0;
   auto seed = 0u;
   for (std::size_t f = 0; f < inputs.size(); ++f) {
@@ -61,51 +58,70 @@ std::size_t mutate_all(const std::vector<byte_vector>& inputs, unsigned rounds) 
       std::copy(inputs[f].begin(), inputs[f].end(), buf.begin());
       std::size_t size = inputs[f].size();
       for (unsigned depth = 0; depth <= r % 5; ++depth) {
-        size = LLVMFuzzerCustomMutator(buf.data(), size, limit, seed++);
+        size = t.custom_mutator(buf.data(), size, limit, seed++);
         if (size > limit) {
           std::fprintf(stderr, "replay: the custom mutator wrote %zu bytes of %zu\n", size, limit);
           std::abort();
         }
       }
-      run(buf.data(), size);
+      run(t, buf.data(), size);
       ++mutated;
     }
-    if (LLVMFuzzerCustomCrossOver && f + 1 < inputs.size()) {
+    if (t.custom_cross_over && f + 1 < inputs.size()) {
       const byte_vector& b = inputs[f + 1];
       byte_vector out(limit);
       const std::size_t n =
-          LLVMFuzzerCustomCrossOver(inputs[f].data(), inputs[f].size(), b.data(), b.size(),
-                                    out.data(), out.size(), static_cast<unsigned>(f));
+          t.custom_cross_over(inputs[f].data(), inputs[f].size(), b.data(), b.size(), out.data(),
+                              out.size(), static_cast<unsigned>(f));
       if (n > out.size()) {
         std::fprintf(stderr, "replay: the cross-over wrote %zu bytes of %zu\n", n, out.size());
         std::abort();
       }
-      run(out.data(), n);
+      run(t, out.data(), n);
       ++mutated;
     }
   }
   return mutated;
 }
 
+const replay_target* find_target(const char* name) {
+  for (std::size_t i = 0; i < scaleup::fuzz::replay_target_count; ++i)
+    if (std::strcmp(scaleup::fuzz::replay_targets[i].name, name) == 0)
+      return &scaleup::fuzz::replay_targets[i];
+  return nullptr;
+}
+
+int usage(const char* program) {
+  std::fprintf(stderr, "usage: %s TARGET [--mutate N] DIR|FILE...\ntargets:", program);
+  for (std::size_t i = 0; i < scaleup::fuzz::replay_target_count; ++i)
+    std::fprintf(stderr, " %s", scaleup::fuzz::replay_targets[i].name);
+  std::fprintf(stderr, "\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int first = 1;
+  if (argc < 2) return usage(argv[0]);
+  const replay_target* const target = find_target(argv[1]);
+  if (!target) {
+    std::fprintf(stderr, "replay: no target named %s\n", argv[1]);
+    return usage(argv[0]);
+  }
+  const replay_target& t = *target;
+  int first = 2;
   unsigned rounds = 0;
-  if (argc > 2 && std::strcmp(argv[1], "--mutate") == 0) {
-    rounds = static_cast<unsigned>(std::strtoul(argv[2], nullptr, 10));
-    first = 3;
-    if (!LLVMFuzzerCustomMutator || rounds == 0) {
+  if (argc > 3 && std::strcmp(argv[2], "--mutate") == 0) {
+    rounds = static_cast<unsigned>(std::strtoul(argv[3], nullptr, 10));
+    first = 4;
+    if (!t.custom_mutator || rounds == 0) {
       std::fprintf(stderr,
                    "replay: --mutate needs a count above 0 and a target with a custom "
                    "mutator\n");
       return 2;
     }
   }
-  if (argc <= first) {
-    std::fprintf(stderr, "usage: %s [--mutate N] DIR|FILE...\n", argv[0]);
-    return 2;
-  }
+  if (argc <= first) return usage(argv[0]);
   std::vector<std::filesystem::path> files;
   bool ok = true;
   for (int i = first; i < argc; ++i) {
@@ -131,12 +147,12 @@ int main(int argc, char** argv) {
       ok = false;
       continue;
     }
-    run(data.data(), data.size());
+    run(t, data.data(), data.size());
     inputs.push_back(std::move(data));
   }
   // The empty input too: every target must cope with it.
-  LLVMFuzzerTestOneInput(nullptr, 0);
+  t.test_one_input(nullptr, 0);
   std::printf("replayed %zu inputs\n", inputs.size());
-  if (rounds) std::printf("mutated %zu inputs\n", mutate_all(inputs, rounds));
+  if (rounds) std::printf("mutated %zu inputs\n", mutate_all(t, inputs, rounds));
   return ok && !inputs.empty() ? 0 : 1;
 }

@@ -3,8 +3,11 @@
 // the link type the selector names, read with the options it names, so that it stays a SUE frame
 // with a good R-CRC; now and then the selector itself changes. Included by exactly one
 // translation unit of a target, which defines selected_frame_config: this header then defines
-// the target's LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver.
-#pragma once
+// the target's LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver. Those three are outside the
+// include guard: where several targets are compiled as one translation unit (the replay program,
+// fuzz/CMakeLists.txt), each includes this header under names of its own for them.
+#ifndef SCALEUP_FUZZ_SELECTED_FRAME_HPP
+#define SCALEUP_FUZZ_SELECTED_FRAME_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -12,9 +15,6 @@
 #include "scaleup/fuzz/sue_mutator.hpp"
 
 namespace scaleup::fuzz {
-
-// The link type and reading options the selector byte names (the target's decoding).
-mutator_config selected_frame_config(std::uint8_t selector);
 
 inline sue_mutator& selected_frame_mutator() {
   static sue_mutator m;
@@ -49,6 +49,13 @@ inline std::size_t cross_over_selected_frame(const std::uint8_t* a, std::size_t 
          m.cross_over_frame({a + 1, a_size - 1}, {b + 1, b_size - 1}, out + 1, max_out - 1, seed);
 }
 
+}  // namespace scaleup::fuzz
+
+#endif
+
+namespace scaleup::fuzz {
+// The link type and reading options the selector byte names (the target's decoding).
+mutator_config selected_frame_config(std::uint8_t selector);
 }  // namespace scaleup::fuzz
 
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
