@@ -570,15 +570,18 @@ def case_ip_fragments():
             for f in jsonl(scaleup("dump", "--json", "--udp-port", "50001", pcap).stdout)
             if "sue.rh.npsn" in f}
     check(sorted(ours.values()) == [500, 501, 502, 503], f"dump: {ours}")
-    lines = tshark("-r", pcap, "-Y", "sue.rh.npsn", "-T", "fields", "-e", "frame.number", "-e",
-                   "sue.rh.npsn", "-e", "sue.rcrc.status").stdout.splitlines()
-    theirs = {int(n): int(p) for n, p, _ in (line.split("\t") for line in lines)}
+    # Display filters see a reassembled datagram's layers as tshark does: the filters' frames
+    # and the PDUs' fields in one tshark run.
+    filters = ("udp", "sue && udp.port == 50001", "ip.src == 10.0.0.1 && sue.rh.npsn",
+               "ipv6 && sue.rh.npsn > 500", "ip.flags.mf == 1 || ipv6.fraghdr.more")
+    kept_by, rows = tapped(pcap, filters, ("frame.number", "sue.rh.npsn", "sue.rcrc.status"))
+    check(len(rows) == len(frames), f"tshark shows {len(rows)} frames of {len(frames)}")
+    pdus = [row for row in rows if row[1]]
+    theirs = {int(n): int(p) for n, p, _ in pdus}
     check(theirs == ours, f"tshark shows the PDUs in frames {theirs}, dump in {ours}")
-    check(all(line.split("\t")[2] in ("good", "0") for line in lines), f"R-CRC: {lines}")
-    # Display filters see a reassembled datagram's layers as tshark does.
-    for flt in ("udp", "sue && udp.port == 50001", "ip.src == 10.0.0.1 && sue.rh.npsn",
-                "ipv6 && sue.rh.npsn > 500", "ip.flags.mf == 1 || ipv6.fraghdr.more"):
-        check(kept(pcap, flt, "--udp-port", "50001"), f"-Y '{flt}' keeps no frame")
+    check(all(status in ("good", "0") for _, _, status in pdus), f"R-CRC: {pdus}")
+    for flt, their in zip(filters, kept_by):
+        check(dump_keeps(pcap, flt, their, "--udp-port", "50001"), f"-Y '{flt}' keeps no frame")
     print(f"{len(frames)} fragments, {len(ours)} PDUs reassembled in the same frames")
 
 
@@ -895,15 +898,19 @@ def present_frames(pcap, fields, *opts):
     return frames_with(field_rows(pcap, fields, *opts), fields)
 
 
-def analysis_rows(pcap, *extra):
-    """The analysis' values of every frame, and for each flag of ANALYSIS the frames with it."""
+def analysis_rows(pcap, *extra, also=()):
+    """The analysis' values of every frame, and for each flag of ANALYSIS the frames with it;
+    with `also`, a third result from the same tshark run: each frame's values of those fields."""
     values = ("sue.analysis.connection", "sue.analysis.acked_connection", "sue.analysis.ack_rtt",
               "sue.analysis.acks_frame", "sue.analysis.in_flight", "sue.analysis.missing",
               "sue.analysis.first_frame")
-    rows = field_rows(pcap, (*values, *("sue.analysis." + f for f in ANALYSIS)), *extra)
+    rows = field_rows(pcap, (*values, *("sue.analysis." + f for f in ANALYSIS), *also), *extra)
     flags = {name: [n for n, cols in rows.items() if cols[len(values) + i]]
              for i, name in enumerate(ANALYSIS)}
-    return {n: cols[:len(values)] for n, cols in rows.items()}, flags
+    result = ({n: cols[:len(values)] for n, cols in rows.items()}, flags)
+    if not also:
+        return result
+    return (*result, {n: cols[len(values) + len(ANALYSIS):] for n, cols in rows.items()})
 
 
 def case_analysis_session():
@@ -1040,22 +1047,22 @@ def case_max_connections():
 OUR_SHORT_NAMES = ("SUE", "SUE Lite", "AFH1", "AFH2", "AFH2c", "Tofu", "RDMA")
 
 
-def exceptions(pcap, protocols=None):
-    """The frames where dissection threw (in one of `protocols`, by short name, or in any):
-    Wireshark's "[Malformed Packet: SUE]" or "[Dissector bug, protocol SUE: ...]" item, not the
-    expert infos of the Malformed group, which also count as _ws.malformed from Wireshark 4.4."""
+def exceptions(malformed, protocols=None):
+    """The frames where dissection threw (in one of `protocols`, by short name, or in any), from
+    each frame's _ws.malformed column (field_rows): Wireshark's "[Malformed Packet: SUE]" or
+    "[Dissector bug, protocol SUE: ...]" item, not the expert infos of the Malformed group,
+    which also count as _ws.malformed from Wireshark 4.4."""
     names = "|".join(re.escape(p) for p in protocols or ())
     ours = re.compile(rf"^\[(Malformed Packet: |Dissector bug, protocol )({names})[:\]]")
     thrown = (lambda i: ours.match(i)) if protocols else (
         lambda i: i.startswith(("[Malformed Packet", "[Dissector bug")))
-    out = tshark("-r", pcap, "-Y", "_ws.malformed", "-T", "fields", "-E", f"aggregator={AGG}",
-                 "-e", "frame.number", "-e", "_ws.malformed").stdout
-    frames = []
-    for line in out.splitlines():
-        number, _, items = line.partition("\t")
-        if any(thrown(i) for i in items.split(AGG)):
-            frames.append(int(number))
-    return frames
+    return [n for n, items in malformed.items() if items and any(thrown(i) for i in
+                                                                  items.split(AGG))]
+
+
+# Our protocols whose frames `scaleup dump` reports errors in: a protocol's column holds its
+# tree item's text where the frame has it.
+SHOWN = ("sue", "afh1", "afh2", "afh2c", "sue_lite")
 
 
 def case_corrupted():
@@ -1064,11 +1071,13 @@ def case_corrupted():
     run([EDITCAP, "-E", "0.01", "--seed", "11", "-F", "pcap", clean, pcap])
     readable(pcap)
     frames = jsonl(scaleup("dump", "--json", pcap).stdout)
-    shown = {int(x) for x in tshark("-r", pcap, "-Y", "sue || afh1 || afh2 || afh2c || sue_lite",
-                                    "-T", "fields", "-e", "frame.number").stdout.split()}
     codes = {(e["severity"], e["code"]) for f in frames for e in f["errors"]}
     check(codes, "editcap -E left every frame intact")
-    marked = present_frames(pcap, [f"sue.{severity}.{code}" for severity, code in sorted(codes)])
+    # Which frames are ours, which carry each error's expert info, and what threw: one run.
+    names = [f"sue.{severity}.{code}" for severity, code in sorted(codes)]
+    rows = field_rows(pcap, [*SHOWN, *names, "_ws.malformed"])
+    shown = {n for n, cols in rows.items() if any(cols[:len(SHOWN)])}
+    marked = frames_with({n: cols[len(SHOWN):] for n, cols in rows.items()}, names)
     for severity, code in sorted(codes):
         want = {f["frame"] for f in frames if f["frame"] in shown and
                 any(e["code"] == code and e["severity"] == severity for e in f["errors"])}
@@ -1077,7 +1086,7 @@ def case_corrupted():
               f"only in dump: {sorted(want - got)[:20]}")
         print(f"sue.{severity}.{code}: {len(got)} frames, as dump reports")
     # Whatever the damage, the plugin reads only what the library validated: no exception.
-    thrown = exceptions(pcap, OUR_SHORT_NAMES)
+    thrown = exceptions({n: cols[-1] for n, cols in rows.items()}, OUR_SHORT_NAMES)
     check(not thrown, f"exceptions in frames {thrown[:20]}")
     tshark("-r", pcap, "-V")  # the full tree of every frame, once
     # Frames cut by the snapshot length: dissected as far as they go and analysed (their RH
@@ -1085,13 +1094,14 @@ def case_corrupted():
     cut = os.path.join(TMP, "cut.pcap")
     run([EDITCAP, "-s", "64", "-F", "pcap", clean, cut])
     readable(cut)
-    shown = tshark("-r", cut, "-Y", "sue && frame.cap_len < frame.len", "-T", "fields",
-                   "-e", "frame.number").stdout.split()
-    analysed = tshark("-r", cut, "-Y", "sue.analysis && frame.cap_len < frame.len", "-T",
-                      "fields", "-e", "frame.number").stdout.split()
-    thrown = exceptions(cut)
+    rows = field_rows(cut, ["frame.cap_len", "frame.len", "sue", "sue.analysis", "_ws.malformed"])
+    cut_rows = {n: cols for n, cols in rows.items() if int(cols[0]) < int(cols[1])}
+    shown = [n for n, cols in cut_rows.items() if cols[2]]
+    analysed = [n for n, cols in cut_rows.items() if cols[3]]
+    thrown = exceptions({n: cols[4] for n, cols in rows.items()})
     check(shown and analysed == shown and not thrown, f"cut frames: {len(shown)} shown, "
           f"{len(analysed)} analysed, {len(thrown)} exceptions")
+    print(f"cut frames: {len(shown)} shown and analysed")
     tshark("-r", cut, "-V")
 
 
@@ -1111,14 +1121,14 @@ def case_snapshot_flags():
         cut = os.path.join(TMP, f"cut{snap}.pcap")
         run([EDITCAP, "-F", "nsecpcap", "-s", str(snap), whole, cut])
         readable(cut)
-        rows, flags = analysis_rows(cut, *port)
+        # The expert infos' severities too (8388608: PI_ERROR), from the same run.
+        rows, flags, severities = analysis_rows(cut, *port, also=("_ws.expert.severity",))
         for name in ANALYSIS:
             check(flags[name] == want_flags[name],
                   f"-s {snap}: sue.analysis.{name}: only cut {sorted(set(flags[name]) - set(want_flags[name]))[:10]}, "
                   f"only whole {sorted(set(want_flags[name]) - set(flags[name]))[:10]}")
         check(rows == want_rows, f"-s {snap}: the analysis values differ from the whole file's")
-        errors = tshark(*port, "-r", cut, "-Y", "_ws.expert.severity == 8388608", "-T", "fields",
-                        "-e", "frame.number").stdout.split()
+        errors = [n for n, (sev,) in severities.items() if "8388608" in sev.split(AGG)]
         check(not errors, f"-s {snap}: errors in frames {errors[:10]}")
         print(f"-s {snap}: " + ", ".join(f"{k} {len(v)}" for k, v in flags.items()))
     # No port named: a cut datagram is SUE on a port a whole one showed SUE at an earlier
@@ -1329,26 +1339,39 @@ def kept(pcap, flt, *dump_opts):
     return dump_keeps(pcap, flt, theirs, *dump_opts)
 
 
-def kept_all(pcap, filters, *dump_opts):
-    """kept() for each filter, with one tshark run for them all: a Lua listener (a tap) a
-    filter, each judged by Wireshark's display-filter engine as -Y would, on the same
-    dissection. Starting tshark costs more than reading a small capture, a hundred times over."""
+def tapped(pcap, filters, fields=()):
+    """The frames each of `filters` keeps, with one tshark run for them all: a Lua listener (a
+    tap) a filter, each judged by Wireshark's display-filter engine as -Y would, on the same
+    dissection. Starting tshark costs more than reading a small capture, a hundred times over.
+    With `fields`, the same run also prints each frame's values of them (-T fields): returned
+    as the rows of their columns."""
     filters = list(filters)
     script = os.path.join(TMP, "filters.lua")
     with open(script, "w") as f:
         f.write("local function keep(i, filter)\n"
                 "  local tap = Listener.new(nil, filter)\n"
-                "  function tap.packet(pinfo) io.write(i, ' ', pinfo.number, '\\n') end\n"
+                "  function tap.packet(pinfo) io.write('tap ', i, ' ', pinfo.number, '\\n') end\n"
                 "end\n")
         for i, flt in enumerate(filters):
             spelled = tshark_spelling(pcap, flt)
             check("]==]" not in spelled, f"a filter Lua cannot quote: {flt}")
             f.write(f"keep({i}, [==[{spelled}]==])\n")
     readable(script)
-    theirs = [[] for _ in filters]
-    for line in tshark("-X", f"lua_script:{script}", "-q", "-r", pcap).stdout.splitlines():
-        i, n = line.split()
-        theirs[int(i)].append(int(n))
+    output = ["-T", "fields", *(x for name in fields for x in ("-e", name))] if fields else ["-q"]
+    theirs, rows = [[] for _ in filters], []
+    for line in tshark("-X", f"lua_script:{script}", *output, "-r", pcap).stdout.splitlines():
+        if line.startswith("tap "):
+            _, i, n = line.split()
+            theirs[int(i)].append(int(n))
+        else:
+            rows.append(line.split("\t"))
+    return theirs, rows
+
+
+def kept_all(pcap, filters, *dump_opts):
+    """kept() for each filter, with one tshark run for them all (tapped)."""
+    filters = list(filters)
+    theirs, _ = tapped(pcap, filters)
     return {flt: dump_keeps(pcap, flt, their, *dump_opts) for flt, their in zip(filters, theirs)}
 
 
