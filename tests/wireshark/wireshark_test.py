@@ -300,17 +300,15 @@ def case_plugin_loads():
                  if line.count("\t") >= 2}
     for p in ("sue", "sue_lite", "afh1", "afh2", "afh2c"):
         check(p in protocols, f"protocol {p} not registered")
-    fields = {line.split("\t")[2]: line.split("\t")[3]
-              for line in tshark("-G", "fields").stdout.splitlines()
-              if line.startswith("F\t")}
+    lines = [line for line in tshark("-G", "fields").stdout.splitlines()
+             if line.startswith("F\t")]
+    fields = {line.split("\t")[2]: line.split("\t")[3] for line in lines}
     for name in ("sue.analysis.ack_rtt", "sue.analysis.connection", "sue.rh.npsn",
                  "sue.cmd.name", "afh2.dst_xpu"):
         check(name in fields, f"field {name} not registered")
     check(fields["sue.analysis.ack_rtt"] == "FT_RELATIVE_TIME", "ack_rtt is a time")
     check(fields["sue.cmd.name"] == "FT_STRING", "labels are strings")
     # Wireshark's own names stay Wireshark's: one registration each.
-    lines = [line for line in tshark("-G", "fields").stdout.splitlines()
-             if line.startswith("F\t")]
     for name in ("ip.src", "eth.src", "udp.srcport", "vlan.id", "ipv6.dst", "eth.fcs"):
         owners = [line.split("\t")[4] for line in lines if line.split("\t")[2] == name]
         check(owners and all(o == name.split(".")[0] for o in owners),
@@ -407,16 +405,16 @@ def case_profile_file():
     json.dump(prof, open(vendor, "w"))
     readable(vendor)
     pcap, _ = capture("traffic-vendor", "traffic", "--pattern", "fig21", "--encap", "all")
-    frames = compare_fields(pcap, profile_file=vendor)
-    check(any(c.get("sue.cmd.name") == "FENCE" for f in frames for c in f.get("sue.cmds", [])),
-          "the vendor's names")
     # A barrier and a doorbell for queue 0x0A0B0C in one PDU over UDP.
     pdu = sue_pdu(4, 1, data=bytes([0x12, 0, 0, 7, 0x40, 0x0A, 0x0B, 0x0C]))
     doorbell = write_pcap("doorbell.pcap", [udp4_frame("10.0.0.1", "10.0.0.2", 5000, 5001, pdu)])
-    got = tshark("-o", f"sue.profile_file:{vendor}", "-r", doorbell, "-T", "fields",
-                 "-e", "sue.cmd.name", "-e", "sue.cmd.queue").stdout.split()
-    check(got == ["FENCE,DOORBELL", str(0x0A0B0C)], f"tshark with the file: {got}")
-    compare_fields(doorbell, profile_file=vendor)
+    frames, (bell,) = compare_fields_all("vendor", [pcap, doorbell], profile_file=vendor)
+    check(any(c.get("sue.cmd.name") == "FENCE" for f in frames for c in f.get("sue.cmds", [])),
+          "the vendor's names")
+    # What tshark showed for the doorbell, compared above: the file's names and new field.
+    got = expected_fields(bell)
+    check(got.get("sue.cmd.name") == ["FENCE", "DOORBELL"] and
+          got.get("sue.cmd.queue") == [0x0A0B0C], f"tshark with the file: {got}")
     # A broken file is reported and the enum's profile stays.
     bad = os.path.join(TMP, "bad.json")
     prof["types"][1]["code"] = prof["types"][0]["code"]
@@ -754,11 +752,20 @@ def uet_pds(ptype, next_header, psn):
     return prologue + pds + ses + bytes(range(0x40, 0x50))
 
 
-def info_and_status(pcap, *opts):
-    """Per frame: protocols, R-CRC status, info column. The payloads are opaque (profile none)."""
+def info_and_status(pcap, *opts, also=(), conv=False):
+    """Per frame: protocols, R-CRC status, info column, and the fields `also`. The payloads
+    are opaque (profile none). With `conv`, also the conversation table (-z conv,sue) from the
+    same run, which tshark writes after the frames."""
     out = tshark("-o", "sue.profile:none", *opts, "-r", pcap, "-T", "fields", "-e",
-                 "frame.protocols", "-e", "sue.rcrc.status", "-e", "_ws.col.Info").stdout
-    return [line.split("\t") for line in out.splitlines()]
+                 "frame.protocols", "-e", "sue.rcrc.status", "-e", "_ws.col.Info",
+                 *(x for name in also for x in ("-e", name)),
+                 *(("-z", "conv,sue") if conv else ())).stdout
+    lines = out.splitlines()
+    # The table begins with a rule of '=' (tshark's tap output); a frame's line holds tabs.
+    end = next((i for i, line in enumerate(lines) if line.startswith("====")), len(lines))
+    rows = [line.split("\t") for line in lines[:end] if line]
+    check(all(len(r) == 3 + len(also) for r in rows), f"tshark's lines: {lines[:end]}")
+    return (rows, "\n".join(lines[end:])) if conv else rows
 
 
 def is_sue(protocols):
@@ -810,24 +817,24 @@ def case_xpu_map():
     frames = [udp4_frame(a, b, 50000, 50001, sue_pdu(7, n)) for n in (1, 2, 3)]
     frames.append(udp4_frame(b, a, 50001, 50000, sue_pdu(20, 9, op=0, apsn=3, data=b"")))
     pcap = write_pcap("ordinary.pcap", frames)
-    rows = info_and_status(pcap)
+    # Each preference set in one run: the frames' lines, then the conversation table.
+    rows, conv = info_and_status(pcap, conv=True)
+    check(len(rows) == 4, f"{len(rows)} frames")
     check(f"XPU 7 \u2192 {b} VC 0 PSN 1 Len=1" in rows[0][2], f"info: {rows[0]}")
     check(f"XPU 20 \u2192 {a} VC 0 ACK 3" in rows[3][2], f"info: {rows[3]}")
     check(all("65556" not in r[2] for r in rows), "no made-up XPU")
-    conv = tshark("-o", "sue.profile:none", "-q", "-r", pcap, "-z", "conv,sue").stdout
     check(f"{a} VC 0" in conv and f"{b} VC 0" in conv, conv)
     xmap = os.path.join(TMP, "xpus.txt")
     with open(xmap, "w") as f:
         f.write(f"# the lab\n{a} 7\n{b} 0x14\n")
     readable(xmap)
-    rows = info_and_status(pcap, "-o", f"sue.xpu_map:{xmap}")
+    rows, conv = info_and_status(pcap, "-o", f"sue.xpu_map:{xmap}", also=("sue.dst_xpu",),
+                                 conv=True)
+    check(len(rows) == 4, f"{len(rows)} frames with the map")
     check("XPU 7 \u2192 20 VC 0 PSN 1" in rows[0][2], f"info with the map: {rows[0]}")
     check("XPU 20 \u2192 7 VC 0 ACK 3" in rows[3][2], f"info with the map: {rows[3]}")
-    dst = tshark("-o", "sue.profile:none", "-o", f"sue.xpu_map:{xmap}", "-r", pcap, "-T", "fields", "-e",
-                 "sue.dst_xpu").stdout.split()
+    dst = [r[3] for r in rows]
     check(dst == ["20", "20", "20", "7"], f"sue.dst_xpu {dst}")
-    conv = tshark("-o", "sue.profile:none", "-o", f"sue.xpu_map:{xmap}", "-q", "-r", pcap, "-z",
-                  "conv,sue").stdout
     check("XPU 7 VC 0" in conv and "XPU 20 VC 0" in conv, conv)
     # dump and the plugin agree field by field with the same map.
     want = jsonl(scaleup("dump", "--json", "--profile", "none", "--xpu-map", xmap, pcap).stdout)
@@ -1023,17 +1030,21 @@ def case_max_connections():
                                  sue_pdu(100, 0x7777, op=0, apsn=1, data=b"")))
     pcap = write_pcap("five.pcap", frames)
     limit = ("-o", "sue.profile:none", "-o", "sue.max_connections:3")
-    for passes in ((), ("-2",)):
-        marked = tshark(*limit, *passes, "-r", pcap, "-Y", "sue.analysis.not_analysed", "-T",
-                        "fields", "-e", "frame.number").stdout.split()
-        check(marked == ["4", "5", "9", "10", "14", "15"], f"marked {passes}: {marked}")
+    fields = ("-T", "fields", "-e", "frame.number", "-e", "sue.analysis.connection", "-e",
+              "sue.analysis.acked_connection", "-e", "sue.analysis.ack_rtt")
+    # One pass: the marks beside the analysis' values (the last column), from one run.
+    rows = [line.split("\t") for line in tshark(*limit, "-r", pcap, *fields, "-e",
+                                                "sue.analysis.not_analysed").stdout.splitlines()]
+    marked = [cols[0] for cols in rows if cols[-1]]
+    check(marked == ["4", "5", "9", "10", "14", "15"], f"marked: {marked}")
+    marked = tshark(*limit, "-2", "-r", pcap, "-Y", "sue.analysis.not_analysed", "-T", "fields",
+                    "-e", "frame.number").stdout.split()
+    check(marked == ["4", "5", "9", "10", "14", "15"], f"marked, two passes: {marked}")
     stats = json.loads(scaleup("stats", "--json", "--profile", "none", "--max-connections", "3",
                                pcap).stdout)
     check(stats["not_analysed"]["frames"] == 6, stats["not_analysed"])
     # The kept connections' frames are analysed as without a limit.
-    fields = ("-T", "fields", "-e", "frame.number", "-e", "sue.analysis.connection", "-e",
-              "sue.analysis.acked_connection", "-e", "sue.analysis.ack_rtt")
-    with_limit = tshark(*limit, "-r", pcap, *fields).stdout.splitlines()
+    with_limit = ["\t".join(cols[:-1]) for cols in rows]
     without = tshark("-o", "sue.profile:none", "-r", pcap, *fields).stdout.splitlines()
     kept = [n - 1 for n in (1, 2, 3, 6, 7, 8, 11, 12, 13)]
     check([with_limit[i] for i in kept] == [without[i] for i in kept],
