@@ -1242,11 +1242,17 @@ def case_conversations():
     pcap, _ = lossy_session()
     s = json.loads(scaleup("stats", "--json", pcap).stdout)
     pairs = {(min(c["src"], c["dst"]), max(c["src"], c["dst"]), c["vc"]) for c in s["connections"]}
-    out = tshark("-q", "-r", pcap, "-z", "conv,sue").stdout
-    rows = [line for line in out.splitlines() if "<->" in line]
+    # Both tables from one run, each between rules of '='.
+    out = tshark("-q", "-r", pcap, "-z", "conv,sue", "-z", "endpoints,sue").stdout
+    tables = {}
+    for table in re.split(r"^=+$", out, flags=re.M):
+        lines = table.strip().splitlines()
+        if lines:
+            tables[lines[0]] = lines[1:]
+    check("SUE Endpoints" in tables, f"no endpoint table\n{out}")
+    rows = [line for line in tables.get("SUE Conversations", []) if "<->" in line]
     check(len(rows) == len(pairs), f"{len(rows)} conversations, {len(pairs)} XPU pairs per VC\n"
           f"{out}")
-    tshark("-q", "-r", pcap, "-z", "endpoints,sue")
 
 
 # ---- display filters: `dump -Y` keeps the frames `tshark -Y` keeps ------------------------------
