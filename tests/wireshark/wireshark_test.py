@@ -414,7 +414,8 @@ def case_profile_file():
     # What tshark showed for the doorbell, compared above: the file's names and new field.
     got = expected_fields(bell)
     check(got.get("sue.cmd.name") == ["FENCE", "DOORBELL"] and
-          got.get("sue.cmd.queue") == [0x0A0B0C], f"tshark with the file: {got}")
+          got.get("sue.cmd.queue") == [0x0A0B0C], f"tshark with the file: sue.cmd.name "
+          f"{got.get('sue.cmd.name')}, sue.cmd.queue {got.get('sue.cmd.queue')}")
     # A broken file is reported and the enum's profile stays.
     bad = os.path.join(TMP, "bad.json")
     prof["types"][1]["code"] = prof["types"][0]["code"]
