@@ -208,7 +208,10 @@ def merged(objects):
     return frames
 
 
-def compare_fields(pcap, profile=None, profile_file=None):
+def compare_fields(pcap, profile=None, profile_file=None, where=None):
+    """`where(n)` names frame n in a failure message (compare_fields_all: the capture it came
+    from)."""
+    where = where or (lambda n: f"{pcap} frame {n}")
     extra = ["--profile", profile or profile_file] if profile or profile_file else []
     frames = merged(jsonl(scaleup("dump", "--json", *extra, pcap).stdout))
     check(frames, f"{pcap}: dump shows no frames")
@@ -240,12 +243,52 @@ def compare_fields(pcap, profile=None, profile_file=None):
         for k, text in zip(keys, cols[1:]):
             got = [normalise(k, t) for t in text.split(AGG)] if text else []
             exp = want.get(k, [])
-            check(got == exp, f"{pcap} frame {f['frame']} ({f['encap']}): {k} is {got} in "
+            check(got == exp, f"{where(f['frame'])} ({f['encap']}): {k} is {got} in "
                   f"tshark, {exp} in dump")
             compared += len(exp)
     print(f"{os.path.basename(pcap)}: {len(frames)} frames, {len(keys)} filter names, "
           f"{compared} values agree")
     return frames
+
+
+def pcap_records(path):
+    """The number of records in a pcap file (microsecond or nanosecond, little-endian, as gen
+    and write_pcap write them)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"), f"{path}: not a pcap")
+    count, i = 0, 24
+    while i < len(data):
+        i += 16 + struct.unpack("<I", data[i + 8:i + 12])[0]
+        count += 1
+    return count
+
+
+def compare_fields_all(name, pcaps, **kw):
+    """compare_fields on the captures one after the other in one file (mergecap -a; pcapng keeps
+    each one's link type): one tshark run instead of one a capture, where starting tshark costs
+    more than reading the frames. dump and tshark read the same file, so the comparison is as
+    exact; where the captures share flows the two tools see them meet alike. Returns dump's
+    frames of each capture."""
+    merged_pcap = os.path.join(TMP, name + ".pcapng")
+    run([shutil.which("mergecap"), "-F", "pcapng", "-a", "-w", merged_pcap, *pcaps])
+    first, n = [], 1
+    for p in pcaps:
+        first.append(n)
+        n += pcap_records(p)
+
+    def where(number):
+        i = max(i for i, f in enumerate(first) if f <= number)
+        return f"{os.path.basename(pcaps[i])} frame {number - first[i] + 1} (merged {number})"
+
+    print(f"{name}: {', '.join(os.path.basename(p) for p in pcaps)}")
+    frames = compare_fields(readable(merged_pcap), where=where, **kw)
+    bounds = [*first, n]
+    parts = [[f for f in frames if bounds[i] <= f["frame"] < bounds[i + 1]]
+             for i in range(len(pcaps))]
+    for p, part in zip(pcaps, parts):
+        check(part, f"{p}: dump shows no frames in the merged capture")
+    return parts
 
 
 # ---- the cases ------------------------------------------------------------------------------
@@ -257,17 +300,15 @@ def case_plugin_loads():
                  if line.count("\t") >= 2}
     for p in ("sue", "sue_lite", "afh1", "afh2", "afh2c"):
         check(p in protocols, f"protocol {p} not registered")
-    fields = {line.split("\t")[2]: line.split("\t")[3]
-              for line in tshark("-G", "fields").stdout.splitlines()
-              if line.startswith("F\t")}
+    lines = [line for line in tshark("-G", "fields").stdout.splitlines()
+             if line.startswith("F\t")]
+    fields = {line.split("\t")[2]: line.split("\t")[3] for line in lines}
     for name in ("sue.analysis.ack_rtt", "sue.analysis.connection", "sue.rh.npsn",
                  "sue.cmd.name", "afh2.dst_xpu"):
         check(name in fields, f"field {name} not registered")
     check(fields["sue.analysis.ack_rtt"] == "FT_RELATIVE_TIME", "ack_rtt is a time")
     check(fields["sue.cmd.name"] == "FT_STRING", "labels are strings")
     # Wireshark's own names stay Wireshark's: one registration each.
-    lines = [line for line in tshark("-G", "fields").stdout.splitlines()
-             if line.startswith("F\t")]
     for name in ("ip.src", "eth.src", "udp.srcport", "vlan.id", "ipv6.dst", "eth.fcs"):
         owners = [line.split("\t")[4] for line in lines if line.split("\t")[2] == name]
         check(owners and all(o == name.split(".")[0] for o in owners),
@@ -337,12 +378,13 @@ def case_fields_afh2_link():
 
 
 def case_fields_traffic():
+    pcaps = []
     for pattern in ("uniform", "incast", "fig21"):
-        pcap, _ = capture("traffic-" + pattern, "traffic", "--pattern", pattern, "--encap", "all")
-        compare_fields(pcap)
-        pcap, _ = capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
-                          "--encap", "afh2,afh2c,lite", "--link", "afh2")
-        compare_fields(pcap)
+        pcaps.append(capture("traffic-" + pattern, "traffic", "--pattern", pattern, "--encap",
+                             "all")[0])
+        pcaps.append(capture("traffic-" + pattern + "-afh2", "traffic", "--pattern", pattern,
+                             "--encap", "afh2,afh2c,lite", "--link", "afh2")[0])
+    compare_fields_all("traffic", pcaps)
 
 
 def case_profile_file():
@@ -363,16 +405,17 @@ def case_profile_file():
     json.dump(prof, open(vendor, "w"))
     readable(vendor)
     pcap, _ = capture("traffic-vendor", "traffic", "--pattern", "fig21", "--encap", "all")
-    frames = compare_fields(pcap, profile_file=vendor)
-    check(any(c.get("sue.cmd.name") == "FENCE" for f in frames for c in f.get("sue.cmds", [])),
-          "the vendor's names")
     # A barrier and a doorbell for queue 0x0A0B0C in one PDU over UDP.
     pdu = sue_pdu(4, 1, data=bytes([0x12, 0, 0, 7, 0x40, 0x0A, 0x0B, 0x0C]))
     doorbell = write_pcap("doorbell.pcap", [udp4_frame("10.0.0.1", "10.0.0.2", 5000, 5001, pdu)])
-    got = tshark("-o", f"sue.profile_file:{vendor}", "-r", doorbell, "-T", "fields",
-                 "-e", "sue.cmd.name", "-e", "sue.cmd.queue").stdout.split()
-    check(got == ["FENCE,DOORBELL", str(0x0A0B0C)], f"tshark with the file: {got}")
-    compare_fields(doorbell, profile_file=vendor)
+    frames, (bell,) = compare_fields_all("vendor", [pcap, doorbell], profile_file=vendor)
+    check(any(c.get("sue.cmd.name") == "FENCE" for f in frames for c in f.get("sue.cmds", [])),
+          "the vendor's names")
+    # What tshark showed for the doorbell, compared above: the file's names and new field.
+    got = expected_fields(bell)
+    check(got.get("sue.cmd.name") == ["FENCE", "DOORBELL"] and
+          got.get("sue.cmd.queue") == [0x0A0B0C], f"tshark with the file: sue.cmd.name "
+          f"{got.get('sue.cmd.name')}, sue.cmd.queue {got.get('sue.cmd.queue')}")
     # A broken file is reported and the enum's profile stays.
     bad = os.path.join(TMP, "bad.json")
     prof["types"][1]["code"] = prof["types"][0]["code"]
@@ -384,10 +427,11 @@ def case_profile_file():
 
 
 def case_fields_tofu():
-    for mode in ("split", "duplicate", "adaptive"):
-        pcap, _ = capture("tofu-" + mode, "tofu", "--mode", mode, "--frames", "60",
-                          "--error-rate", "0.0005", "--seed", "3")
-        compare_fields(pcap)
+    # Merged, a Tofu frame is still reassembled from its own capture's slices: dump reads the
+    # merged file as the three one after the other, and tshark must read it as dump does.
+    compare_fields_all("tofu", [
+        capture("tofu-" + mode, "tofu", "--mode", mode, "--frames", "60", "--error-rate",
+                "0.0005", "--seed", "3")[0] for mode in ("split", "duplicate", "adaptive")])
 
 
 def port5000_capture():
@@ -525,15 +569,18 @@ def case_ip_fragments():
             for f in jsonl(scaleup("dump", "--json", "--udp-port", "50001", pcap).stdout)
             if "sue.rh.npsn" in f}
     check(sorted(ours.values()) == [500, 501, 502, 503], f"dump: {ours}")
-    lines = tshark("-r", pcap, "-Y", "sue.rh.npsn", "-T", "fields", "-e", "frame.number", "-e",
-                   "sue.rh.npsn", "-e", "sue.rcrc.status").stdout.splitlines()
-    theirs = {int(n): int(p) for n, p, _ in (line.split("\t") for line in lines)}
+    # Display filters see a reassembled datagram's layers as tshark does: the filters' frames
+    # and the PDUs' fields in one tshark run.
+    filters = ("udp", "sue && udp.port == 50001", "ip.src == 10.0.0.1 && sue.rh.npsn",
+               "ipv6 && sue.rh.npsn > 500", "ip.flags.mf == 1 || ipv6.fraghdr.more")
+    kept_by, rows = tapped(pcap, filters, ("frame.number", "sue.rh.npsn", "sue.rcrc.status"))
+    check(len(rows) == len(frames), f"tshark shows {len(rows)} frames of {len(frames)}")
+    pdus = [row for row in rows if row[1]]
+    theirs = {int(n): int(p) for n, p, _ in pdus}
     check(theirs == ours, f"tshark shows the PDUs in frames {theirs}, dump in {ours}")
-    check(all(line.split("\t")[2] in ("good", "0") for line in lines), f"R-CRC: {lines}")
-    # Display filters see a reassembled datagram's layers as tshark does.
-    for flt in ("udp", "sue && udp.port == 50001", "ip.src == 10.0.0.1 && sue.rh.npsn",
-                "ipv6 && sue.rh.npsn > 500", "ip.flags.mf == 1 || ipv6.fraghdr.more"):
-        check(kept(pcap, flt, "--udp-port", "50001"), f"-Y '{flt}' keeps no frame")
+    check(all(status in ("good", "0") for _, _, status in pdus), f"R-CRC: {pdus}")
+    for flt, their in zip(filters, kept_by):
+        check(dump_keeps(pcap, flt, their, "--udp-port", "50001"), f"-Y '{flt}' keeps no frame")
     print(f"{len(frames)} fragments, {len(ours)} PDUs reassembled in the same frames")
 
 
@@ -706,11 +753,20 @@ def uet_pds(ptype, next_header, psn):
     return prologue + pds + ses + bytes(range(0x40, 0x50))
 
 
-def info_and_status(pcap, *opts):
-    """Per frame: protocols, R-CRC status, info column. The payloads are opaque (profile none)."""
+def info_and_status(pcap, *opts, also=(), conv=False):
+    """Per frame: protocols, R-CRC status, info column, and the fields `also`. The payloads
+    are opaque (profile none). With `conv`, also the conversation table (-z conv,sue) from the
+    same run, which tshark writes after the frames."""
     out = tshark("-o", "sue.profile:none", *opts, "-r", pcap, "-T", "fields", "-e",
-                 "frame.protocols", "-e", "sue.rcrc.status", "-e", "_ws.col.Info").stdout
-    return [line.split("\t") for line in out.splitlines()]
+                 "frame.protocols", "-e", "sue.rcrc.status", "-e", "_ws.col.Info",
+                 *(x for name in also for x in ("-e", name)),
+                 *(("-z", "conv,sue") if conv else ())).stdout
+    lines = out.splitlines()
+    # The table begins with a rule of '=' (tshark's tap output); a frame's line holds tabs.
+    end = next((i for i, line in enumerate(lines) if line.startswith("====")), len(lines))
+    rows = [line.split("\t") for line in lines[:end] if line]
+    check(all(len(r) == 3 + len(also) for r in rows), f"tshark's lines: {lines[:end]}")
+    return (rows, "\n".join(lines[end:])) if conv else rows
 
 
 def is_sue(protocols):
@@ -762,24 +818,24 @@ def case_xpu_map():
     frames = [udp4_frame(a, b, 50000, 50001, sue_pdu(7, n)) for n in (1, 2, 3)]
     frames.append(udp4_frame(b, a, 50001, 50000, sue_pdu(20, 9, op=0, apsn=3, data=b"")))
     pcap = write_pcap("ordinary.pcap", frames)
-    rows = info_and_status(pcap)
+    # Each preference set in one run: the frames' lines, then the conversation table.
+    rows, conv = info_and_status(pcap, conv=True)
+    check(len(rows) == 4, f"{len(rows)} frames")
     check(f"XPU 7 \u2192 {b} VC 0 PSN 1 Len=1" in rows[0][2], f"info: {rows[0]}")
     check(f"XPU 20 \u2192 {a} VC 0 ACK 3" in rows[3][2], f"info: {rows[3]}")
     check(all("65556" not in r[2] for r in rows), "no made-up XPU")
-    conv = tshark("-o", "sue.profile:none", "-q", "-r", pcap, "-z", "conv,sue").stdout
     check(f"{a} VC 0" in conv and f"{b} VC 0" in conv, conv)
     xmap = os.path.join(TMP, "xpus.txt")
     with open(xmap, "w") as f:
         f.write(f"# the lab\n{a} 7\n{b} 0x14\n")
     readable(xmap)
-    rows = info_and_status(pcap, "-o", f"sue.xpu_map:{xmap}")
+    rows, conv = info_and_status(pcap, "-o", f"sue.xpu_map:{xmap}", also=("sue.dst_xpu",),
+                                 conv=True)
+    check(len(rows) == 4, f"{len(rows)} frames with the map")
     check("XPU 7 \u2192 20 VC 0 PSN 1" in rows[0][2], f"info with the map: {rows[0]}")
     check("XPU 20 \u2192 7 VC 0 ACK 3" in rows[3][2], f"info with the map: {rows[3]}")
-    dst = tshark("-o", "sue.profile:none", "-o", f"sue.xpu_map:{xmap}", "-r", pcap, "-T", "fields", "-e",
-                 "sue.dst_xpu").stdout.split()
+    dst = [r[3] for r in rows]
     check(dst == ["20", "20", "20", "7"], f"sue.dst_xpu {dst}")
-    conv = tshark("-o", "sue.profile:none", "-o", f"sue.xpu_map:{xmap}", "-q", "-r", pcap, "-z",
-                  "conv,sue").stdout
     check("XPU 7 VC 0" in conv and "XPU 20 VC 0" in conv, conv)
     # dump and the plugin agree field by field with the same map.
     want = jsonl(scaleup("dump", "--json", "--profile", "none", "--xpu-map", xmap, pcap).stdout)
@@ -810,15 +866,16 @@ def failover_session(encap):
 
 
 def case_fields_session():
-    for encap in ("udp4", "afh1-vlan-shim", "afh2c"):
-        pcap, _ = lossy_session("session-" + encap, "--encap", encap)
-        compare_fields(pcap)
-    for encap in ("udp4", "afh1-shim", "afh2c"):
-        pcap = failover_session(encap)
-        compare_fields(pcap)
-        requests = present_frames(pcap, ["sue.failover.type", "sue.rh.ver"])
-        check(requests["sue.failover.type"], f"{encap}: no failover message in {pcap}")
-        check(not set(requests["sue.failover.type"]) & set(requests["sue.rh.ver"]),
+    lossy = [lossy_session("session-" + encap, "--encap", encap)[0]
+             for encap in ("udp4", "afh1-vlan-shim", "afh2c")]
+    failover = ("udp4", "afh1-shim", "afh2c")
+    parts = compare_fields_all("sessions", [*lossy, *map(failover_session, failover)])
+    # tshark showed sue.failover.type and sue.rh.ver in the frames where dump shows them (both
+    # are keys of dump's objects, and so compared on every frame).
+    for encap, frames in zip(failover, parts[len(lossy):]):
+        shown = [expected_fields(f) for f in frames]
+        check(any("sue.failover.type" in f for f in shown), f"{encap}: no failover message")
+        check(not any("sue.failover.type" in f and "sue.rh.ver" in f for f in shown),
               f"{encap}: a failover message read as an RH")
 
 
@@ -849,15 +906,19 @@ def present_frames(pcap, fields, *opts):
     return frames_with(field_rows(pcap, fields, *opts), fields)
 
 
-def analysis_rows(pcap, *extra):
-    """The analysis' values of every frame, and for each flag of ANALYSIS the frames with it."""
+def analysis_rows(pcap, *extra, also=()):
+    """The analysis' values of every frame, and for each flag of ANALYSIS the frames with it;
+    with `also`, a third result from the same tshark run: each frame's values of those fields."""
     values = ("sue.analysis.connection", "sue.analysis.acked_connection", "sue.analysis.ack_rtt",
               "sue.analysis.acks_frame", "sue.analysis.in_flight", "sue.analysis.missing",
               "sue.analysis.first_frame")
-    rows = field_rows(pcap, (*values, *("sue.analysis." + f for f in ANALYSIS)), *extra)
+    rows = field_rows(pcap, (*values, *("sue.analysis." + f for f in ANALYSIS), *also), *extra)
     flags = {name: [n for n, cols in rows.items() if cols[len(values) + i]]
              for i, name in enumerate(ANALYSIS)}
-    return {n: cols[:len(values)] for n, cols in rows.items()}, flags
+    result = ({n: cols[:len(values)] for n, cols in rows.items()}, flags)
+    if not also:
+        return result
+    return (*result, {n: cols[len(values) + len(ANALYSIS):] for n, cols in rows.items()})
 
 
 def case_analysis_session():
@@ -970,17 +1031,21 @@ def case_max_connections():
                                  sue_pdu(100, 0x7777, op=0, apsn=1, data=b"")))
     pcap = write_pcap("five.pcap", frames)
     limit = ("-o", "sue.profile:none", "-o", "sue.max_connections:3")
-    for passes in ((), ("-2",)):
-        marked = tshark(*limit, *passes, "-r", pcap, "-Y", "sue.analysis.not_analysed", "-T",
-                        "fields", "-e", "frame.number").stdout.split()
-        check(marked == ["4", "5", "9", "10", "14", "15"], f"marked {passes}: {marked}")
+    fields = ("-T", "fields", "-e", "frame.number", "-e", "sue.analysis.connection", "-e",
+              "sue.analysis.acked_connection", "-e", "sue.analysis.ack_rtt")
+    # One pass: the marks beside the analysis' values (the last column), from one run.
+    rows = [line.split("\t") for line in tshark(*limit, "-r", pcap, *fields, "-e",
+                                                "sue.analysis.not_analysed").stdout.splitlines()]
+    marked = [cols[0] for cols in rows if cols[-1]]
+    check(marked == ["4", "5", "9", "10", "14", "15"], f"marked: {marked}")
+    marked = tshark(*limit, "-2", "-r", pcap, "-Y", "sue.analysis.not_analysed", "-T", "fields",
+                    "-e", "frame.number").stdout.split()
+    check(marked == ["4", "5", "9", "10", "14", "15"], f"marked, two passes: {marked}")
     stats = json.loads(scaleup("stats", "--json", "--profile", "none", "--max-connections", "3",
                                pcap).stdout)
     check(stats["not_analysed"]["frames"] == 6, stats["not_analysed"])
     # The kept connections' frames are analysed as without a limit.
-    fields = ("-T", "fields", "-e", "frame.number", "-e", "sue.analysis.connection", "-e",
-              "sue.analysis.acked_connection", "-e", "sue.analysis.ack_rtt")
-    with_limit = tshark(*limit, "-r", pcap, *fields).stdout.splitlines()
+    with_limit = ["\t".join(cols[:-1]) for cols in rows]
     without = tshark("-o", "sue.profile:none", "-r", pcap, *fields).stdout.splitlines()
     kept = [n - 1 for n in (1, 2, 3, 6, 7, 8, 11, 12, 13)]
     check([with_limit[i] for i in kept] == [without[i] for i in kept],
@@ -994,22 +1059,22 @@ def case_max_connections():
 OUR_SHORT_NAMES = ("SUE", "SUE Lite", "AFH1", "AFH2", "AFH2c", "Tofu", "RDMA")
 
 
-def exceptions(pcap, protocols=None):
-    """The frames where dissection threw (in one of `protocols`, by short name, or in any):
-    Wireshark's "[Malformed Packet: SUE]" or "[Dissector bug, protocol SUE: ...]" item, not the
-    expert infos of the Malformed group, which also count as _ws.malformed from Wireshark 4.4."""
+def exceptions(malformed, protocols=None):
+    """The frames where dissection threw (in one of `protocols`, by short name, or in any), from
+    each frame's _ws.malformed column (field_rows): Wireshark's "[Malformed Packet: SUE]" or
+    "[Dissector bug, protocol SUE: ...]" item, not the expert infos of the Malformed group,
+    which also count as _ws.malformed from Wireshark 4.4."""
     names = "|".join(re.escape(p) for p in protocols or ())
     ours = re.compile(rf"^\[(Malformed Packet: |Dissector bug, protocol )({names})[:\]]")
     thrown = (lambda i: ours.match(i)) if protocols else (
         lambda i: i.startswith(("[Malformed Packet", "[Dissector bug")))
-    out = tshark("-r", pcap, "-Y", "_ws.malformed", "-T", "fields", "-E", f"aggregator={AGG}",
-                 "-e", "frame.number", "-e", "_ws.malformed").stdout
-    frames = []
-    for line in out.splitlines():
-        number, _, items = line.partition("\t")
-        if any(thrown(i) for i in items.split(AGG)):
-            frames.append(int(number))
-    return frames
+    return [n for n, items in malformed.items() if items and any(thrown(i) for i in
+                                                                  items.split(AGG))]
+
+
+# Our protocols whose frames `scaleup dump` reports errors in: a protocol's column holds its
+# tree item's text where the frame has it.
+SHOWN = ("sue", "afh1", "afh2", "afh2c", "sue_lite")
 
 
 def case_corrupted():
@@ -1018,11 +1083,13 @@ def case_corrupted():
     run([EDITCAP, "-E", "0.01", "--seed", "11", "-F", "pcap", clean, pcap])
     readable(pcap)
     frames = jsonl(scaleup("dump", "--json", pcap).stdout)
-    shown = {int(x) for x in tshark("-r", pcap, "-Y", "sue || afh1 || afh2 || afh2c || sue_lite",
-                                    "-T", "fields", "-e", "frame.number").stdout.split()}
     codes = {(e["severity"], e["code"]) for f in frames for e in f["errors"]}
     check(codes, "editcap -E left every frame intact")
-    marked = present_frames(pcap, [f"sue.{severity}.{code}" for severity, code in sorted(codes)])
+    # Which frames are ours, which carry each error's expert info, and what threw: one run.
+    names = [f"sue.{severity}.{code}" for severity, code in sorted(codes)]
+    rows = field_rows(pcap, [*SHOWN, *names, "_ws.malformed"])
+    shown = {n for n, cols in rows.items() if any(cols[:len(SHOWN)])}
+    marked = frames_with({n: cols[len(SHOWN):] for n, cols in rows.items()}, names)
     for severity, code in sorted(codes):
         want = {f["frame"] for f in frames if f["frame"] in shown and
                 any(e["code"] == code and e["severity"] == severity for e in f["errors"])}
@@ -1031,7 +1098,7 @@ def case_corrupted():
               f"only in dump: {sorted(want - got)[:20]}")
         print(f"sue.{severity}.{code}: {len(got)} frames, as dump reports")
     # Whatever the damage, the plugin reads only what the library validated: no exception.
-    thrown = exceptions(pcap, OUR_SHORT_NAMES)
+    thrown = exceptions({n: cols[-1] for n, cols in rows.items()}, OUR_SHORT_NAMES)
     check(not thrown, f"exceptions in frames {thrown[:20]}")
     tshark("-r", pcap, "-V")  # the full tree of every frame, once
     # Frames cut by the snapshot length: dissected as far as they go and analysed (their RH
@@ -1039,13 +1106,14 @@ def case_corrupted():
     cut = os.path.join(TMP, "cut.pcap")
     run([EDITCAP, "-s", "64", "-F", "pcap", clean, cut])
     readable(cut)
-    shown = tshark("-r", cut, "-Y", "sue && frame.cap_len < frame.len", "-T", "fields",
-                   "-e", "frame.number").stdout.split()
-    analysed = tshark("-r", cut, "-Y", "sue.analysis && frame.cap_len < frame.len", "-T",
-                      "fields", "-e", "frame.number").stdout.split()
-    thrown = exceptions(cut)
+    rows = field_rows(cut, ["frame.cap_len", "frame.len", "sue", "sue.analysis", "_ws.malformed"])
+    cut_rows = {n: cols for n, cols in rows.items() if int(cols[0]) < int(cols[1])}
+    shown = [n for n, cols in cut_rows.items() if cols[2]]
+    analysed = [n for n, cols in cut_rows.items() if cols[3]]
+    thrown = exceptions({n: cols[4] for n, cols in rows.items()})
     check(shown and analysed == shown and not thrown, f"cut frames: {len(shown)} shown, "
           f"{len(analysed)} analysed, {len(thrown)} exceptions")
+    print(f"cut frames: {len(shown)} shown and analysed")
     tshark("-r", cut, "-V")
 
 
@@ -1065,14 +1133,14 @@ def case_snapshot_flags():
         cut = os.path.join(TMP, f"cut{snap}.pcap")
         run([EDITCAP, "-F", "nsecpcap", "-s", str(snap), whole, cut])
         readable(cut)
-        rows, flags = analysis_rows(cut, *port)
+        # The expert infos' severities too (8388608: PI_ERROR), from the same run.
+        rows, flags, severities = analysis_rows(cut, *port, also=("_ws.expert.severity",))
         for name in ANALYSIS:
             check(flags[name] == want_flags[name],
                   f"-s {snap}: sue.analysis.{name}: only cut {sorted(set(flags[name]) - set(want_flags[name]))[:10]}, "
                   f"only whole {sorted(set(want_flags[name]) - set(flags[name]))[:10]}")
         check(rows == want_rows, f"-s {snap}: the analysis values differ from the whole file's")
-        errors = tshark(*port, "-r", cut, "-Y", "_ws.expert.severity == 8388608", "-T", "fields",
-                        "-e", "frame.number").stdout.split()
+        errors = [n for n, (sev,) in severities.items() if "8388608" in sev.split(AGG)]
         check(not errors, f"-s {snap}: errors in frames {errors[:10]}")
         print(f"-s {snap}: " + ", ".join(f"{k} {len(v)}" for k, v in flags.items()))
     # No port named: a cut datagram is SUE on a port a whole one showed SUE at an earlier
@@ -1175,11 +1243,17 @@ def case_conversations():
     pcap, _ = lossy_session()
     s = json.loads(scaleup("stats", "--json", pcap).stdout)
     pairs = {(min(c["src"], c["dst"]), max(c["src"], c["dst"]), c["vc"]) for c in s["connections"]}
-    out = tshark("-q", "-r", pcap, "-z", "conv,sue").stdout
-    rows = [line for line in out.splitlines() if "<->" in line]
+    # Both tables from one run, each between rules of '='.
+    out = tshark("-q", "-r", pcap, "-z", "conv,sue", "-z", "endpoints,sue").stdout
+    tables = {}
+    for table in re.split(r"^=+$", out, flags=re.M):
+        lines = table.strip().splitlines()
+        if lines:
+            tables[lines[0]] = lines[1:]
+    check("SUE Endpoints" in tables, f"no endpoint table\n{out}")
+    rows = [line for line in tables.get("SUE Conversations", []) if "<->" in line]
     check(len(rows) == len(pairs), f"{len(rows)} conversations, {len(pairs)} XPU pairs per VC\n"
           f"{out}")
-    tshark("-q", "-r", pcap, "-z", "endpoints,sue")
 
 
 # ---- display filters: `dump -Y` keeps the frames `tshark -Y` keeps ------------------------------
@@ -1283,26 +1357,39 @@ def kept(pcap, flt, *dump_opts):
     return dump_keeps(pcap, flt, theirs, *dump_opts)
 
 
-def kept_all(pcap, filters, *dump_opts):
-    """kept() for each filter, with one tshark run for them all: a Lua listener (a tap) a
-    filter, each judged by Wireshark's display-filter engine as -Y would, on the same
-    dissection. Starting tshark costs more than reading a small capture, a hundred times over."""
+def tapped(pcap, filters, fields=()):
+    """The frames each of `filters` keeps, with one tshark run for them all: a Lua listener (a
+    tap) a filter, each judged by Wireshark's display-filter engine as -Y would, on the same
+    dissection. Starting tshark costs more than reading a small capture, a hundred times over.
+    With `fields`, the same run also prints each frame's values of them (-T fields): returned
+    as the rows of their columns."""
     filters = list(filters)
     script = os.path.join(TMP, "filters.lua")
     with open(script, "w") as f:
         f.write("local function keep(i, filter)\n"
                 "  local tap = Listener.new(nil, filter)\n"
-                "  function tap.packet(pinfo) io.write(i, ' ', pinfo.number, '\\n') end\n"
+                "  function tap.packet(pinfo) io.write('tap ', i, ' ', pinfo.number, '\\n') end\n"
                 "end\n")
         for i, flt in enumerate(filters):
             spelled = tshark_spelling(pcap, flt)
             check("]==]" not in spelled, f"a filter Lua cannot quote: {flt}")
             f.write(f"keep({i}, [==[{spelled}]==])\n")
     readable(script)
-    theirs = [[] for _ in filters]
-    for line in tshark("-X", f"lua_script:{script}", "-q", "-r", pcap).stdout.splitlines():
-        i, n = line.split()
-        theirs[int(i)].append(int(n))
+    output = ["-T", "fields", *(x for name in fields for x in ("-e", name))] if fields else ["-q"]
+    theirs, rows = [[] for _ in filters], []
+    for line in tshark("-X", f"lua_script:{script}", *output, "-r", pcap).stdout.splitlines():
+        if line.startswith("tap "):
+            _, i, n = line.split()
+            theirs[int(i)].append(int(n))
+        else:
+            rows.append(line.split("\t"))
+    return theirs, rows
+
+
+def kept_all(pcap, filters, *dump_opts):
+    """kept() for each filter, with one tshark run for them all (tapped)."""
+    filters = list(filters)
+    theirs, _ = tapped(pcap, filters)
     return {flt: dump_keeps(pcap, flt, their, *dump_opts) for flt, their in zip(filters, theirs)}
 
 
