@@ -1,7 +1,9 @@
 // Runs a fuzz target's LLVMFuzzerTestOneInput over every file in the directories (or files)
-// given on the command line, so the targets build and run without libFuzzer (any compiler). The
-// program holds every target (replay.hpp); the first argument names the one to run.
-// With `--mutate N` next, a target that has a custom mutator (LLVMFuzzerCustomMutator) also gets
+// given on the command line, so the targets build and run without libFuzzer (any compiler).
+// Built with one target, as a user builds theirs: `PROGRAM [--mutate N] DIR|FILE...`. Built with
+// SCALEUP_FUZZ_REPLAY_TARGETS, as fuzz_replay_all, the program holds the generated list of the
+// library's targets (replay.hpp) and the first argument names the one to run.
+// With `--mutate N`, a target that has a custom mutator (LLVMFuzzerCustomMutator) also gets
 // N inputs made from each file by one to five mutations, each one run, as libFuzzer makes them (its
 // LLVMFuzzerMutate is absent here: the mutator uses its own byte mutator), and a cross-over of
 // each file with the next where the target has LLVMFuzzerCustomCrossOver.
@@ -19,7 +21,30 @@
 
 #include "replay.hpp"
 
+#ifndef SCALEUP_FUZZ_REPLAY_TARGETS
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+// Declared weak: a target without them leaves them null.
+extern "C" [[gnu::weak]] std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                                             std::size_t max_size,
+                                                             unsigned int seed);
+extern "C" [[gnu::weak]] std::size_t LLVMFuzzerCustomCrossOver(
+    const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2, std::size_t size2,
+    std::uint8_t* out, std::size_t max_out_size, unsigned int seed);
+
+namespace scaleup::fuzz {
+const replay_target replay_targets[] = {
+    {"", LLVMFuzzerTestOneInput, LLVMFuzzerCustomMutator, LLVMFuzzerCustomCrossOver}};
+const std::size_t replay_target_count = 1;
+}  // namespace scaleup::fuzz
+#endif
+
 namespace {
+
+#ifdef SCALEUP_FUZZ_REPLAY_TARGETS
+constexpr bool named_targets = true;
+#else
+constexpr bool named_targets = false;
+#endif
 
 using scaleup::fuzz::replay_target;
 
@@ -92,6 +117,10 @@ const replay_target* find_target(const char* name) {
 }
 
 int usage(const char* program) {
+  if (!named_targets) {
+    std::fprintf(stderr, "usage: %s [--mutate N] DIR|FILE...\n", program);
+    return 2;
+  }
   std::fprintf(stderr, "usage: %s TARGET [--mutate N] DIR|FILE...\ntargets:", program);
   for (std::size_t i = 0; i < scaleup::fuzz::replay_target_count; ++i)
     std::fprintf(stderr, " %s", scaleup::fuzz::replay_targets[i].name);
@@ -102,18 +131,22 @@ int usage(const char* program) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage(argv[0]);
-  const replay_target* const target = find_target(argv[1]);
-  if (!target) {
-    std::fprintf(stderr, "replay: no target named %s\n", argv[1]);
-    return usage(argv[0]);
+  const replay_target* target = &scaleup::fuzz::replay_targets[0];
+  int first = 1;
+  if (named_targets) {
+    if (argc < 2) return usage(argv[0]);
+    target = find_target(argv[1]);
+    if (!target) {
+      std::fprintf(stderr, "replay: no target named %s\n", argv[1]);
+      return usage(argv[0]);
+    }
+    first = 2;
   }
   const replay_target& t = *target;
-  int first = 2;
   unsigned rounds = 0;
-  if (argc > 3 && std::strcmp(argv[2], "--mutate") == 0) {
-    rounds = static_cast<unsigned>(std::strtoul(argv[3], nullptr, 10));
-    first = 4;
+  if (argc > first + 1 && std::strcmp(argv[first], "--mutate") == 0) {
+    rounds = static_cast<unsigned>(std::strtoul(argv[first + 1], nullptr, 10));
+    first += 2;
     if (!t.custom_mutator || rounds == 0) {
       std::fprintf(stderr,
                    "replay: --mutate needs a count above 0 and a target with a custom "

@@ -19,7 +19,8 @@ struct replay_target {
                                    std::size_t max_out_size, unsigned int seed);
 };
 
-// Defined by the generated list of the targets.
+// Defined by the generated list of the targets, or by replay.cpp itself around the one target
+// of a program built without that list.
 extern const replay_target replay_targets[];
 extern const std::size_t replay_target_count;
 
