@@ -19,14 +19,12 @@ built without them. As root it runs tshark as nobody, as wireshark_test.py does.
 """
 import os
 import re
-import struct
 import subprocess
 import sys
 import time
 
 import wireshark_test as wt
 
-MERGECAP = wt.shutil.which("mergecap")
 
 RATES = ("0.001", "0.01", "0.05")
 SEEDS = ("1", "2", "3")
@@ -68,18 +66,6 @@ def plugin_protocols():
     return ours
 
 
-def pcap_records(path):
-    """The number of records of a pcap file (either byte order, any time resolution)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    order = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    n, at = 0, 24
-    while at + 16 <= len(data):
-        at += 16 + struct.unpack_from(order + "I", data, at + 8)[0]
-        n += 1
-    return n
-
-
 def plugin_is_sanitized():
     with open(wt.PLUGIN, "rb") as f:
         data = f.read()
@@ -92,7 +78,7 @@ def main():
         sys.exit(2)
     wt.SCALEUP, wt.PLUGIN, wt.VERSION_DIR = sys.argv[1:4]
     wt.check(wt.EDITCAP, "editcap not found")
-    wt.check(MERGECAP, "mergecap not found")
+    wt.check(wt.MERGECAP, "mergecap not found")
     wt.check(plugin_is_sanitized(), f"{wt.PLUGIN} is not built with ASan and UBSan "
              "(configure with the asan preset)")
     wt.check(os.environ.get("SCALEUP_TSHARK_PRELOAD"), "SCALEUP_TSHARK_PRELOAD is not set: "
@@ -123,16 +109,13 @@ def main():
                     copies.append(bad)
             # The copies one after the other in one file: the flows of each copy meet those of
             # the others, which the analysis must take as well.
-            bad = os.path.join(wt.TMP, f"{name}-corrupted.pcapng")
-            wt.run([MERGECAP, "-a", "-F", "pcapng", "-w", bad, *copies])
-            scenarios.append((name, sum(pcap_records(c) for c in copies)))
+            bad = wt.concatenated(f"{name}-corrupted", copies)
+            scenarios.append((name, sum(wt.pcap_records(c) for c in copies)))
             merged.append(bad)
             files += len(copies)
         # Every scenario's file one after the other in one pcapng of several link types (an
         # interface each): one tshark start in all (under the sanitizers a start costs seconds).
-        everything = os.path.join(wt.TMP, "all-corrupted.pcapng")
-        wt.run([MERGECAP, "-a", "-F", "pcapng", "-w", everything, *merged])
-        wt.readable(everything)
+        everything = wt.concatenated("all-corrupted", merged)
         out = wt.tshark("-r", everything, "-2", "-V", "-z", "conv,sue", "-z",
                         "endpoints,sue").stdout
         stacks = PROTOCOLS_IN_FRAME.findall(out)

@@ -48,6 +48,7 @@ SCALEUP = PLUGIN = VERSION_DIR = BUILD_DIR = None
 TMP = PLUGIN_DIR = HOME = None
 TSHARK = shutil.which("tshark")
 EDITCAP = shutil.which("editcap")
+MERGECAP = shutil.which("mergecap")
 AGG = "|"  # separates the occurrences of a field; no value we compare contains it
 SANITIZER_REPORTS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
 
@@ -252,16 +253,26 @@ def compare_fields(pcap, profile=None, profile_file=None, where=None):
 
 
 def pcap_records(path):
-    """The number of records in a pcap file (microsecond or nanosecond, little-endian, as gen
-    and write_pcap write them)."""
+    """The number of records of a pcap file (either byte order, either time resolution)."""
     with open(path, "rb") as f:
         data = f.read()
-    check(data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"), f"{path}: not a pcap")
-    count, i = 0, 24
-    while i < len(data):
-        i += 16 + struct.unpack("<I", data[i + 8:i + 12])[0]
-        count += 1
-    return count
+    little = (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")  # microseconds, nanoseconds
+    big = (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d")
+    check(data[:4] in little + big, f"{path}: not a pcap file")
+    order = "<" if data[:4] in little else ">"
+    n, at = 0, 24
+    while at + 16 <= len(data):
+        at += 16 + struct.unpack_from(order + "I", data, at + 8)[0]
+        n += 1
+    return n
+
+
+def concatenated(name, pcaps):
+    """The captures one after the other in one pcapng file (mergecap -a: an interface each, so
+    that each keeps its link type), readable by tshark's user."""
+    path = os.path.join(TMP, name + ".pcapng")
+    run([MERGECAP, "-F", "pcapng", "-a", "-w", path, *pcaps])
+    return readable(path)
 
 
 def compare_fields_all(name, pcaps, **kw):
@@ -270,8 +281,7 @@ def compare_fields_all(name, pcaps, **kw):
     more than reading the frames. dump and tshark read the same file, so the comparison is as
     exact; where the captures share flows the two tools see them meet alike. Returns dump's
     frames of each capture."""
-    merged_pcap = os.path.join(TMP, name + ".pcapng")
-    run([shutil.which("mergecap"), "-F", "pcapng", "-a", "-w", merged_pcap, *pcaps])
+    merged_pcap = concatenated(name, pcaps)
     first, n = [], 1
     for p in pcaps:
         first.append(n)
@@ -282,7 +292,7 @@ def compare_fields_all(name, pcaps, **kw):
         return f"{os.path.basename(pcaps[i])} frame {number - first[i] + 1} (merged {number})"
 
     print(f"{name}: {', '.join(os.path.basename(p) for p in pcaps)}")
-    frames = compare_fields(readable(merged_pcap), where=where, **kw)
+    frames = compare_fields(merged_pcap, where=where, **kw)
     bounds = [*first, n]
     parts = [[f for f in frames if bounds[i] <= f["frame"] < bounds[i + 1]]
              for i in range(len(pcaps))]
@@ -1450,9 +1460,7 @@ def case_display_filters():
     lo = lo_capture()
     if lo:
         parts.append(lo)
-    merged = os.path.join(TMP, "merged.pcapng")
-    run([shutil.which("mergecap"), "-F", "pcapng", "-a", "-w", merged, *parts])
-    readable(merged)
+    merged = concatenated("merged", parts)
     got = kept_all(merged, ["frame", "sue.rh.op == 3", "sue.rh.op == none", *FILTERS])
     total = len(got["frame"])
     # A filter that keeps every frame or none tells little: most must keep some and not all.
@@ -1635,10 +1643,9 @@ def compare_lua_all(name, pcaps, *opts):
     """compare_lua on the captures one after the other in one file (mergecap -a; pcapng keeps
     each one's link type): two tshark runs instead of two a capture, where starting tshark with
     the Lua dissector costs more than reading the frames."""
-    merged = os.path.join(TMP, name + ".pcapng")
-    run([shutil.which("mergecap"), "-F", "pcapng", "-a", "-w", merged, *pcaps])
+    merged = concatenated(name, pcaps)
     print(f"{name}: {', '.join(os.path.basename(p) for p in pcaps)}")
-    return compare_lua(readable(merged), *opts)
+    return compare_lua(merged, *opts)
 
 
 def case_lua_loads():
