@@ -76,10 +76,7 @@ byte_vector emit_inner(const w::frame_params& p, const byte_vector& inner) {
   return out;
 }
 
-constexpr std::array<w::encap, 9> all_encaps{
-    w::encap::udp4,      w::encap::udp6,      w::encap::afh1,
-    w::encap::afh1_vlan, w::encap::afh1_shim, w::encap::afh1_vlan_shim,
-    w::encap::afh2,      w::encap::afh2c,     w::encap::lite};
+using scaleup::test::all_encaps;
 
 // ---- tree access --------------------------------------------------------------------------
 

@@ -42,10 +42,7 @@ using scaleup::test::with_ethernet_fcs;
 using w::errc;
 using w::layer_kind;
 
-constexpr std::array<w::encap, 9> all_encaps{
-    w::encap::udp4,      w::encap::udp6,      w::encap::afh1,
-    w::encap::afh1_vlan, w::encap::afh1_shim, w::encap::afh1_vlan_shim,
-    w::encap::afh2,      w::encap::afh2c,     w::encap::lite};
+using scaleup::test::all_encaps;
 
 constexpr bool afh2_family(w::encap e) {
   return e == w::encap::afh2 || e == w::encap::afh2c || e == w::encap::lite;

@@ -47,10 +47,7 @@ using scaleup::test::set16;
 using scaleup::test::test_rh;
 using scaleup::test::with_ethernet_fcs;
 
-constexpr std::array<w::encap, 9> all_encaps{
-    w::encap::udp4,      w::encap::udp6,      w::encap::afh1,
-    w::encap::afh1_vlan, w::encap::afh1_shim, w::encap::afh1_vlan_shim,
-    w::encap::afh2,      w::encap::afh2c,     w::encap::lite};
+using scaleup::test::all_encaps;
 
 // Three commands of the default profile: a write with 5 bytes of data, a barrier, a read.
 byte_vector three_commands() {

@@ -222,6 +222,12 @@ inline wire::reliability_header test_rh() {
 // The frame parameters of those frames: src XPU 1, dst XPU 2, traffic class 3, UDP port 4793
 // both ways (the goldens' checksums were worked out for it; no port is SUE's, so a reader finds
 // these frames by their content, or by the port when a test names it).
+// Every encapsulation the library emits, in wire::encap's order.
+inline constexpr std::array<wire::encap, 9> all_encaps{
+    wire::encap::udp4,      wire::encap::udp6,      wire::encap::afh1,
+    wire::encap::afh1_vlan, wire::encap::afh1_shim, wire::encap::afh1_vlan_shim,
+    wire::encap::afh2,      wire::encap::afh2c,     wire::encap::lite};
+
 inline constexpr std::uint16_t golden_udp_port = 4793;
 inline wire::frame_params params_for(wire::encap e) {
   wire::frame_params p;
