@@ -82,9 +82,12 @@ std::string describe(const frame_case& c, w::bytes frame, const char* field) {
   return s;
 }
 
-void compare_read(const frame_case& c, w::bytes frame, const w::received_frame& f,
+// One frame through the library's two readers (the full reader and a receiver's reading, whose
+// fast path reads most of these frames) and the hand-written one.
+void compare_read(const frame_case& c, w::bytes frame, const w::receive_options& o,
                   const hand_read& h, bool checksums) {
   const auto fail = [&](const char* field) { differ("frames", describe(c, frame, field)); };
+  const w::received_frame f = w::read_frame(frame, w::link_ethernet, o);
   if (f.kind != h.kind) fail("encapsulation");
   if (!f.failover && f.ok() != h.ok) fail("verdict (ok)");
   if (f.src_xpu != h.src_xpu || f.dst_xpu != h.dst_xpu) fail("XPU ids");
@@ -95,6 +98,10 @@ void compare_read(const frame_case& c, w::bytes frame, const w::received_frame& 
   if (c.kind == w::encap::udp4 && f.ipv4 && f.udp &&
       (f.ipv4_checksum != h.ipv4_checksum || f.udp_checksum != h.udp_checksum) && checksums)
     fail("checksum verdicts");
+  const transport::sue_frame s = transport::read_sue_frame(frame, o);
+  if (s.kind != h.kind || s.rh != h.rh || s.good() != (h.rh && h.status == w::rcrc_status::good))
+    fail("a receiver's reading: encapsulation, RH or verdict");
+  if (s.good() && s.payload.size() != h.payload_length) fail("a receiver's reading: payload");
 }
 
 void check_hand_frames(const frame_case& c) {
@@ -136,21 +143,16 @@ void check_hand_frames(const frame_case& c) {
             if (checksums && c.kind != w::encap::udp4) continue;
             const auto o = receive_options(checksums);
             const auto read = reader(checksums);
-            compare_read(c, frame, w::read_frame(frame, w::link_ethernet, o),
-                         read(frame.data(), frame.size()), checksums);
+            compare_read(c, frame, o, read(frame.data(), frame.size()), checksums);
             // Cut anywhere from damage_from, and any byte from there changed (three values
             // each).
             std::vector<std::uint8_t> bad(frame.begin(), frame.end());
             for (std::size_t cut = c.damage_from; cut < n && n <= 300; ++cut, ++damaged)
-              compare_read(c, w::bytes(bad.data(), cut),
-                           w::read_frame(w::bytes(bad.data(), cut), w::link_ethernet, o),
-                           read(bad.data(), cut), checksums);
+              compare_read(c, w::bytes(bad.data(), cut), o, read(bad.data(), cut), checksums);
             for (std::size_t at = c.damage_from; at < n && n <= 300; ++at) {
               for (int k = 0; k < 3; ++k, ++damaged) {
                 bad[at] = static_cast<std::uint8_t>(k == 0 ? bad[at] ^ 0xFF : rng());
-                compare_read(c, w::bytes(bad.data(), n),
-                             w::read_frame(w::bytes(bad.data(), n), w::link_ethernet, o),
-                             read(bad.data(), n), checksums);
+                compare_read(c, w::bytes(bad.data(), n), o, read(bad.data(), n), checksums);
               }
               bad[at] = frame[at];
             }
@@ -242,6 +244,20 @@ void bench_frames_hand(const frame_case& c, const std::vector<std::uint8_t>& pay
     if (good == 0 || sum == 0) std::abort();
     add("2. read_frame " + name + what, rate(t.value), "Mframes/s", rate(t.baseline),
         "hand-written read", 0.7, ">= 0.7 x hand");
+    if (checksums) return t.baseline;  // not part of what a receiver is given
+    // What a receiver (an instance, a switch, the fabric) reads of the same frame: where it
+    // goes, the RH, the payload and the verdict.
+    const auto read_receiver = [&] {
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto s = transport::read_sue_frame(frame, o);
+        good += s.good();
+        sum += s.payload.size();
+        keep(good);
+      }
+    };
+    const auto r = paired_median_seconds(read_receiver, read_hand);
+    add("2. read_sue_frame " + name + " (a receiver's)", rate(r.value), "Mframes/s",
+        rate(r.baseline), "hand-written read", 0.7, ">= 0.7 x hand");
     return t.baseline;
   };
   read_rows(false, c.read, "");

@@ -40,6 +40,16 @@ struct sue_frame {
   // What a receiver accepts as a PDU (the receive API's rule): an RH whose R-CRC is good.
   constexpr bool good() const noexcept { return rh && status == wire::rcrc_status::good; }
   constexpr bool lite() const noexcept { return kind == wire::encap::lite; }
+
+  // The same reading of the same frame: the spans view the same bytes.
+  friend constexpr bool operator==(const sue_frame& a, const sue_frame& b) noexcept {
+    const auto same = [](wire::bytes x, wire::bytes y) {
+      return x.size() == y.size() && (x.empty() || x.data() == y.data());
+    };
+    return a.kind == b.kind && a.src_xpu == b.src_xpu && a.dst_xpu == b.dst_xpu && a.rh == b.rh &&
+           same(a.payload, b.payload) && a.status == b.status && a.tc == b.tc &&
+           a.ether_type == b.ether_type && same(a.control, b.control);
+  }
 };
 
 // The receive options an instance reads with: its own UDP port named, no guessing by content
@@ -52,8 +62,10 @@ constexpr wire::receive_options sue_receive_options(std::uint16_t udp_port = wir
   return o;
 }
 
-constexpr sue_frame read_sue_frame(wire::bytes f, const wire::receive_options& o) noexcept {
-  const wire::received_frame rf = wire::read_frame(f, wire::link_ethernet, o);
+namespace detail {
+
+// What a receiver takes of the full reading.
+constexpr sue_frame project(const wire::received_frame& rf) noexcept {
   sue_frame r;
   r.src_xpu = rf.src_xpu;
   r.dst_xpu = rf.dst_xpu;
@@ -89,6 +101,166 @@ constexpr sue_frame read_sue_frame(wire::bytes f, const wire::receive_options& o
     r.status = rf.bounds.status;
     r.payload = rf.payload;
   }
+  return r;
+}
+
+// The fast path (header prediction, as TCP receivers have done it since Van Jacobson's 4.3BSD
+// code): the frames a fabric carries nearly always take one path through the reader (no tags,
+// no IP options, a named UDP port, no FCS to look for), and on it a receiver needs a handful of
+// fields, not every header decoded with its place and every problem listed. This reads that path
+// with the same rules (each header's table, ip.hpp's lengths, afh_gen1.hpp's shim length,
+// pdu.hpp's end of a PDU) and gives up, leaving the frame to the full reader, at anything else:
+// another link-layer shape, a rule of error severity broken, a message of the failover exchange,
+// SUE Lite. Where it reads a frame its answer is the full reader's (project(read_frame(...))),
+// which the tests and the read_frame fuzz target check frame by frame.
+class fast_reader {
+ public:
+  constexpr fast_reader(wire::bytes f, const wire::receive_options& o) noexcept : b_(f), o_(o) {}
+
+  // False: not read here.
+  SCALEUP_ALWAYS_INLINE constexpr bool read(sue_frame& r) noexcept {
+    if (o_.flows_only || o_.fcs == wire::fcs_mode::present) return false;
+    // An FCS the full reader would find changes the frame's length: left to it.
+    if (o_.fcs == wire::fcs_mode::detect && wire::detail::may_end_in_fcs(b_, o_) &&
+        wire::find_fcs(b_, o_.fcs).present)
+      return false;
+    const auto a = wire::recognise_afh2(b_, false, o_.sue_ethertype, o_.shim_ethertype);
+    if (a.form != wire::afh2_form::none) return afh2(a, r);
+    wire::ethernet_header eth;
+    if (!take(b_, 0, eth)) return false;
+    const std::uint16_t type = eth.type;
+    r.ether_type = type;
+    constexpr std::size_t at = wire::layout<wire::ethernet_header>::size;
+    if (type == o_.sue_ethertype || type == o_.shim_ethertype) return afh1(at, type, r);
+    if (type == wire::ethertype::ipv4) return ipv4(at, r);
+    // Tags, IPv6 and the rest: the full reader's. A protocol that is none of SUE's carriers
+    // (a PFC frame) is only its Ethertype.
+    return !wire::is_tag_ethertype(type) && type != wire::ethertype::ipv6;
+  }
+
+ private:
+  // Header T at b[at], when it is all there and breaks no rule of error severity.
+  template <class T>
+  static constexpr bool take(wire::bytes b, std::size_t at, T& out) noexcept {
+    const auto vw = wire::view<T>::make(b, at);
+    if (!vw) return false;
+    vw->read(out);
+    return wire::holds_rules(out);
+  }
+
+  // A report callback that notes whether a problem of error severity was found.
+  struct sink {
+    bool& broken;
+    constexpr void operator()(const wire::error& e) const noexcept {
+      if (e.level == wire::severity::error) broken = true;
+    }
+  };
+
+  SCALEUP_ALWAYS_INLINE constexpr bool afh2(const wire::afh2_recognition& a,
+                                            sue_frame& r) noexcept {
+    if (!a.sue_follows) return false;  // SUE Lite, or another transport
+    return a.form == wire::afh2_form::compressed
+               ? afh2<wire::afh2_compressed>(wire::encap::afh2c, r)
+               : afh2<wire::afh2_normal>(wire::encap::afh2, r);
+  }
+  // Either form of the header, its Ethertype (SUE's), the PDU to the end of the frame.
+  template <class H>
+  SCALEUP_ALWAYS_INLINE constexpr bool afh2(wire::encap kind, sue_frame& r) noexcept {
+    H h;
+    if (!take(b_, 0, h)) return false;
+    r.kind = kind;
+    r.src_xpu = h.src_xpu;
+    r.dst_xpu = h.dst_xpu;
+    r.tc = h.tc;
+    constexpr std::size_t at = wire::layout<H>::size;
+    wire::afh2_ethertype type;
+    if (!take(b_, at, type)) return false;
+    return pdu(at + wire::layout<wire::afh2_ethertype>::size, b_.size(), false, r);
+  }
+
+  SCALEUP_ALWAYS_INLINE constexpr bool afh1(std::size_t at, std::uint16_t type,
+                                            sue_frame& r) noexcept {
+    // The addresses' rules stop nothing in the full reader: their ids are taken as they are.
+    const auto addr = wire::view<wire::afh1_addresses>::make(b_);
+    r.src_xpu = addr->get<&wire::afh1_addresses::src_xpu>();
+    r.dst_xpu = addr->get<&wire::afh1_addresses::dst_xpu>();
+    if (type != o_.shim_ethertype) {
+      r.kind = wire::encap::afh1;
+      return pdu(at, b_.size(), false, r);
+    }
+    wire::afh1_shim s;
+    if (!take(b_, at, s) || s.next_header != o_.shim_next_sue) return false;
+    r.kind = wire::encap::afh1_shim;
+    r.src_xpu = s.src_xpu;
+    r.dst_xpu = s.dst_xpu;
+    r.tc = s.tc;
+    bool broken = false;
+    const std::size_t end = wire::shim_payload_end(s, b_.size(), at, sink{broken});
+    return !broken && pdu(at + wire::layout<wire::afh1_shim>::size, end, true, r);
+  }
+
+  constexpr bool ipv4(std::size_t at, sue_frame& r) noexcept {
+    wire::ipv4_header ip;
+    if (!take(b_, at, ip)) return false;
+    bool broken = false;
+    const std::size_t hl = wire::ipv4_header_length(ip, b_.size(), at, sink{broken});
+    if (broken) return false;
+    // The checksums are no part of what a receiver is given: not computed here.
+    const wire::ip_extent x = wire::ipv4_datagram(ip, b_, b_.size(), at, hl, false, sink{broken});
+    if (broken || !x.usable || x.fragment || ip.protocol != wire::ip_proto_udp) return false;
+    const std::size_t u = at + hl;
+    wire::udp_header udp;
+    if (!take(b_.first(x.end), u, udp)) return false;
+    const wire::ip_extent y = wire::udp_datagram(udp, b_.first(x.end), x.end, u, wire::ones_sum{},
+                                                 false, false, sink{broken});
+    // Only a port named as SUE's is read here: guessing by content, and the failover
+    // exchange's port, are the full reader's.
+    if (broken || !y.usable || (!o_.is_sue_port(udp.dst_port) && !o_.is_sue_port(udp.src_port)))
+      return false;
+    r.kind = wire::encap::udp4;
+    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.dst));
+    r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.src));
+    r.tc = ip.dscp;
+    return pdu(u + wire::layout<wire::udp_header>::size, y.end, true, r);
+  }
+
+  // RH, payload, R-CRC between at and end, all captured; `exact` as for the full reader.
+  SCALEUP_ALWAYS_INLINE constexpr bool pdu(std::size_t at, std::size_t end, bool exact,
+                                           sue_frame& r) noexcept {
+    constexpr std::size_t rh_size = wire::layout<wire::reliability_header>::size;
+    if (end > b_.size() || at > end || end - at < rh_size) return false;
+    const wire::bytes p = b_.subspan(at, end - at);
+    // The RH's rules stop nothing either: a receiver is given it as carried.
+    wire::view<wire::reliability_header>::make(p)->read(r.rh.emplace());
+    const wire::pdu_bounds bounds =
+        exact ? wire::pdu_bounds_exact(p) : wire::pdu_bounds_l2(p, b_.size(), o_.commands);
+    const std::size_t payload = bounds.payload_end - rh_size;
+    r.payload = p.subspan(rh_size, payload < p.size() - rh_size ? payload : p.size() - rh_size);
+    r.status = bounds.status;
+    return true;
+  }
+
+  wire::bytes b_;
+  const wire::receive_options& o_;
+};
+
+}  // namespace detail
+
+// A frame read by the fast path, or nothing when it leaves the frame to the full reader.
+constexpr std::optional<sue_frame> read_sue_frame_fast(wire::bytes f,
+                                                       const wire::receive_options& o) noexcept {
+  sue_frame r;
+  if (!detail::fast_reader(f, o).read(r)) return std::nullopt;
+  return r;
+}
+
+// A frame as a receiver reads it (Ethernet, no FCS or one `o` says how to find).
+constexpr sue_frame read_sue_frame(wire::bytes f, const wire::receive_options& o) noexcept {
+  // Built where the caller keeps it (one object returned on every path): a copy of an object
+  // just written field by field reads it back with wide loads of narrow stores, a stall.
+  sue_frame r;
+  if (!detail::fast_reader(f, o).read(r))
+    r = detail::project(wire::read_frame(f, wire::link_ethernet, o));
   return r;
 }
 

@@ -672,22 +672,29 @@ constexpr error validate(const T& v, std::size_t base, Warn&& warn) {
 // Decode with validation, of the header that starts at b[offset]; errors are placed from the
 // start of b (offset + the field's byte). Reserved-but-nonzero values are kept in the value (so
 // re-encoding gives the same bytes) and are not an error here; decode_reported says them.
+// Whether a value read through a view breaks no rule of error severity (what decode refuses),
+// for a reader that needs the verdict and not the error.
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr bool holds_rules(const T& v) noexcept {
+  if constexpr (detail::plannable<T>()) {
+    // Only a fixed field can fail: one test.
+    if constexpr (detail::plan<T>::has_fixed)
+      return detail::fixed_misfits<T>(detail::values_of(v)) == 0;
+    else
+      return true;
+  } else {
+    return !validate(v, 0, [](const error&) {});
+  }
+}
+
 template <class T>
 SCALEUP_ALWAYS_INLINE constexpr result<T> decode(bytes b, std::size_t offset = 0) noexcept {
   const auto vw = view<T>::make(b, offset);
   if (!vw) return vw.err;
   T out = vw->value();
-  if constexpr (detail::plannable<T>()) {
-    // Only a fixed field can fail: one test, then the error field by field.
-    if constexpr (detail::plan<T>::has_fixed) {
-      if (detail::fixed_misfits<T>(detail::values_of(out)) != 0)
-        return result<T>(out, validate(out, offset, [](const error&) {}));
-    }
-    return out;
-  } else {
-    if (const error e = validate(out, offset, [](const error&) {})) return result<T>(out, e);
-    return out;
-  }
+  if (holds_rules(out)) return out;
+  // The error, field by field.
+  return result<T>(out, validate(out, offset, [](const error&) {}));
 }
 
 // decode_reported's checks of a value decoded from the header at `offset`: every rule of its
