@@ -274,9 +274,9 @@ class capture_out {
     j.array("sue.cmds");
     for (const auto& c : cmds)
       j.object()
-          .member("sue.cmd.type", c.type)
-          .member("sue.cmd.control_len", c.control)
-          .member("sue.cmd.data_len", c.data)
+          .member(pack::type_field.filter, c.type)
+          .member(pack::control_len_filter, c.control)
+          .member(pack::data_len_filter, c.data)
           .end();
     j.end().end().raw("\n");
   }

@@ -157,17 +157,15 @@ void put_command(const pack::profile& prof, const py::dict& d, std::uint32_t ind
   if (!d.contains("type"))
     throw py::value_error("sue.cmd #" + std::to_string(index) + ": no \"type\"");
   const py::handle t = d["type"];
-  const std::uint64_t code =
-      py::isinstance<py::str>(t)
-          ? field_value(name_field, t, "sue.cmd", index)
-          : field_value(wire::field_info{.name = "type", .filter = "sue.cmd.type", .width = 8}, t,
-                        "sue.cmd", index);
+  const std::uint64_t code = py::isinstance<py::str>(t)
+                                 ? field_value(name_field, t, "sue.cmd", index)
+                                 : field_value(pack::type_field, t, "sue.cmd", index);
   const pack::command_type* type = prof.find(static_cast<std::uint8_t>(code));
   if (!type)
     raise(located(wire::error{.code = wire::errc::bad_value,
                               .layer = "sue.cmd",
                               .what = "command type not in the profile",
-                              .field = "sue.cmd.type",
+                              .field = pack::type_field.filter,
                               .value = code}));
   std::array<std::uint8_t, pack::max_control_bytes> control{};
   control[0] = static_cast<std::uint8_t>(code);

@@ -414,7 +414,7 @@ constexpr wire::result<axi_write<B>> to_axi_write(const command_value& cmd) noex
       make_command(default_profile, cmd.xpuid, cmd.vc, cmd.control_bytes(), cmd.data_bytes());
   if (!c) return c.err;
   if (!detail::is_write_code(c->code()))
-    return axi_error(errc::unsupported, "only write requests travel on AW and W", "sue.cmd.type",
+    return axi_error(errc::unsupported, "only write requests travel on AW and W", type_field.filter,
                      c->code());
   const std::size_t n = c->data_size;
   const bool partial = c->code() == code::write_partial || c->code() == code::write_partial_posted;
@@ -511,7 +511,7 @@ constexpr wire::result<axi_ar> to_axi_read(const command_value& cmd) noexcept {
       make_command(default_profile, cmd.xpuid, cmd.vc, cmd.control_bytes(), cmd.data_bytes());
   if (!c) return c.err;
   if (c->code() != code::read)
-    return axi_error(errc::unsupported, "only RD travels on AR", "sue.cmd.type", c->code());
+    return axi_error(errc::unsupported, "only RD travels on AR", type_field.filter, c->code());
   const auto r = wire::decode<cmd_read>(c->control_bytes());
   if (!r) return r.err;
   const std::size_t n = std::size_t{r->dlen} + 1;
@@ -587,7 +587,7 @@ constexpr wire::result<axi_read_response<B>> to_axi_read_response(
       make_command(default_profile, cmd.xpuid, cmd.vc, cmd.control_bytes(), cmd.data_bytes());
   if (!c) return c.err;
   if (c->code() != code::read_response)
-    return axi_error(errc::unsupported, "only RD_RSP travels on R", "sue.cmd.type", c->code());
+    return axi_error(errc::unsupported, "only RD_RSP travels on R", type_field.filter, c->code());
   const auto rsp = wire::decode<cmd_response_data>(c->control_bytes());
   if (!rsp) return rsp.err;
   if (rsp->tag != ar.id)
@@ -641,7 +641,7 @@ constexpr wire::result<axi_b> to_axi_write_response(const command_value& cmd) no
       make_command(default_profile, cmd.xpuid, cmd.vc, cmd.control_bytes(), cmd.data_bytes());
   if (!c) return c.err;
   if (c->code() != code::write_response)
-    return axi_error(errc::unsupported, "only WR_RSP travels on B", "sue.cmd.type", c->code());
+    return axi_error(errc::unsupported, "only WR_RSP travels on B", type_field.filter, c->code());
   const auto rsp = wire::decode<cmd_response>(c->control_bytes());
   if (!rsp) return rsp.err;
   if (rsp->status > axi_resp_decerr)

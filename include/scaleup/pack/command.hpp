@@ -49,6 +49,16 @@ struct command_type {
 
 inline constexpr std::size_t max_types = 255;
 
+// The first byte of every command: its type, by which the profile frames the rest (R2 4.2 step
+// 2a). Every profile's commands start with it; errors about a type name it.
+inline constexpr wire::field_info type_field{.name = "type",
+                                             .filter = "sue.cmd.type",
+                                             .bit = 0,
+                                             .width = 8,
+                                             .type = wire::kind::hex,
+                                             .description = "Command type (profile)",
+                                             .seed = "R2 4.2 step 2a"};
+
 // The fields the dissection engine gives every command beside its control's: its type by name
 // (profile::name_field) and the lengths of its control and data (dissect/engine.hpp). A command
 // type's own fields have other names, so that no name appears twice in a command.
@@ -184,7 +194,7 @@ constexpr error frame_command(const profile& prof, bytes at, std::size_t offset,
                  0,
                  0,
                  "command type not in the profile",
-                 "sue.cmd.type",
+                 type_field.filter,
                  at[0],
                  wire::severity::error,
                  index};
@@ -236,7 +246,7 @@ SCALEUP_COLD constexpr error padding_error(bytes rest, std::size_t offset,
                    0,
                    0,
                    "type 0 is padding, but non-zero bytes follow",
-                   "sue.cmd.type",
+                   type_field.filter,
                    0,
                    wire::severity::error,
                    index};
@@ -314,8 +324,8 @@ constexpr error check_command(const profile& prof, bytes control, bytes data) no
   if (control.empty()) return error{errc::truncated, "sue.cmd", 0, 1, 0, "empty control"};
   const std::uint16_t framing = prof.framing(control[0]);  // one load: the packer's every push
   if (framing == 0)
-    return error{errc::bad_value, "sue.cmd", 0, 0, 0, "command type not in the profile",
-                 "sue.cmd.type",  control[0]};
+    return error{errc::bad_value,   "sue.cmd", 0, 0, 0, "command type not in the profile",
+                 type_field.filter, control[0]};
   const std::size_t ctrl = framing & profile::control_mask;
   const bool has_data = (framing & profile::carries_data) != 0;
   if (control.size() != ctrl)

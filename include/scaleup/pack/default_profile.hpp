@@ -72,9 +72,7 @@ constexpr auto control_head(second_byte b) noexcept {
                                   .check = wire::rule::reserved};
   // clang-format off
   return std::tuple{
-      wire::member(&S::type, {.name = "type", .filter = "sue.cmd.type", .bit = 0, .width = 8,
-                            .type = wire::kind::hex, .description = "Command type (profile)",
-                            .seed = "R2 4.2 step 2a"}),
+      wire::member(&S::type, type_field),
       wire::member(&S::dlen, b == second_byte::data_length   ? dlen
                            : b == second_byte::read_length ? rlen
                                                            : rsvd),

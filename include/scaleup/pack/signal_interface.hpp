@@ -324,7 +324,7 @@ constexpr wire::result<command_value> from_beats(const profile& prof,
   const auto& first = beats[0];
   const command_type* t = prof.find(first.control[0]);
   if (!t)
-    return fifo_error(errc::bad_value, "command type not in the profile", "sue.cmd.type",
+    return fifo_error(errc::bad_value, "command type not in the profile", type_field.filter,
                       first.control[0], 1);
   for (std::size_t i = t->control_bytes(); i < max_control_bytes; ++i)
     if (first.control[i] != 0)

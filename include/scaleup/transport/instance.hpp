@@ -455,7 +455,7 @@ class sue_instance {
                  wire::errc::value_too_big);
     if (c.unordered && c.ports == 1)
       return bad("unordered mode needs 2 or 4 ports (R2 4.4)", "sue.ports", c.ports);
-    if (!c.profile) return bad("no command profile", "sue.cmd.type", 0);
+    if (!c.profile) return bad("no command profile", pack::type_field.filter, 0);
     if (c.lite) {
       if (c.frame.kind != wire::encap::lite)
         return bad(
@@ -471,7 +471,7 @@ class sue_instance {
           return bad(
               "SUE Lite needs even command type codes: the first payload byte is the "
               "source MAC's I/G bit (R2 3.4)",
-              "sue.cmd.type", t.code);
+              pack::type_field.filter, t.code);
     } else {
       if (c.frame.kind == wire::encap::lite)
         return bad("encap lite carries no RH: configure the instance for SUE Lite", "sue.encap",
