@@ -669,9 +669,6 @@ constexpr error validate(const T& v, std::size_t base, Warn&& warn) {
   return first;
 }
 
-// Decode with validation, of the header that starts at b[offset]; errors are placed from the
-// start of b (offset + the field's byte). Reserved-but-nonzero values are kept in the value (so
-// re-encoding gives the same bytes) and are not an error here; decode_reported says them.
 // Whether a value read through a view breaks no rule of error severity (what decode refuses),
 // for a reader that needs the verdict and not the error.
 template <class T>
@@ -687,6 +684,9 @@ SCALEUP_ALWAYS_INLINE constexpr bool holds_rules(const T& v) noexcept {
   }
 }
 
+// Decode with validation, of the header that starts at b[offset]; errors are placed from the
+// start of b (offset + the field's byte). Reserved-but-nonzero values are kept in the value (so
+// re-encoding gives the same bytes) and are not an error here; decode_reported says them.
 template <class T>
 SCALEUP_ALWAYS_INLINE constexpr result<T> decode(bytes b, std::size_t offset = 0) noexcept {
   const auto vw = view<T>::make(b, offset);
