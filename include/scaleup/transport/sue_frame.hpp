@@ -105,14 +105,15 @@ constexpr sue_frame project(const wire::received_frame& rf) noexcept {
 }
 
 // The fast path (header prediction, as TCP receivers have done it since Van Jacobson's 4.3BSD
-// code): the frames a fabric carries nearly always take one path through the reader (no tags,
-// no IP options, a named UDP port, no FCS to look for), and on it a receiver needs a handful of
+// code): the frames a fabric carries nearly always take one path through the reader (a named UDP
+// port, no FCS to look for, nothing cut or broken), and on it a receiver needs a handful of
 // fields, not every header decoded with its place and every problem listed. This reads that path
 // with the same rules (each header's table, ip.hpp's lengths, afh_gen1.hpp's shim length,
-// pdu.hpp's end of a PDU) and gives up, leaving the frame to the full reader, at anything else:
-// another link-layer shape, a rule of error severity broken, a message of the failover exchange,
-// SUE Lite. Where it reads a frame its answer is the full reader's (project(read_frame(...))),
-// which the tests and the read_frame fuzz target check frame by frame.
+// pdu.hpp's end of a PDU and of a SUE Lite payload) and gives up, leaving the frame to the full
+// reader, at anything else: an IPv6 extension header, an IP fragment, a rule of error severity
+// broken, a message of the failover exchange, a port not named, an FCS found. Where it reads a
+// frame its answer is the full reader's (project(read_frame(...))), which the tests and the
+// read_frame fuzz target check frame by frame.
 class fast_reader {
  public:
   constexpr fast_reader(wire::bytes f, const wire::receive_options& o) noexcept : b_(f), o_(o) {}
@@ -128,14 +129,29 @@ class fast_reader {
     if (a.form != wire::afh2_form::none) return afh2(a, r);
     wire::ethernet_header eth;
     if (!take(b_, 0, eth)) return false;
-    const std::uint16_t type = eth.type;
+    std::size_t at = wire::layout<wire::ethernet_header>::size;
+    std::uint16_t type = eth.type;
+    // Tags (802.1Q, 802.1ad) in a row: the first one's priority is the traffic class, the last
+    // one's Ethertype says what follows.
+    std::size_t tags = 0;
+    std::uint8_t pcp = 0;
+    while (wire::is_tag_ethertype(type)) {
+      wire::vlan_tag t;
+      if (tags == wire::received_frame::max_vlan_tags || !take(b_, at, t)) return false;
+      if (tags++ == 0) pcp = t.pcp;
+      at += wire::layout<wire::vlan_tag>::size;
+      type = t.type;
+    }
     r.ether_type = type;
-    constexpr std::size_t at = wire::layout<wire::ethernet_header>::size;
-    if (type == o_.sue_ethertype || type == o_.shim_ethertype) return afh1(at, type, r);
-    if (type == wire::ethertype::ipv4) return ipv4(at, r);
-    // Tags, IPv6 and the rest: the full reader's. A protocol that is none of SUE's carriers
-    // (a PFC frame) is only its Ethertype.
-    return !wire::is_tag_ethertype(type) && type != wire::ethertype::ipv6;
+    bool read = true;  // a protocol none of SUE's carriers (a PFC frame) is its Ethertype
+    if (type == o_.sue_ethertype || type == o_.shim_ethertype)
+      read = afh1(at, type, tags > 0, r);
+    else if (type == wire::ethertype::ipv4)
+      read = ipv4(at, r);
+    else if (type == wire::ethertype::ipv6)
+      read = ipv6(at, r);
+    if (tags > 0) r.tc = pcp;
+    return read;
   }
 
  private:
@@ -158,10 +174,24 @@ class fast_reader {
 
   SCALEUP_ALWAYS_INLINE constexpr bool afh2(const wire::afh2_recognition& a,
                                             sue_frame& r) noexcept {
-    if (!a.sue_follows) return false;  // SUE Lite, or another transport
-    return a.form == wire::afh2_form::compressed
-               ? afh2<wire::afh2_compressed>(wire::encap::afh2c, r)
-               : afh2<wire::afh2_normal>(wire::encap::afh2, r);
+    if (a.form == wire::afh2_form::compressed)
+      return a.sue_follows ? afh2<wire::afh2_compressed>(wire::encap::afh2c, r) : lite(r);
+    // A normal header naming another transport: the full reader's.
+    return a.sue_follows && afh2<wire::afh2_normal>(wire::encap::afh2, r);
+  }
+
+  // SUE Lite (R2 3.4): the commands straight after the compressed header, no RH, no R-CRC;
+  // the padding to the minimum frame told from them by the commands' boundaries.
+  SCALEUP_ALWAYS_INLINE constexpr bool lite(sue_frame& r) noexcept {
+    wire::afh2_compressed h;
+    if (!take(b_, 0, h)) return false;
+    r.kind = wire::encap::lite;
+    r.src_xpu = h.src_xpu;
+    r.dst_xpu = h.dst_xpu;
+    r.tc = h.tc;
+    const wire::bytes carried = b_.subspan(wire::layout<wire::afh2_compressed>::size);
+    r.payload = carried.first(wire::packed_length(carried, o_.commands));
+    return true;
   }
   // Either form of the header, its Ethertype (SUE's), the PDU to the end of the frame.
   template <class H>
@@ -178,19 +208,19 @@ class fast_reader {
     return pdu(at + wire::layout<wire::afh2_ethertype>::size, b_.size(), false, r);
   }
 
-  SCALEUP_ALWAYS_INLINE constexpr bool afh1(std::size_t at, std::uint16_t type,
+  SCALEUP_ALWAYS_INLINE constexpr bool afh1(std::size_t at, std::uint16_t type, bool tagged,
                                             sue_frame& r) noexcept {
     // The addresses' rules stop nothing in the full reader: their ids are taken as they are.
     const auto addr = wire::view<wire::afh1_addresses>::make(b_);
     r.src_xpu = addr->get<&wire::afh1_addresses::src_xpu>();
     r.dst_xpu = addr->get<&wire::afh1_addresses::dst_xpu>();
     if (type != o_.shim_ethertype) {
-      r.kind = wire::encap::afh1;
+      r.kind = tagged ? wire::encap::afh1_vlan : wire::encap::afh1;
       return pdu(at, b_.size(), false, r);
     }
     wire::afh1_shim s;
     if (!take(b_, at, s) || s.next_header != o_.shim_next_sue) return false;
-    r.kind = wire::encap::afh1_shim;
+    r.kind = tagged ? wire::encap::afh1_vlan_shim : wire::encap::afh1_shim;
     r.src_xpu = s.src_xpu;
     r.dst_xpu = s.dst_xpu;
     r.tc = s.tc;
@@ -208,20 +238,40 @@ class fast_reader {
     // The checksums are no part of what a receiver is given: not computed here.
     const wire::ip_extent x = wire::ipv4_datagram(ip, b_, b_.size(), at, hl, false, sink{broken});
     if (broken || !x.usable || x.fragment || ip.protocol != wire::ip_proto_udp) return false;
-    const std::size_t u = at + hl;
-    wire::udp_header udp;
-    if (!take(b_.first(x.end), u, udp)) return false;
-    const wire::ip_extent y = wire::udp_datagram(udp, b_.first(x.end), x.end, u, wire::ones_sum{},
-                                                 false, false, sink{broken});
-    // Only a port named as SUE's is read here: guessing by content, and the failover
-    // exchange's port, are the full reader's.
-    if (broken || !y.usable || (!o_.is_sue_port(udp.dst_port) && !o_.is_sue_port(udp.src_port)))
-      return false;
     r.kind = wire::encap::udp4;
     r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.dst));
     r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.src));
     r.tc = ip.dscp;
-    return pdu(u + wire::layout<wire::udp_header>::size, y.end, true, r);
+    return udp(at + hl, x.end, false, r);
+  }
+
+  // UDP directly after the fixed header (a Fragment header or another extension header is
+  // the full reader's).
+  constexpr bool ipv6(std::size_t at, sue_frame& r) noexcept {
+    wire::ipv6_header ip;
+    if (!take(b_, at, ip)) return false;
+    bool broken = false;
+    const wire::ip_extent x = wire::ipv6_datagram(ip, b_.size(), at, sink{broken});
+    if (broken || ip.next_header != wire::ip_proto_udp) return false;
+    r.kind = wire::encap::udp6;
+    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(ip.dst));
+    r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(ip.src));
+    r.tc = static_cast<std::uint8_t>(ip.tclass >> 2);
+    return udp(at + wire::layout<wire::ipv6_header>::size, x.end, true, r);
+  }
+
+  // A UDP header at `at` in an IP datagram that ends at `end`, on a port named as SUE's: guessing
+  // by content, and the failover exchange's port, are the full reader's.
+  SCALEUP_ALWAYS_INLINE constexpr bool udp(std::size_t at, std::size_t end, bool v6,
+                                           sue_frame& r) noexcept {
+    wire::udp_header u;
+    if (!take(b_.first(end), at, u)) return false;
+    bool broken = false;
+    const wire::ip_extent y =
+        wire::udp_datagram(u, b_.first(end), end, at, wire::ones_sum{}, v6, false, sink{broken});
+    if (broken || !y.usable || (!o_.is_sue_port(u.dst_port) && !o_.is_sue_port(u.src_port)))
+      return false;
+    return pdu(at + wire::layout<wire::udp_header>::size, y.end, true, r);
   }
 
   // RH, payload, R-CRC between at and end, all captured; `exact` as for the full reader.
