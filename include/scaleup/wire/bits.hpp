@@ -26,6 +26,16 @@
 #define SCALEUP_ALWAYS_INLINE inline
 #define SCALEUP_COLD
 #endif
+// Larger bodies inlined for speed where each call site gains from it (the compiler then folds
+// what the caller knows), but not when compiling for size (-Os, as a microcontroller's firmware
+// is): there, one body.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__OPTIMIZE_SIZE__)
+#define SCALEUP_SPEED_INLINE [[gnu::always_inline]] inline
+#define SCALEUP_FOR_SPEED 1
+#else
+#define SCALEUP_SPEED_INLINE inline
+#define SCALEUP_FOR_SPEED 0
+#endif
 
 namespace scaleup::wire {
 

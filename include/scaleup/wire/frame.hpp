@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "scaleup/wire/afh_gen1.hpp"
 #include "scaleup/wire/afh_gen2.hpp"
@@ -146,49 +147,90 @@ constexpr error frame_error(errc code, std::string_view what, std::size_t needed
       what};
 }
 
+// Inlined for speed: the error (88 bytes) is then built only where encode refuses, not returned
+// and tested for every header.
 template <class T>
-constexpr error put(const T& h, mutable_bytes out, std::size_t& at) noexcept {
+SCALEUP_SPEED_INLINE constexpr error put(const T& h, mutable_bytes out, std::size_t& at) noexcept {
   const auto r = encode(h, out.subspan(at));
   if (!r) return r.err;
   at += r.value;
   return {};
 }
 
-}  // namespace detail
+// Calls f(kind) with the encapsulation as a compile-time constant, std::integral_constant<encap,
+// K>, which converts to encap: each encapsulation's emitter is then a function of its own, in
+// which the compiler decides every test of the kind and inlines each header's encode. Through
+// one body for all of them, an afh2c frame took the udp4, AFH Gen 1 and SUE Lite tests, and a
+// call returning an 88-byte error per header, to write 8 bytes (valgrind, GCC 12 -O2: 468
+// instructions a frame, 308 this way; the hand-written emitter of bench/hand_frames.hpp 264).
+// When compiling for size, f(e): one body, as many bytes of code as before (a Cortex-M4
+// image took 30 KB more with one body per encapsulation).
+template <class F>
+SCALEUP_ALWAYS_INLINE constexpr auto with_encap(encap e, F&& f) {
+#if SCALEUP_FOR_SPEED
+  switch (e) {
+    case encap::udp4:
+      return f(std::integral_constant<encap, encap::udp4>{});
+    case encap::udp6:
+      return f(std::integral_constant<encap, encap::udp6>{});
+    case encap::afh1:
+      return f(std::integral_constant<encap, encap::afh1>{});
+    case encap::afh1_vlan:
+      return f(std::integral_constant<encap, encap::afh1_vlan>{});
+    case encap::afh1_shim:
+      return f(std::integral_constant<encap, encap::afh1_shim>{});
+    case encap::afh1_vlan_shim:
+      return f(std::integral_constant<encap, encap::afh1_vlan_shim>{});
+    case encap::afh2:
+      return f(std::integral_constant<encap, encap::afh2>{});
+    case encap::afh2c:
+      return f(std::integral_constant<encap, encap::afh2c>{});
+    case encap::lite:
+      return f(std::integral_constant<encap, encap::lite>{});
+  }
+  // A value outside the enum: no header, as header_size() says.
+  return f(std::integral_constant<encap, static_cast<encap>(0xFF)>{});
+#else
+  return f(e);
+#endif
+}
 
-// Writes the headers around `inner_len` bytes that the caller already placed at
-// out[header_size(p.kind)], fills in lengths and checksums, pads, and returns the frame length.
-constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t inner_len,
-                                            mutable_bytes out) noexcept {
-  const std::size_t hs = header_size(p.kind);
+// wrap_in_place for p's encapsulation, given as `kind` (an encap, or a constant that converts to
+// one: with_encap).
+template <class Kind>
+SCALEUP_SPEED_INLINE constexpr result<std::size_t> wrap_as(Kind kind, const frame_params& p,
+                                                           std::size_t inner_len,
+                                                           mutable_bytes out) noexcept {
+  const encap k = kind;
+  const std::size_t hs = header_size(k);
   std::size_t total = hs + inner_len;
   const std::size_t padded = p.pad && total < ethernet_min_frame ? ethernet_min_frame : total;
   if (out.size() < padded)
     return detail::frame_error(errc::no_space, "output buffer too small", padded, out.size());
-  if (p.kind == encap::lite && inner_len > sue_lite_max_payload)
+  if (k == encap::lite && inner_len > sue_lite_max_payload)
     return detail::frame_error(errc::value_too_big, "SUE Lite payload over 1024 bytes");
   // R2 3.4, Fig. 10: a SUE Lite payload starts where a switch reads the source MAC; bit 0 of its
   // first byte is that address's I/G bit, and a source must never look like a group address.
-  if (p.kind == encap::lite && inner_len > 0 && (out[hs] & 1u) != 0)
+  if (k == encap::lite && inner_len > 0 && (out[hs] & 1u) != 0)
     return detail::frame_error(errc::bad_value,
                                "SUE Lite payload's first byte has bit 0 set: the source MAC a "
                                "switch reads would be a group address");
   // Nothing the caller asked for is dropped: a value with no place in this encapsulation is
   // refused.
-  const bool afh2_family = p.kind == encap::afh2 || p.kind == encap::afh2c || p.kind == encap::lite;
+  const bool afh2_family = k == encap::afh2 || k == encap::afh2c || k == encap::lite;
   if (p.multicast && !afh2_family)
     return detail::frame_error(errc::unsupported, "only AFH Gen 2 carries a multicast bit");
-  if (p.kind == encap::afh1 && p.tc != 0)
+  if (k == encap::afh1 && p.tc != 0)
     return detail::frame_error(errc::unsupported,
                                "AFH Gen 1 without tag or shim has no traffic class field");
-  if (p.kind == encap::udp4 && (p.src_xpu > xpu_ipv4_max || p.dst_xpu > xpu_ipv4_max))
+  if (k == encap::udp4 && (p.src_xpu > xpu_ipv4_max || p.dst_xpu > xpu_ipv4_max))
     return detail::frame_error(errc::value_too_big, "XPU id does not fit an IPv4 address");
   std::size_t at = 0;
   error e{};
-  switch (p.kind) {
+  switch (k) {
     case encap::udp4:
     case encap::udp6: {
-      const bool v6 = p.kind == encap::udp6;
+      const bool v6 = k == encap::udp6;
       const std::size_t udp_len = 8 + inner_len;
       if (udp_len > 0xFFFF || (!v6 && udp_len + 20 > 0xFFFF))
         return detail::frame_error(errc::value_too_big, "datagram over 65535 bytes");
@@ -240,12 +282,12 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
     case encap::afh1_vlan_shim: {
       if (p.src_xpu > 0xFFFF || p.dst_xpu > 0xFFFF)
         return detail::frame_error(errc::value_too_big, "AFH Gen 1 XPU ids are 16 bits");
-      const std::uint16_t inner_type = has_shim(p.kind) ? p.shim_ethertype : p.sue_ethertype;
+      const std::uint16_t inner_type = has_shim(k) ? p.shim_ethertype : p.sue_ethertype;
       if ((e = detail::put(afh1_addresses{p.afh1_prefix, static_cast<std::uint16_t>(p.dst_xpu),
                                           p.afh1_prefix, static_cast<std::uint16_t>(p.src_xpu)},
                            out, at)))
         return e;
-      if (has_vlan(p.kind)) {
+      if (has_vlan(k)) {
         store_be16(out.data() + at, ethertype::vlan);
         at += 2;
         if ((e = detail::put(vlan_tag{p.tc, 0, p.vlan_id, inner_type}, out, at))) return e;
@@ -253,7 +295,7 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
         store_be16(out.data() + at, inner_type);
         at += 2;
       }
-      if (has_shim(p.kind)) {
+      if (has_shim(k)) {
         if (inner_len > 0xFFFF)
           return detail::frame_error(errc::value_too_big, "shim length over 65535");
         afh1_shim s{};
@@ -290,13 +332,25 @@ constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t i
       h.src_xpu = static_cast<std::uint16_t>(p.src_xpu);
       h.dst_xpu = static_cast<std::uint16_t>(p.dst_xpu);
       if ((e = detail::put(h, out, at))) return e;
-      if (p.kind == encap::afh2c && (e = detail::put(afh2_ethertype{p.sue_ethertype}, out, at)))
+      if (k == encap::afh2c && (e = detail::put(afh2_ethertype{p.sue_ethertype}, out, at)))
         return e;
       break;
     }
+    default:  // a value outside the enum: no header
+      break;
   }
   for (std::size_t i = total; i < padded; ++i) out[i] = 0;
   return padded;
+}
+
+}  // namespace detail
+
+// Writes the headers around `inner_len` bytes that the caller already placed at
+// out[header_size(p.kind)], fills in lengths and checksums, pads, and returns the frame length.
+constexpr result<std::size_t> wrap_in_place(const frame_params& p, std::size_t inner_len,
+                                            mutable_bytes out) noexcept {
+  return detail::with_encap(p.kind,
+                            [&](auto kind) { return detail::wrap_as(kind, p, inner_len, out); });
 }
 
 // Wraps arbitrary carried bytes: a PDU built elsewhere, a SUE Lite payload, or a deliberately
@@ -311,18 +365,22 @@ constexpr result<std::size_t> emit_frame(const frame_params& p, bytes inner,
   return wrap_in_place(p, inner.size(), out);
 }
 
-// A whole SUE frame: network header, RH, payload, R-CRC, padding.
+// A whole SUE frame: network header, RH, payload, R-CRC, padding. For speed, one function per
+// encapsulation (with_encap), into which the PDU's writing and wrap_in_place are inlined.
 constexpr result<std::size_t> emit_sue_frame(const frame_params& p, const reliability_header& rh,
                                              bytes payload, mutable_bytes out) noexcept {
-  if (p.kind == encap::lite)
-    return detail::frame_error(errc::unsupported, "SUE Lite carries no RH (use emit_frame)");
-  const std::size_t hs = header_size(p.kind);
-  const std::size_t need = hs + pdu_size(payload.size());
-  if (payload.size() <= sue_max_payload && out.size() < need)
-    return detail::frame_error(errc::no_space, "output buffer too small", need, out.size());
-  const auto pdu = emit_pdu(rh, payload, out.subspan(hs < out.size() ? hs : out.size()));
-  if (!pdu) return pdu.err;
-  return wrap_in_place(p, pdu.value, out);
+  return detail::with_encap(p.kind, [&](auto kind) -> result<std::size_t> {
+    const encap k = kind;
+    if (k == encap::lite)
+      return detail::frame_error(errc::unsupported, "SUE Lite carries no RH (use emit_frame)");
+    const std::size_t hs = header_size(k);
+    const std::size_t need = hs + pdu_size(payload.size());
+    if (payload.size() <= sue_max_payload && out.size() < need)
+      return detail::frame_error(errc::no_space, "output buffer too small", need, out.size());
+    const auto pdu = emit_pdu(rh, payload, out.subspan(hs < out.size() ? hs : out.size()));
+    if (!pdu) return pdu.err;
+    return detail::wrap_as(kind, p, pdu.value, out);
+  });
 }
 
 }  // namespace scaleup::wire

@@ -19,9 +19,12 @@ constexpr std::size_t pdu_size(std::size_t payload) noexcept {
   return layout<reliability_header>::size + payload + rcrc_size;
 }
 
-// Writes RH, payload and the R-CRC (CRC-32 over RH and payload, big-endian).
-constexpr result<std::size_t> emit_pdu(const reliability_header& rh, bytes payload,
-                                       mutable_bytes out) noexcept {
+// Writes RH, payload and the R-CRC (CRC-32 over RH and payload, big-endian). Inlined for speed:
+// a caller's own checks (emit_sue_frame's room for the frame) then cover these, and its result
+// (an 88-byte error, zeroed on success) is not stored and read back.
+SCALEUP_SPEED_INLINE constexpr result<std::size_t> emit_pdu(const reliability_header& rh,
+                                                            bytes payload,
+                                                            mutable_bytes out) noexcept {
   if (payload.size() > sue_max_payload)
     return error{errc::value_too_big,
                  "sue",
