@@ -5,6 +5,7 @@
 // read the frames a fabric carries, not only leave them to the full reader.
 #include <scaleup/pack/default_profile.hpp>
 #include <scaleup/pack/receive.hpp>
+#include <scaleup/sim/read_pdu.hpp>
 #include <scaleup/transport/sue_frame.hpp>
 #include <scaleup/wire/frame.hpp>
 
@@ -43,10 +44,8 @@ const scaleup::pack::profile_boundaries boundaries(scaleup::pack::default_profil
 
 std::vector<w::receive_options> option_sets() {
   std::vector<w::receive_options> sets;
-  sets.push_back(t::sue_receive_options());  // an instance's: no FCS, no guessing
-  w::receive_options fabric;                 // the fabric's switch: an FCS looked for
-  (void)fabric.add_udp_port(w::emit_udp_port);
-  sets.push_back(fabric);
+  sets.push_back(t::sue_receive_options());               // an instance's: no FCS, no guessing
+  sets.push_back(scaleup::sim::fabric_receive);           // the fabric's tests: an FCS looked for
   w::receive_options profile = t::sue_receive_options();  // command boundaries, checksums
   profile.commands = &boundaries;
   profile.check_checksums = true;

@@ -64,24 +64,28 @@ constexpr wire::receive_options sue_receive_options(std::uint16_t udp_port = wir
 
 namespace detail {
 
+// What an IP header gives a receiver: the XPUs its addresses map to (where the frame carries no
+// XPU ids of its own) and the traffic class (the DSCP).
+SCALEUP_ALWAYS_INLINE constexpr void from_ip(sue_frame& r, const wire::ipv4_header& ip) noexcept {
+  if (!r.dst_xpu) r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.dst));
+  if (!r.src_xpu) r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.src));
+  r.tc = ip.dscp;
+}
+SCALEUP_ALWAYS_INLINE constexpr void from_ip(sue_frame& r, const wire::ipv6_header& ip) noexcept {
+  if (!r.dst_xpu) r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(ip.dst));
+  if (!r.src_xpu) r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(ip.src));
+  r.tc = static_cast<std::uint8_t>(ip.tclass >> 2);
+}
+
 // What a receiver takes of the full reading.
 constexpr sue_frame project(const wire::received_frame& rf) noexcept {
   sue_frame r;
   r.src_xpu = rf.src_xpu;
   r.dst_xpu = rf.dst_xpu;
-  if (rf.ipv4) {
-    if (!r.dst_xpu)
-      r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(rf.ipv4->value.dst));
-    if (!r.src_xpu)
-      r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(rf.ipv4->value.src));
-    r.tc = rf.ipv4->value.dscp;
-  } else if (rf.ipv6) {
-    if (!r.dst_xpu)
-      r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(rf.ipv6->value.dst));
-    if (!r.src_xpu)
-      r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(rf.ipv6->value.src));
-    r.tc = static_cast<std::uint8_t>(rf.ipv6->value.tclass >> 2);
-  }
+  if (rf.ipv4)
+    from_ip(r, rf.ipv4->value);
+  else if (rf.ipv6)
+    from_ip(r, rf.ipv6->value);
   if (rf.shim) r.tc = rf.shim->value.tc;
   if (rf.afh2) r.tc = rf.afh2->value.tc;
   if (rf.afh2c) r.tc = rf.afh2c->value.tc;
@@ -180,15 +184,23 @@ class fast_reader {
     return a.sue_follows && afh2<wire::afh2_normal>(wire::encap::afh2, r);
   }
 
-  // SUE Lite (R2 3.4): the commands straight after the compressed header, no RH, no R-CRC;
-  // the padding to the minimum frame told from them by the commands' boundaries.
-  SCALEUP_ALWAYS_INLINE constexpr bool lite(sue_frame& r) noexcept {
-    wire::afh2_compressed h;
+  // An AFH Gen 2 header of form H at the frame's start: the encapsulation it begins, its XPU
+  // ids and traffic class.
+  template <class H>
+  SCALEUP_ALWAYS_INLINE constexpr bool afh2_header(wire::encap kind, sue_frame& r) noexcept {
+    H h;
     if (!take(b_, 0, h)) return false;
-    r.kind = wire::encap::lite;
+    r.kind = kind;
     r.src_xpu = h.src_xpu;
     r.dst_xpu = h.dst_xpu;
     r.tc = h.tc;
+    return true;
+  }
+
+  // SUE Lite (R2 3.4): the commands straight after the compressed header, no RH, no R-CRC;
+  // the padding to the minimum frame told from them by the commands' boundaries.
+  SCALEUP_ALWAYS_INLINE constexpr bool lite(sue_frame& r) noexcept {
+    if (!afh2_header<wire::afh2_compressed>(wire::encap::lite, r)) return false;
     const wire::bytes carried = b_.subspan(wire::layout<wire::afh2_compressed>::size);
     r.payload = carried.first(wire::packed_length(carried, o_.commands));
     return true;
@@ -196,12 +208,7 @@ class fast_reader {
   // Either form of the header, its Ethertype (SUE's), the PDU to the end of the frame.
   template <class H>
   SCALEUP_ALWAYS_INLINE constexpr bool afh2(wire::encap kind, sue_frame& r) noexcept {
-    H h;
-    if (!take(b_, 0, h)) return false;
-    r.kind = kind;
-    r.src_xpu = h.src_xpu;
-    r.dst_xpu = h.dst_xpu;
-    r.tc = h.tc;
+    if (!afh2_header<H>(kind, r)) return false;
     constexpr std::size_t at = wire::layout<H>::size;
     wire::afh2_ethertype type;
     if (!take(b_, at, type)) return false;
@@ -239,9 +246,7 @@ class fast_reader {
     const wire::ip_extent x = wire::ipv4_datagram(ip, b_, b_.size(), at, hl, false, sink{broken});
     if (broken || !x.usable || x.fragment || ip.protocol != wire::ip_proto_udp) return false;
     r.kind = wire::encap::udp4;
-    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.dst));
-    r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v4(ip.src));
-    r.tc = ip.dscp;
+    from_ip(r, ip);
     return udp(at + hl, x.end, false, r);
   }
 
@@ -254,9 +259,7 @@ class fast_reader {
     const wire::ip_extent x = wire::ipv6_datagram(ip, b_.size(), at, sink{broken});
     if (broken || ip.next_header != wire::ip_proto_udp) return false;
     r.kind = wire::encap::udp6;
-    r.dst_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(ip.dst));
-    r.src_xpu = wire::addressing_plan.xpu_of(wire::ip_address::v6(ip.src));
-    r.tc = static_cast<std::uint8_t>(ip.tclass >> 2);
+    from_ip(r, ip);
     return udp(at + wire::layout<wire::ipv6_header>::size, x.end, true, r);
   }
 
