@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ namespace w = scaleup::wire;
 namespace pk = scaleup::pack;
 using scaleup::test::byte_vector;
 using scaleup::test::cat;
+using scaleup::test::contains;
 using scaleup::test::render;
 
 using scaleup::test::barrier;  // BARRIER, tag 7
@@ -101,6 +103,40 @@ TEST_CASE("dissect commands: each command is a layer with its table's fields") {
   CHECK(member(*t.tree, cmds[2], "sue.cmd.status") == 2);
   CHECK(t->find("sue.payload.len")->value == 27);
   CHECK(t->find("sue.rcrc.status")->value_name() == "good");
+}
+
+// A command's names are distinct when its profile passed check(): the JSON printer then takes
+// them as they lie. A profile that did not (one name twice in a type) still gets each name
+// once, its values in an array.
+TEST_CASE("dissect commands: JSON of a profile that check() refuses gathers a repeated name") {
+  static constexpr std::array<w::field_info, 3> twice{
+      pk::type_field, w::field_info{.name = "x", .filter = "sue.cmd.x", .bit = 8, .width = 4},
+      w::field_info{.name = "x", .filter = "sue.cmd.x", .bit = 12, .width = 4}};
+  static constexpr std::array<w::field_info, 3> once{
+      pk::type_field, w::field_info{.name = "x", .filter = "sue.cmd.x", .bit = 8, .width = 4},
+      w::field_info{.name = "y", .filter = "sue.cmd.y", .bit = 12, .width = 4}};
+  static constexpr std::array<pk::command_type, 1> refused{
+      pk::command_type{.code = 0x21, .name = "T", .fields = twice}};
+  static constexpr std::array<pk::command_type, 1> fine{
+      pk::command_type{.code = 0x21, .name = "T", .fields = once}};
+  const pk::profile bad("bad", refused), good("good", fine);
+  CHECK(!bad.checked());
+  CHECK(bad.check() == "a filter name appears twice in a command type");
+  CHECK(good.checked());
+  const auto json_with = [](const pk::profile& p) {
+    d::options o;
+    o.profile = &p;
+    const auto t = dissect_pdu(frame(w::encap::udp4, {0x21, 0x5A, 0x21, 0x3C}), o);
+    return render([&](auto& out) { d::put_json(out, *t.tree, 1); });
+  };
+  CHECK(contains(json_with(bad),
+                 "\"sue.cmds\":[{\"sue.cmd.type\":33,\"sue.cmd.x\":[5,10],"
+                 "\"sue.cmd.name\":\"T\",\"sue.cmd.control_len\":2,"
+                 "\"sue.cmd.data_len\":0},{\"sue.cmd.type\":33,"
+                 "\"sue.cmd.x\":[3,12],"));
+  CHECK(contains(json_with(good),
+                 "\"sue.cmds\":[{\"sue.cmd.type\":33,\"sue.cmd.x\":5,"
+                 "\"sue.cmd.y\":10,\"sue.cmd.name\":\"T\","));
 }
 
 TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line each") {

@@ -1777,6 +1777,59 @@ TEST_CASE("dissect: fcs_mode::present checks the FCS it strips") {
   CHECK(t.find("sue.rcrc.status")->value_name() == "good");
 }
 
+// A listed layer (a command) whose maker says its names are distinct is written as its fields
+// lie; any other is looked through for repeats. A layer that did not fit lends its fields to
+// the last one, which then is no longer distinct.
+TEST_CASE("dissect: JSON of listed layers, distinct or not, and of layers past the tree's room") {
+  static constexpr w::field_info a{.name = "a", .filter = "t.a", .width = 8};
+  static constexpr w::field_info b{.name = "b", .filter = "t.b", .width = 8};
+  static constexpr w::field_info rsv{
+      .name = "rsv", .filter = "t.rsv", .width = 8, .check = w::rule::reserved};
+  const auto json = [](const auto& t) {
+    return scaleup::test::render([&](auto& out) { d::put_json(out, t, 1); });
+  };
+  const std::string head = "{\"frame\":1,\"encap\":\"\",\"len\":0,";
+  {
+    auto t = std::make_unique<d::large_tree>();
+    const auto top = t->add_layer("t", "Top", 0, 0);
+    const auto c1 = t->add_layer("c", "One", 0, 0, "cs", true);
+    const auto c2 = t->add_layer("c", "Two", 0, 0, "cs", false);
+    const auto c3 = t->add_layer("c", "Three", 0, 0, "cs", true);
+    t->add_field({&a, top, 0, false, 1, nullptr});
+    t->add_field({&a, c1, 0, false, 2, nullptr});
+    t->add_field({&rsv, c1, 0, false, 0, nullptr});
+    t->add_field({&b, c1, 0, false, 3, nullptr});
+    t->add_field({&a, c2, 0, false, 4, nullptr});  // not distinct: its repeat is an array
+    t->add_field({&a, c2, 0, false, 5, nullptr});
+    t->add_field({&a, c3, 0, false, 6, nullptr});  // distinct, but not in one run
+    t->add_field({&b, top, 0, false, 7, nullptr});
+    t->add_field({&b, c3, 0, false, 8, nullptr});
+    CHECK(json(*t) == head +
+                          "\"t.a\":1,\"t.b\":7,\"cs\":[{\"t.a\":2,\"t.b\":3},"
+                          "{\"t.a\":[4,5]},{\"t.a\":6,\"t.b\":8}],\"errors\":[]}");
+  }
+  {
+    // Four layers of room: the fourth command's fields go to the third.
+    d::basic_tree<4, 64, 4> t;
+    const auto top = t.add_layer("t", "Top", 0, 0);
+    const auto c1 = t.add_layer("c", "One", 0, 0, "cs", true);
+    const auto c2 = t.add_layer("c", "Two", 0, 0, "cs", true);
+    const auto c3 = t.add_layer("c", "Three", 0, 0, "cs", true);
+    REQUIRE(c3 == 3);
+    t.add_field({&a, top, 0, false, 1, nullptr});
+    t.add_field({&a, c1, 0, false, 2, nullptr});
+    t.add_field({&a, c2, 0, false, 3, nullptr});
+    t.add_field({&a, c3, 0, false, 4, nullptr});
+    t.add_field({&b, c3, 0, false, 5, nullptr});
+    const auto c4 = t.add_layer("c", "Four", 0, 0, "cs", true);
+    CHECK(c4 == 3);
+    t.add_field({&a, c4, 0, false, 6, nullptr});
+    t.add_field({&b, c4, 0, false, 7, nullptr});
+    CHECK(contains(json(t), head + "\"t.a\":1,\"cs\":[{\"t.a\":2},{\"t.a\":3},"
+                                   "{\"t.a\":[4,6],\"t.b\":[5,7]}],\"errors\":["));
+  }
+}
+
 // put_json indexes up to 256 fields of a layer on the stack and falls back to a general walk
 // beyond: both must write the same members. A name once is a value, a name repeated an array in
 // order of appearance, a reserved field nothing.

@@ -127,8 +127,10 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
   if (!o.profile) return len;
   pack::unpacker u(*o.profile, frame.subspan(at, len), at);
   pack::command_view c;
+  const bool distinct = o.profile->checked();
   while (u.next(c)) {
-    const auto l = t.add_layer("sue.cmd", c.type->description, c.offset, c.size(), "sue.cmds");
+    const auto l =
+        t.add_layer("sue.cmd", c.type->description, c.offset, c.size(), "sue.cmds", distinct);
     for (const auto& f : c.type->fields) {
       const std::uint64_t v = c.field(f);
       t.add_field(

@@ -238,23 +238,16 @@ bool names_repeat(std::span<const field_node> all, std::span<const std::uint32_t
   return false;
 }
 
-// The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
-// seen more than once among them holds an array (two VLAN tags). A name's first field decides
-// whether it is shown; every field of the name gives a value.
-template <class Out>
-void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
-                     std::span<const std::uint32_t> picked, bool& first) {
-  // A name that repeats (nearly never: two VLAN tags) takes the way that gathers its fields.
-  const std::size_t n = picked.size();
-  if (n <= 16 ? names_repeat<1>(all, picked) : names_repeat<16>(all, picked))
-    return put_json_repeated(w, all, picked, first);
+// n fields, the k-th at(k), as `"filter":value` members, no name repeating among them.
+template <class Out, class At>
+SCALEUP_ALWAYS_INLINE void put_json_distinct(chunked<Out>& w, std::size_t n, At&& at, bool& first) {
   // Members whose value is a number, the most, are written through a pointer held here (see
   // chunked::end()); any other member through the writer, which the pointer is handed back to.
   using writer = chunked<Out>;
   char* p = w.room(0);
   char* end = w.end();
   for (std::size_t k = 0; k < n; ++k) {
-    const auto& f = all[picked[k]];
+    const field_node& f = at(k);
     if (!shown_in_json(f)) continue;
     const std::string_view name = f.info->filter;
     const std::size_t most = name.size() + 4 + writer::max_digits;
@@ -275,6 +268,20 @@ void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
     first = false;
   }
   w.commit(p);
+}
+
+// The fields at `picked` (indices into `all`, in order) as `"filter":value` members; a name
+// seen more than once among them holds an array (two VLAN tags). A name's first field decides
+// whether it is shown; every field of the name gives a value.
+template <class Out>
+void put_json_picked(chunked<Out>& w, std::span<const field_node> all,
+                     std::span<const std::uint32_t> picked, bool& first) {
+  // A name that repeats (nearly never: two VLAN tags) takes the way that gathers its fields.
+  const std::size_t n = picked.size();
+  if (n <= 16 ? names_repeat<1>(all, picked) : names_repeat<16>(all, picked))
+    return put_json_repeated(w, all, picked, first);
+  put_json_distinct(
+      w, n, [&](std::size_t k) -> const field_node& { return all[picked[k]]; }, first);
 }
 
 // The members of the layers selected by `pick`, the fields in [lo, hi): indexed once and
@@ -345,17 +352,24 @@ void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number,
   constexpr std::size_t most_layers = std::tuple_size_v<decltype(t.layers)>;
   std::array<std::uint32_t, 256> top;
   std::size_t n_top = 0;
-  std::array<std::uint32_t, most_layers> lo, hi;  // [lo, hi) holds every field of a listed layer
+  // [lo, hi) holds every field of a listed layer, and `count` of them are its own (all, for a
+  // command: its fields are added together).
+  std::array<std::uint32_t, most_layers> lo, hi, count;
   std::fill_n(hi.begin(), layers.size(), std::uint32_t{0});
-  for (std::size_t i = 0; i < fields.size(); ++i) {
+  std::fill_n(count.begin(), layers.size(), std::uint32_t{0});
+  // By runs of one layer's fields (a header's, a command's): the run's ends are noted once, not
+  // at each field through memory, and the test of the layer is made once a run.
+  for (std::size_t i = 0, end = 0; i < fields.size(); i = end) {
     const std::uint16_t l = fields[i].layer;
+    for (end = i + 1; end < fields.size() && fields[end].layer == l;) ++end;
     if (l >= layers.size() || layers[l].list.empty()) {
-      if (n_top < top.size()) top[n_top] = static_cast<std::uint32_t>(i);
-      ++n_top;
+      for (std::size_t j = i; j < end; ++j, ++n_top)
+        if (n_top < top.size()) top[n_top] = static_cast<std::uint32_t>(j);
       continue;
     }
     if (hi[l] == 0) lo[l] = static_cast<std::uint32_t>(i);
-    hi[l] = static_cast<std::uint32_t>(i + 1);
+    hi[l] = static_cast<std::uint32_t>(end);
+    count[l] += static_cast<std::uint32_t>(end - i);
   }
   bool first = false;
   const auto own = [&](const field_node& f) {
@@ -386,9 +400,18 @@ void put_json_frame(chunked<Out>& w, const Tree& t, std::uint64_t frame_number,
       if (k != li) w.put(',');
       w.put('{');
       bool first_member = true;
-      if (hi[k] != 0)
+      if (hi[k] == 0) {
+        // no fields
+      } else if (hi[k] - lo[k] == count[k] && layers[k].distinct_names) {
+        // Its fields one after the other, whose maker says that no name repeats: written as
+        // they lie.
+        const field_node* const at = fields.data() + lo[k];
+        put_json_distinct(
+            w, count[k], [at](std::size_t j) -> const field_node& { return at[j]; }, first_member);
+      } else {
         put_json_range(
             w, t, lo[k], hi[k], [k](const field_node& f) { return f.layer == k; }, first_member);
+      }
       w.put('}');
     }
     w.put(']');

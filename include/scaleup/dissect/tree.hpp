@@ -25,6 +25,9 @@ struct layer_node {
   std::uint32_t offset = 0;  // bytes from the start of the frame
   std::uint32_t length = 0;
   std::string_view list{};  // a repeated layer (one command of many): the list it belongs to
+  // No two of its fields share a filter name, as its maker knows (a command of a checked
+  // profile): the JSON printer then does not look for names to gather into an array.
+  bool distinct_names = false;
 };
 
 struct field_node {
@@ -89,15 +92,26 @@ struct basic_tree {
     return {errors.data(), error_count};
   }
 
-  constexpr std::uint16_t add_layer(std::string_view name, std::string_view title,
-                                    std::size_t offset, std::size_t length,
-                                    std::string_view list = {}) noexcept {
+  // Inlined and stored member by member, as add_field: a node built on the stack and copied
+  // out of line is stored in narrow pieces and loaded again in wide ones (a stall a layer).
+  SCALEUP_ALWAYS_INLINE constexpr std::uint16_t add_layer(std::string_view name,
+                                                          std::string_view title,
+                                                          std::size_t offset, std::size_t length,
+                                                          std::string_view list = {},
+                                                          bool distinct_names = false) noexcept {
     if (layer_count == MaxLayers) {
       note_overflow();
+      // The fields of the layers that did not fit go to the last one: its names may repeat.
+      layers[MaxLayers - 1].distinct_names = false;
       return static_cast<std::uint16_t>(MaxLayers - 1);
     }
-    layers[layer_count] = layer_node{name, title, static_cast<std::uint32_t>(offset),
-                                     static_cast<std::uint32_t>(length), list};
+    layer_node& l = layers[layer_count];
+    l.name = name;
+    l.title = title;
+    l.offset = static_cast<std::uint32_t>(offset);
+    l.length = static_cast<std::uint32_t>(length);
+    l.list = list;
+    l.distinct_names = distinct_names;
     return static_cast<std::uint16_t>(layer_count++);
   }
 

@@ -95,6 +95,7 @@ class profile {
                          .names = std::span<const wire::value_name>(names_.data(), types.size()),
                          .description = "Command type by name, from the profile",
                          .seed = "R2 4.2 step 2a"};
+    checked_ = check().empty();
   }
 
   // name_field() points into this object: a profile stays where it was built.
@@ -105,6 +106,9 @@ class profile {
   constexpr std::string_view description() const noexcept { return description_; }
   constexpr std::span<const command_type> types() const noexcept { return types_; }
   constexpr const wire::field_info& name_field() const noexcept { return name_field_; }
+  // check() found nothing wrong, so no name appears twice among a command's fields and the
+  // engine's (engine_fields).
+  constexpr bool checked() const noexcept { return checked_; }
 
   constexpr const command_type* find(std::uint8_t code) const noexcept {
     return index_[code] == none ? nullptr : &types_[index_[code]];
@@ -163,6 +167,7 @@ class profile {
   std::array<wire::value_name, max_types> names_{};
   wire::field_info name_field_{};
   bool duplicate_ = false;
+  bool checked_ = false;
 };
 
 // One command inside a payload: views into the caller's bytes, nothing copied.
