@@ -80,6 +80,18 @@ struct endpoint {
 
   static constexpr endpoint of_xpu(std::uint32_t x) noexcept { return {kind::xpu, x, {}}; }
   static constexpr endpoint of_ip(const wire::ip_address& a) noexcept { return {kind::ip, 0, a}; }
+  // The same, made in place, member by member: a value made on the stack and copied in is
+  // stored in narrow pieces and loaded back whole, before the stores reach the cache (a stall).
+  constexpr void set_xpu(std::uint32_t x) noexcept {
+    type = kind::xpu;
+    xpu = x;
+    ip = {};
+  }
+  constexpr void set_ip(const wire::ip_address& a) noexcept {
+    type = kind::ip;
+    xpu = 0;
+    ip = a;
+  }
   constexpr bool is_xpu() const noexcept { return type == kind::xpu; }
   friend constexpr auto operator<=>(const endpoint&, const endpoint&) = default;
 };
@@ -285,16 +297,16 @@ constexpr bool set_endpoints(const Tree& t, const carrier_hint& hint,
   const pdu_summary& p = t.pdu;
   if (!p.rh) return false;
   if (const auto& to = p.dst_xpu ? p.dst_xpu : hint.dst_xpu) {
-    key.src = endpoint::of_xpu(p.rh->xpuid);
-    key.dst = endpoint::of_xpu(*to);
+    key.src.set_xpu(p.rh->xpuid);
+    key.dst.set_xpu(*to);
     return true;
   }
   const bool own = p.src_ip && p.dst_ip;
   const std::optional<wire::ip_address>& from = own ? p.src_ip : hint.src;
   const std::optional<wire::ip_address>& at = own ? p.dst_ip : hint.dst;
   if (!from || !at) return false;
-  key.src = endpoint::of_ip(*from);
-  key.dst = endpoint::of_ip(*at);
+  key.src.set_ip(*from);
+  key.dst.set_ip(*at);
   return true;
 }
 

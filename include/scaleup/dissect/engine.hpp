@@ -176,8 +176,10 @@ constexpr void summarize(Tree& t, const wire::received_frame& f, const options& 
   pdu_summary& p = t.pdu;
   if (!p.src_ip) {
     if (f.ipv4) {
-      p.src_ip = wire::ip_address::v4(f.ipv4->value.src);
-      p.dst_ip = wire::ip_address::v4(f.ipv4->value.dst);
+      // Made in place: an address made on the stack and copied in is stored in narrow pieces
+      // and loaded back whole before the stores reach the cache, a stall a frame.
+      wire::store_be32(p.src_ip.emplace().bytes.data(), f.ipv4->value.src);
+      wire::store_be32(p.dst_ip.emplace().bytes.data(), f.ipv4->value.dst);
     } else if (f.ipv6) {
       p.src_ip = wire::ip_address::v6(f.ipv6->value.src);
       p.dst_ip = wire::ip_address::v6(f.ipv6->value.dst);
