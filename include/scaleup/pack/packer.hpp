@@ -410,33 +410,34 @@ class packer {
       return false;
     // One subtraction and one compare (see admission).
     const std::uint8_t code = control[0];
-    const std::uint64_t key = std::uint64_t{data.size()} << 8 | control.size();
-    return std::rotr(key - admit_least_[code], 8) <= admit_more_[code];
+    const std::uint64_t key = std::uint64_t{data.size()} << 5 | control.size();
+    return std::rotr(key - admit_least_[code], 5) <= admit_more_[code];
   }
 
   // What push admits of a type, from the profile's framing (R2 4.2 step 2a) and the limit: a
-  // command of c control bytes and d data bytes, as the key d << 8 | c, passes when
-  // rotr(key - least, 8) <= more, where least is the type's smallest command (its control
-  // length, plus 1 << 8 for a type with data) and more how many data bytes it may have beyond
-  // the least (fewer where the limit says so). A control length that differs leaves a low byte
-  // that is not 0 (the lengths are under 256), which the rotation makes the top byte: too big;
-  // data shorter than the least wraps around: too big. An unknown type (or one of which no
-  // command fits the limit) has least 0 and more 0, and every control length, 1 to 18, then
-  // leaves its low byte. The check was a 16-bit word of bit fields, taken apart with shifts and
-  // masks at each push; this one is two loads, a shift, an or, a subtraction, a rotation and a
-  // compare (16-byte commands: 52 -> 45 instructions a push).
+  // command of c control bytes (1 to 18, tested first) and d data bytes, as the key d << 5 | c,
+  // passes when rotr(key - least, 5) <= more, where least is the type's smallest command (its
+  // control length, plus 1 << 5 for a type with data) and more how many data bytes it may have
+  // beyond the least (fewer where the limit says so). A control length that differs leaves low
+  // bits that are not 0 (both lengths are under 32), which the rotation makes the top bits: too
+  // big; data shorter than the least wraps around: too big. An unknown type (or one of which no
+  // command fits the limit) has least 0 and more 0, and every control length then leaves its
+  // low bits. The check was a 16-bit word of bit fields, taken apart with shifts and masks at
+  // each push; this is two byte loads, a shift, an or, a subtraction, a rotation and a compare
+  // (16-byte commands: 7 instructions fewer a push), in two tables of 256 bytes (the one word
+  // per type took 512: the firmware's packer has SCALEUP_PACKER_FIRMWARE_SIZE bytes).
   struct admit {
-    std::uint16_t least = 0;
-    std::uint16_t more = 0;
+    std::uint8_t least = 0;
+    std::uint8_t more = 0;
   };
-  static_assert(max_control_bytes < 256 && max_data_bytes < 256 * 256, "the fields of admission()");
+  static_assert(max_control_bytes < 32 && max_data_bytes <= 256, "the fields of admission()");
   static constexpr admit admission(std::uint16_t framing, std::size_t limit) noexcept {
     const std::size_t control = framing & profile::control_mask;
     if (framing == 0 || control > max_control_bytes || control > limit) return {};
-    if ((framing & profile::carries_data) == 0) return {static_cast<std::uint16_t>(control), 0};
+    if ((framing & profile::carries_data) == 0) return {static_cast<std::uint8_t>(control), 0};
     const std::size_t room = limit - control < max_data_bytes ? limit - control : max_data_bytes;
     if (room == 0) return {};
-    return {static_cast<std::uint16_t>(control | 1u << 8), static_cast<std::uint16_t>(room - 1)};
+    return {static_cast<std::uint8_t>(control | 1u << 5), static_cast<std::uint8_t>(room - 1)};
   }
 
   // Why push refused: check()'s error, else the pool is full.
@@ -803,8 +804,8 @@ class packer {
   table<std::uint16_t, (grows ? Destinations * VCs : 1), Storage> heads_;
   // By type code: see admission(). Two tables, not one of pairs: GCC loads a pair as one word
   // and takes it apart, three instructions more a push.
-  std::array<std::uint16_t, 256> admit_least_{};
-  std::array<std::uint16_t, 256> admit_more_{};
+  std::array<std::uint8_t, 256> admit_least_{};
+  std::array<std::uint8_t, 256> admit_more_{};
   std::size_t free_count_ = 0;
   std::uint64_t seq_ = 0;
 };
