@@ -753,7 +753,7 @@ class packer {
                          Cookies cookies) noexcept {
     // Where the PDU must end, and the free stack's top, as pointers: fewer values live across
     // the copies than a used count, a limit and a second counter (GCC kept the limit on the
-    // stack and moved values between registers, some ten instructions a command).
+    // stack; a little faster, one instruction fewer a command).
     std::uint8_t* out = dst;
     std::uint8_t* const end = dst + cfg_.limit;
     std::uint16_t* const freed = &free_list_[free_count_];
@@ -831,8 +831,8 @@ class packer {
   // heap_storage the heads are in heads_.
   table<std::uint16_t, (grows ? Capacity : Capacity + Destinations * VCs), Storage> next_;
   table<std::uint16_t, (grows ? Destinations * VCs : 1), Storage> heads_;
-  // By type code: see admission(). Two tables, not one of pairs: GCC loads a pair as one word
-  // and takes it apart, three instructions more a push.
+  // By type code: see admission(). Two tables, not one of pairs: GCC loaded a pair as one word
+  // and took it apart, two instructions more a push.
   std::array<std::uint8_t, 256> admit_least_{};
   std::array<std::uint8_t, 256> admit_more_{};
   std::size_t free_count_ = 0;
