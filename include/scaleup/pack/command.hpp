@@ -318,7 +318,7 @@ class unpacker {
     return false;
   }
   // The walk stops at at_: the error frame_command finds there, or padding to the end.
-  SCALEUP_ALWAYS_INLINE constexpr bool stop(const std::uint8_t* end) noexcept {
+  SCALEUP_COLD constexpr bool stop(const std::uint8_t* end) noexcept {
     const std::size_t offset = base_ + pos();
     std::size_t size = 0;
     const command_type* t = nullptr;
