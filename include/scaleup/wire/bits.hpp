@@ -162,15 +162,20 @@ constexpr void move_bytes(std::uint8_t* out, const std::uint8_t* in, std::size_t
 template <class Byte>
 requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
     constexpr void copy_short(Byte* out, const Byte* in, std::size_t n) noexcept {
+  // Eight bytes or more first, then more than 16, or four or more: every length takes two tests
+  // (16 first made a packed command's data under eight bytes take three and two jumps; 16-byte
+  // commands, cache-resident: packing 2.04 -> 1.96 ns a command).
   if (std::is_constant_evaluated()) {
     for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
-  } else if (n >= 16) {
-    // 16-byte pieces from the front; the last one ends at the end, overlapping the one before.
-    for (std::size_t i = 0; i + 16 < n; i += 16) std::memcpy(out + i, in + i, 16);
-    std::memcpy(out + n - 16, in + n - 16, 16);
   } else if (n >= 8) {
-    std::memcpy(out, in, 8);
-    std::memcpy(out + n - 8, in + n - 8, 8);
+    if (n > 16) {
+      // 16-byte pieces from the front; the last one ends at the end, overlapping the one before.
+      for (std::size_t i = 0; i + 16 < n; i += 16) std::memcpy(out + i, in + i, 16);
+      std::memcpy(out + n - 16, in + n - 16, 16);
+    } else {
+      std::memcpy(out, in, 8);
+      std::memcpy(out + n - 8, in + n - 8, 8);
+    }
   } else if (n >= 4) {
     std::memcpy(out, in, 4);
     std::memcpy(out + n - 4, in + n - 4, 4);
