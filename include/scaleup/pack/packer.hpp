@@ -381,9 +381,13 @@ class packer {
                                             bool send_now) noexcept {
       return static_cast<std::uint32_t>(data_len | std::size_t{send_now} << 15 | control_len << 16);
     }
-    constexpr std::size_t data_len() const noexcept { return shape & 0x7FFF; }
-    constexpr bool send_now() const noexcept { return (shape & 0x8000) != 0; }
-    constexpr std::size_t control_len() const noexcept { return shape >> 16; }
+    // The fields of a shape word (packing reads the word once and takes it apart in registers).
+    static constexpr std::size_t data_len_of(std::uint32_t s) noexcept { return s & 0x7FFF; }
+    static constexpr bool send_now_of(std::uint32_t s) noexcept { return (s & 0x8000) != 0; }
+    static constexpr std::size_t control_len_of(std::uint32_t s) noexcept { return s >> 16; }
+    constexpr std::size_t data_len() const noexcept { return data_len_of(shape); }
+    constexpr bool send_now() const noexcept { return send_now_of(shape); }
+    constexpr std::size_t control_len() const noexcept { return control_len_of(shape); }
   };
   static_assert(max_data_bytes < 0x8000 && max_control_bytes <= 0xFFFF, "the fields of shape");
   static_assert(sizeof(entry) == 64, "a pool entry is a cache line");
@@ -762,8 +766,8 @@ class packer {
     while (commands < max_commands) {
       const entry& e = pool_[at];
       const std::uint32_t shape = e.shape;
-      const std::size_t control_len = shape >> 16;
-      const std::size_t data_len = shape & 0x7FFF;
+      const std::size_t control_len = entry::control_len_of(shape);
+      const std::size_t data_len = entry::data_len_of(shape);
       if (static_cast<std::size_t>(end - out) < control_len + data_len)
         break;  // it starts the next PDU
       if constexpr (WithCookies) {
@@ -774,12 +778,11 @@ class packer {
       }
       // Framing was checked at push and the room just above: copy, with byte 1 made to agree.
       e.control.write(out, control_len);
-      wire::copy_short(out + control_len, e.data, data_len);
-      if (data_len != 0) out[1] = static_cast<std::uint8_t>(data_len - 1);
+      write_checked_data(bytes(e.data, data_len), out, control_len);
       out += control_len + data_len;
       freed[commands++] = static_cast<std::uint16_t>(at);
       at = next_[at];
-      if (shape & 0x8000) break;  // send_now: it closes the PDU
+      if (entry::send_now_of(shape)) break;  // it closes the PDU
     }
     free_count_ += commands;
     return run{static_cast<std::size_t>(out - dst), commands, static_cast<std::uint16_t>(at)};
