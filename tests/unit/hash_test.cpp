@@ -17,6 +17,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -156,6 +157,16 @@ TEST_CASE("siphash: a flow hashed at compile time is hashed alike at run time") 
   std::uint64_t loaded = 0;
   std::memcpy(&loaded, rf.a.bytes.data(), 8);
   CHECK(w0 == loaded);
+  // A connection's hash leaves the addresses' second words out only when both are zero: ends
+  // that differ there alone hash apart.
+  w::ipv6_address first_half{};
+  std::copy_n(b.bytes.begin(), 8, first_half.begin());
+  REQUIRE(w::ip_address::v6(first_half).raw_word(1) == 0);
+  REQUIRE(b.raw_word(1) != 0);
+  const d::connection_key_hash ch;
+  CHECK(ch(reference_key, {d::endpoint::of_ip(b), d::endpoint::of_ip(a), 0, 0}) !=
+        ch(reference_key,
+           {d::endpoint::of_ip(w::ip_address::v6(first_half)), d::endpoint::of_ip(a), 0, 0}));
 }
 
 TEST_CASE("hash key: drawn once per process, set by an embedding, taken by each table") {

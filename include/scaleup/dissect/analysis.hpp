@@ -136,6 +136,7 @@ struct reversed_key {
 // of keys that compares 16-byte addresses at every step. The hash is keyed (flat_index.hpp):
 // the ends' addresses, then one word of the rest. An end is an XPU, its address zero, or an
 // address, its XPU zero (endpoint::of_xpu, of_ip): the XPU shares the address' first word.
+// The addresses' second words are left out when both are zero (XPUs, IPv4), as for a UDP flow.
 struct connection_key_hash {
   static constexpr std::uint64_t of(const wire::hash_key& key, const endpoint& src,
                                     const endpoint& dst, std::uint16_t port,
@@ -144,8 +145,12 @@ struct connection_key_hash {
         std::uint64_t{static_cast<std::uint8_t>(src.type)} | std::uint64_t{src.ip.version} << 8 |
         std::uint64_t{static_cast<std::uint8_t>(dst.type)} << 16 |
         std::uint64_t{dst.ip.version} << 24 | std::uint64_t{port} << 32 | std::uint64_t{vc} << 48;
-    return wire::keyed_hash(key, src.ip.raw_word(0) ^ src.xpu, src.ip.raw_word(1),
-                            dst.ip.raw_word(0) ^ dst.xpu, dst.ip.raw_word(1), rest);
+    const std::uint64_t s1 = src.ip.raw_word(1), d1 = dst.ip.raw_word(1);
+    if ((s1 | d1) == 0)
+      return wire::keyed_hash(key, src.ip.raw_word(0) ^ src.xpu, dst.ip.raw_word(0) ^ dst.xpu,
+                              rest);
+    return wire::keyed_hash(key, src.ip.raw_word(0) ^ src.xpu, s1, dst.ip.raw_word(0) ^ dst.xpu, d1,
+                            rest);
   }
   constexpr std::uint64_t operator()(const wire::hash_key& key,
                                      const connection_key& k) const noexcept {

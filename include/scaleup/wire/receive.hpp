@@ -765,10 +765,10 @@ class frame_reader {
     if (o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port)) return true;
     if (!o_.heuristics) return false;
     if (!o_.flows) return plausible_pdu(payload);
-    const udp_flow flow = v6 ? udp_flow::make(ip_address::v6(f_.ipv6->value.src), u.src_port,
-                                              ip_address::v6(f_.ipv6->value.dst), u.dst_port)
-                             : udp_flow::make(ip_address::v4(f_.ipv4->value.src), u.src_port,
-                                              ip_address::v4(f_.ipv4->value.dst), u.dst_port);
+    const udp_flow flow =
+        v6 ? udp_flow::make(ip_address::v6(f_.ipv6->value.src), u.src_port,
+                            ip_address::v6(f_.ipv6->value.dst), u.dst_port)
+           : udp_flow::make_v4(f_.ipv4->value.src, u.src_port, f_.ipv4->value.dst, u.dst_port);
     if (o_.flows->bound(flow)) return true;
     if (payload.size() < on_wire && plausible_rh(payload)) {
       if (o_.flows->port_bound(u.dst_port) || o_.flows->port_bound(u.src_port)) {
