@@ -499,3 +499,48 @@ TEST_CASE("analysis: PSNs in flight kept at most half the PSN space") {
   CHECK(value(r, result_value::first_frame) == 100'000 - 99);
   CHECK(c.forward().psns_kept() == 32768);
 }
+
+TEST_CASE(
+    "analysis: ACKs riding on PDUs, peers interleaved, each for the connection the other way") {
+  // XPU 1 talks with XPUs 2 and 3; every PDU after the first of a pair carries the ACK of the
+  // other way's PDU before it. The analysis finds a ridden ACK's connection once and keeps it:
+  // each ACK must still land on its own connection, whoever sent the frame before.
+  for (const std::size_t most : {std::size_t{100}, std::size_t{3}}) {
+    CAPTURE(most);
+    d::analysis_config cfg;
+    cfg.max_connections = most;
+    capture c(cfg);
+    std::uint16_t psn[4][4] = {};  // next PSN from each XPU to each
+    const auto send = [&](std::uint32_t from, std::uint32_t to, bool with_ack) {
+      const std::uint16_t p = psn[from][to]++;
+      const std::uint16_t acked = static_cast<std::uint16_t>(psn[to][from] - 1);
+      return c.add(key(from, to, 0, 0), with_ack ? op_ack : op_none, p, acked, true, 100);
+    };
+    send(1, 2, false);  // connections 0: 1->2
+    send(1, 3, false);  //             1: 1->3
+    for (int round = 0; round < 5; ++round) {
+      const auto& a = send(2, 1, true);  // 2->1 (connection 2), ACKs 1->2
+      const auto& b = send(3, 1, true);  // 3->1 (connection 3 when there is room), ACKs 1->3
+      const auto& x = send(1, 2, true);  // ACKs 2->1
+      const auto& y = send(1, 3, true);  // ACKs 3->1
+      CHECK(value(a, result_value::acked_connection) == 0);
+      CHECK(value(b, result_value::acked_connection) == 1);
+      CHECK(value(x, result_value::acked_connection) == 2);
+      if (most > 3) {
+        CHECK(value(y, result_value::acked_connection) == 3);
+      } else {
+        // 3->1 was refused: its PDUs and the ACKs for it are not analysed, the rest is.
+        CHECK(b.has(flag::not_analysed));
+        CHECK(y.has(flag::not_analysed));
+        CHECK_FALSE(x.has(flag::not_analysed));
+      }
+    }
+    const auto& conns = c.a.connections();
+    REQUIRE(conns.size() == std::min<std::size_t>(most, 4));
+    CHECK(conns[0].acks == 5);  // 1->2, acknowledged by 2->1's PDUs
+    CHECK(conns[1].acks == 5);  // 1->3, by 3->1's (analysed for 1->3 even when 3->1 is not)
+    CHECK(conns[2].acks == 5);  // 2->1, by 1->2's
+    if (most > 3) CHECK(conns[3].acks == 5);
+    for (const auto& k : conns) CHECK(k.ack_rtt().count() == k.acks);
+  }
+}

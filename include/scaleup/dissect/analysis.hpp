@@ -484,10 +484,10 @@ class analysis {
     if (const frame_result* r = result(f.frame)) return *r;
     frame_result r;
     r.analysed = true;
-    if (f.data) on_pdu(f, r);
+    const std::size_t own = f.data ? on_pdu(f, r) : refused;
     if (f.op == static_cast<std::uint8_t>(wire::rh_op::ack) ||
         f.op == static_cast<std::uint8_t>(wire::rh_op::nack))
-      on_ack(f, r);
+      on_ack(f, r, own);
     not_analysed_ += r.has(flag::not_analysed);
     // Not a frame number, or not asked to: nothing to cache under.
     if (f.frame == 0 || !cfg_.keep_results) return scratch_ = r;
@@ -505,6 +505,7 @@ class analysis {
     const auto [i, fresh] = index_.insert(k);
     if (fresh) {
       conns_.emplace_back();
+      reverse_.push_back(no_reverse);
       if (cfg_.record_events) traces_.emplace_back();
     }
     return i;
@@ -514,9 +515,13 @@ class analysis {
     if (cfg_.record_events) traces_[i].add({f.time_ns, f.frame, psn, k});
   }
 
-  void on_pdu(const frame_facts& f, frame_result& r) {
+  // The PDU's connection, or `refused`.
+  std::size_t on_pdu(const frame_facts& f, frame_result& r) {
     const std::size_t i = index_of(f.key);
-    if (i == refused) return r.set(flag::not_analysed);
+    if (i == refused) {
+      r.set(flag::not_analysed);
+      return refused;
+    }
     connection& c = conns_[i];
     r.set(result_value::connection, i);
     c.touch(f);
@@ -565,11 +570,17 @@ class analysis {
       }
     }
     note(f, i, u, fresh ? psn_event::kind::first : psn_event::kind::retransmission);
+    return i;
   }
 
-  void on_ack(const frame_facts& f, frame_result& r) {
+  // `own`: the connection of the PDU the ACK rode on, or `refused` (none, or not analysed).
+  void on_ack(const frame_facts& f, frame_result& r, std::size_t own) {
     const reversed_key k{f.key};
-    const std::size_t i = index_of(k);
+    std::size_t i = own != refused ? reverse_[own] : no_reverse;
+    if (i == no_reverse) {
+      i = index_of(k);
+      if (own != refused && i != refused) reverse_[own] = static_cast<std::uint32_t>(i);
+    }
     if (i == refused) return r.set(flag::not_analysed);
     connection& c = conns_[i];
     r.set(result_value::acked_connection, i);
@@ -603,7 +614,12 @@ class analysis {
   analysis_config cfg_;
   std::vector<connection> conns_;
   flat_index<connection_key, connection_key_hash> index_;  // numbered as conns_
-  std::vector<psn_trace> traces_;                          // numbered as conns_, with record_events
+  // Numbered as conns_: the number of the connection the other way (its key reversed), once an
+  // ACK rode on one of the connection's PDUs, so that such a frame, most of a busy capture's,
+  // finds both connections with one lookup.
+  static constexpr std::uint32_t no_reverse = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> reverse_;
+  std::vector<psn_trace> traces_;  // numbered as conns_, with record_events
   std::vector<frame_result> results_;
   std::uint64_t not_analysed_ = 0;
   frame_result scratch_;
