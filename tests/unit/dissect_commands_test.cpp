@@ -139,6 +139,23 @@ TEST_CASE("dissect commands: JSON of a profile that check() refuses gathers a re
                  "\"sue.cmd.y\":10,\"sue.cmd.name\":\"T\","));
 }
 
+TEST_CASE("dissect commands: a field a profile lets run past its control reads zeros there") {
+  // Two-byte controls; "x" takes bits 12-19, the last four past the control. The bytes after
+  // the control (the next command's) are in the frame, and are not the field's.
+  static constexpr std::array<w::field_info, 2> past{
+      pk::type_field, w::field_info{.name = "x", .filter = "sue.cmd.x", .bit = 12, .width = 8}};
+  static constexpr std::array<pk::command_type, 1> types{
+      pk::command_type{.code = 0x21, .name = "T", .fields = past}};
+  const pk::profile p("past", types);
+  CHECK(!p.checked());
+  d::options o;
+  o.profile = &p;
+  const auto t = dissect_pdu(frame(w::encap::udp4, {0x21, 0x5A, 0x21, 0x3C}), o);
+  const std::string json = render([&](auto& out) { d::put_json(out, *t.tree, 1); });
+  CHECK(contains(json, "\"sue.cmds\":[{\"sue.cmd.type\":33,\"sue.cmd.x\":160,"));  // 0xA0
+  CHECK(contains(json, "{\"sue.cmd.type\":33,\"sue.cmd.x\":192,"));                // 0xC0
+}
+
 TEST_CASE("dissect commands: JSON lists them under sue.cmds, text gives one line each") {
   const auto t = dissect_pdu(frame(w::encap::udp4, cat({write5, wr_rsp})));
   const std::string json = render([&](auto& out) { d::put_json(out, *t.tree, 1); });

@@ -128,11 +128,22 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
   pack::unpacker u(*o.profile, frame.subspan(at, len), at);
   pack::command_view c;
   const bool distinct = o.profile->checked();
+  const std::uint8_t* const frame_end = frame.data() + frame.size();
   while (u.next(c)) {
     const auto l =
         t.add_layer("sue.cmd", c.type->description, c.offset, c.size(), "sue.cmds", distinct);
+    // A field inside the control is read by a load that may reach past the control into the
+    // bytes that follow it in the frame (the bits taken are the field's alone): eight bytes are
+    // then nearly always there, where a short control's fields were put together a piece at a
+    // time. One a profile lets run past its control reads zeros there, as command_view::field.
+    const bytes readable(c.control.data(), static_cast<std::size_t>(frame_end - c.control.data()));
+    const std::size_t control_bits = c.control.size() * 8;
     for (const auto& f : c.type->fields) {
-      const std::uint64_t v = c.field(f);
+      const std::uint64_t v = f.bit + f.width <= control_bits &&
+                                      std::size_t{f.bit} / 8 + 8 <= readable.size() &&
+                                      f.bit % 8 + f.width <= 64
+                                  ? wire::get_bits_wide(readable.data(), f.bit, f.width)
+                                  : c.field(f);
       t.add_field(
           field_node{&f, l, static_cast<std::uint32_t>(c.offset * 8 + f.bit), false, v, nullptr});
       if (f.check != wire::rule::any) add_command_error(t, c, f, v);

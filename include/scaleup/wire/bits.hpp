@@ -199,13 +199,21 @@ requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
 // them from the stores, and waits for the cache.) A field that runs past the buffer's end, or
 // one in a buffer under eight bytes, is put together in a register from narrower loads, the
 // bytes past the end as zeros.
+// get_bits where the eight bytes from the field's first are known to be there (and the field,
+// from its first bit, fits in them): one load.
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t get_bits_wide(const std::uint8_t* p,
+                                                            std::size_t offset,
+                                                            unsigned width) noexcept {
+  return (load_be64(p + offset / 8) << (offset % 8)) >> (64 - width);
+}
+
 constexpr std::uint64_t get_bits(std::span<const std::uint8_t> b, std::size_t offset,
                                  unsigned width) noexcept {
   const std::size_t first = offset / 8, skip = offset % 8;
   if (std::is_constant_evaluated() || skip + width > 64 || first >= b.size())
     return get_bits(b.data(), offset, width);
   const std::size_t n = (skip + width + 7) / 8;  // bytes spanned, 1..8
-  if (first + 8 <= b.size()) return (load_be64(b.data() + first) << skip) >> (64 - width);
+  if (first + 8 <= b.size()) return get_bits_wide(b.data(), offset, width);
   if (b.size() >= 8 && first + n <= b.size()) {
     const std::size_t back = first + 8 - b.size();  // where the field starts in the last eight
     return (load_be64(b.data() + b.size() - 8) << (8 * back + skip)) >> (64 - width);
