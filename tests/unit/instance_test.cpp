@@ -834,3 +834,44 @@ TEST_CASE("instance: acknowledgements ride in the RH of reverse traffic") {
   CHECK(tw.x[0]->stats().completed == 400);
   CHECK(tw.x[1]->stats().completed == 400);
 }
+
+TEST_CASE("instance: ready_ports follows its queues: commands, transmissions, links down and up") {
+  const auto cmd = barrier_cmd();
+  std::vector<std::uint8_t> out(8192);
+  t::instance_config c;
+  c.xpuid = 0;
+  c.ports = 4;
+  inst a(c);
+  const auto command = [&](inst& x, std::uint16_t peer) {
+    CHECK_FALSE(x.step(0, t::instance_event::command(peer, 0, w::bytes(cmd), {}, true)).error);
+  };
+  CHECK(a.ready_ports() == 0);
+  command(a, 1);  // strict: the stream is pinned to port (xpuid + peer + VC) % 4 = 1
+  CHECK(a.ready_ports() == 0b0010);
+  CHECK(a.port_ready(1));
+  CHECK_FALSE(a.port_ready(0));
+  CHECK(a.step(0, t::instance_event::transmit(1, out)).frame.size > 0);
+  CHECK(a.ready_ports() == 0);  // its one command went out
+  command(a, 1);
+  command(a, 2);  // port 2
+  CHECK(a.ready_ports() == 0b0110);
+  a.step(1, t::instance_event::link_status(2, false));
+  CHECK(a.ready_ports() == 0b1010);  // the stream left its plane for the next one, with its command
+  CHECK_FALSE(a.port_ready(2));
+  CHECK(a.step(1, t::instance_event::transmit(3, out)).frame.size > 0);
+  CHECK(a.step(1, t::instance_event::transmit(1, out)).frame.size > 0);
+  CHECK(a.ready_ports() == 0);
+
+  // One port: a command waits while its link is down, and is ready again when it comes up.
+  c.ports = 1;
+  inst b(c);
+  command(b, 1);
+  CHECK(b.ready_ports() == 1);
+  b.step(1, t::instance_event::link_status(0, false));
+  CHECK(b.ready_ports() == 0);
+  CHECK_FALSE(b.port_ready(0));
+  b.step(2, t::instance_event::link_status(0, true));
+  CHECK(b.ready_ports() == 1);
+  CHECK(b.step(2, t::instance_event::transmit(0, out)).frame.size > 0);
+  CHECK(b.ready_ports() == 0);
+}

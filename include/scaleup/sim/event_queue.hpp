@@ -110,6 +110,7 @@ class event_queue {
   void push(E e) {
     if (e.at < cur_) e.at = cur_;
     ++size_;
+    if (e.at < next_) next_ = e.at;
     if (e.at - cur_ < window)
       link(e);
     else
@@ -118,9 +119,8 @@ class event_queue {
 
   // The earliest time waiting (never when empty).
   std::uint64_t next_time() const noexcept {
-    if (near_ == 0) return far_.next_time();
-    const std::size_t s = first_slot();
-    return cur_ + ((s - (cur_ & mask)) & mask);
+    if (next_ == unknown) next_ = near_ == 0 ? far_.next_time() : time_of(first_slot());
+    return next_;
   }
 
   // Takes the earliest event (the first added among equal times). Not on an empty queue.
@@ -133,13 +133,14 @@ class event_queue {
   // Takes the earliest event into `out` if its time is `limit` or earlier.
   bool take_until(std::uint64_t limit, E& out) {
     if (size_ == 0) return false;
+    const std::uint64_t t = next_time();
+    if (t > limit) return false;
     if (near_ == 0) {  // only far events: the calendar jumps to the first of them
-      if (far_.next_time() > limit) return false;
-      cur_ = far_.next_time();
+      cur_ = t;
       pull();
     }
-    const std::size_t s = first_slot();
-    if (cur_ + ((s - (cur_ & mask)) & mask) > limit) return false;
+    // Each slot holds one time: the earliest time names its slot.
+    const std::size_t s = t & mask;
     slot& sl = slots_[s];
     const std::uint32_t n = sl.head;
     out = nodes_[n].e;
@@ -147,6 +148,7 @@ class event_queue {
     if (sl.head == nil) {
       words_[s >> 6] &= ~(std::uint64_t{1} << (s & 63));
       if (words_[s >> 6] == 0) summary_ &= ~(std::uint64_t{1} << (s >> 6));
+      next_ = unknown;  // found in the bitmap when next asked
     }
     nodes_.remove(n);
     --near_;
@@ -161,6 +163,8 @@ class event_queue {
  private:
   static constexpr std::size_t mask = window - 1;
   static constexpr std::uint32_t nil = 0xFFFFFFFFu;
+  // next_ not known. (A time of 0 is then looked up each time it is asked for: still right.)
+  static constexpr std::uint64_t unknown = 0;
   static_assert(window == 64 * 64, "two bitmap levels of 64 bits");
 
   struct node {
@@ -192,6 +196,11 @@ class event_queue {
     while (!far_.empty() && far_.next_time() - cur_ < window) link(far_.pop());
   }
 
+  // The time of the events in slot s.
+  std::uint64_t time_of(std::size_t s) const noexcept {
+    return cur_ + ((s - (cur_ & mask)) & mask);
+  }
+
   // The first used slot at or after the current time's, going round.
   std::size_t first_slot() const noexcept {
     const std::size_t c = cur_ & mask;
@@ -210,7 +219,11 @@ class event_queue {
   slot_pool<node> nodes_;
   radix_queue<E> far_;
   std::uint64_t cur_ = 0;  // the time of the last event taken
-  std::size_t near_ = 0;   // events in the calendar
+  // The earliest time waiting, kept between calls (the fabric asks for it, then takes, at each
+  // event): a push can only lower it; taking the last event of a slot makes it unknown. Events
+  // that move from far to near are later than it.
+  mutable std::uint64_t next_ = never;
+  std::size_t near_ = 0;  // events in the calendar
   std::size_t size_ = 0;
 };
 

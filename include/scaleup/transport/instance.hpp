@@ -521,7 +521,11 @@ class sue_instance {
         arrived(e, a);
         break;
       case instance_input::transmit:
-        if (e.port < cfg_.ports) transmit(e.port, e.out, a);
+        if (e.port < cfg_.ports) {
+          transmit(e.port, e.out, a);
+          queues_changed(e.port);
+          packer_changed(lane(e.port));
+        }
         break;
       case instance_input::link_message:
         if (e.port < cfg_.ports) {
@@ -551,17 +555,19 @@ class sue_instance {
 
   // Ports with something to send now (bit p): offer them a transmit. A port that was offered one
   // and had nothing sendable (a window full, no credits) is not ready again until another event.
+  // Read from masks kept as the queues change, not from every port's queues: an embedder asks
+  // after each of its steps.
   std::uint8_t ready_ports() const noexcept {
-    std::uint8_t r = 0;
-    for (std::uint8_t p = 0; p < cfg_.ports; ++p)
-      if (port_ready(p)) r = static_cast<std::uint8_t>(r | (1u << p));
+    auto r = static_cast<std::uint8_t>(work() & up_ & ~stalled_);
+    if (cfg_.link.llr || extra_.due)  // LLR's replays and the misbehaviour's RH: port by port
+      for (std::uint8_t p = 0; p < cfg_.ports; ++p)
+        if (port_ready(p)) r = static_cast<std::uint8_t>(r | (1u << p));
     return r;
   }
   bool port_ready(std::uint8_t p) const noexcept {
-    const port_state& ps = ports_[p];
-    if (!ps.up || ((stalled_ >> p) & 1u) != 0) return false;
-    return packers_[lane(p)].queued() > 0 || !ps.acks.empty() || !ps.resends.empty() ||
-           !ps.control.empty() || !ps.mgmt.empty() || ps.link.replay_pending() ||
+    const auto bit = static_cast<std::uint8_t>(1u << p);
+    if ((up_ & bit) == 0 || (stalled_ & bit) != 0) return false;
+    return (work() & bit) != 0 || (cfg_.link.llr && ports_[p].link.replay_pending()) ||
            (extra_.due && conns_[extra_.conn].port == p);
   }
 
@@ -799,6 +805,31 @@ class sue_instance {
   }
   std::uint8_t all_ports() const noexcept {
     return static_cast<std::uint8_t>((1u << cfg_.ports) - 1);
+  }
+
+  // ---- which ports have work: bit masks kept where the queues change ----
+  // Ports whose packer holds commands (unordered mode: one packer serves every port) or whose
+  // queues of ACKs, resends, control frames or management packets are not empty.
+  std::uint8_t work() const noexcept {
+    const std::uint8_t packed = cfg_.unordered ? ((packed_ & 1u) != 0 ? all_ports() : 0) : packed_;
+    return static_cast<std::uint8_t>(packed | queued_work_);
+  }
+  // After packer l's queues changed.
+  void packer_changed(std::size_t l) noexcept {
+    const auto bit = static_cast<std::uint8_t>(1u << l);
+    packed_ = static_cast<std::uint8_t>(packers_[l].queued() > 0 ? packed_ | bit : packed_ & ~bit);
+  }
+  // After something was taken from port p's queues.
+  void queues_changed(std::uint8_t p) noexcept {
+    const port_state& ps = ports_[p];
+    const auto bit = static_cast<std::uint8_t>(1u << p);
+    const bool any =
+        !ps.acks.empty() || !ps.resends.empty() || !ps.control.empty() || !ps.mgmt.empty();
+    queued_work_ = static_cast<std::uint8_t>(any ? queued_work_ | bit : queued_work_ & ~bit);
+  }
+  // After something was put in port p's queues.
+  void queued_on(std::uint8_t p) noexcept {
+    queued_work_ = static_cast<std::uint8_t>(queued_work_ | (1u << p));
   }
 
   void note(const instance_note& n) noexcept {
@@ -1076,6 +1107,7 @@ class sue_instance {
       cmd_bytes_.give(h);
       return refuse(pe);
     }
+    packed_ = static_cast<std::uint8_t>(packed_ | (1u << lane_of));
     peer_state& ps2 = peers_[pi];
     cmd_meta_[h] = cmd_meta{ps2.next_seq[e.vc], pi, e.vc};
     a.seq = ps2.next_seq[e.vc]++;
@@ -1121,6 +1153,8 @@ class sue_instance {
     packers_[from].drain(pi, vc, [&](const pack::queued_command& q) {
       (void)packers_[to].push(q);  // the same command, already checked; the pool has room
     });
+    packer_changed(from);
+    packer_changed(to);
   }
 
   // ---- transmit ----
@@ -1602,6 +1636,7 @@ class sue_instance {
       ++stats_.management_refused;
       return;
     }
+    queued_on(p);
   }
 
   // ---- frames in ----
@@ -1787,12 +1822,18 @@ class sue_instance {
       return;
     }
     cs.resend_next = from;
-    if (ports_[cs.port].resends.push_back(c)) cs.resend_queued = true;
+    if (ports_[cs.port].resends.push_back(c)) {
+      cs.resend_queued = true;
+      queued_on(cs.port);
+    }
   }
   void queue_ack(std::uint32_t c) noexcept {
     conn_state& cs = conns_[c];
     if (cs.ack_queued) return;
-    if (ports_[cs.port].acks.push_back(c)) cs.ack_queued = true;
+    if (ports_[cs.port].acks.push_back(c)) {
+      cs.ack_queued = true;
+      queued_on(cs.port);
+    }
   }
 
   // Moved PDUs take PSNs on their new connection as its window allows, in order, and go out.
@@ -1936,7 +1977,10 @@ class sue_instance {
                                     .generation = cs.generation,
                                     .xpuid = cfg_.xpuid,
                                     .base = cs.base.value};
-    if (!cs.request_queued && ports_[cs.to_port].control.push_back(it)) cs.request_queued = true;
+    if (!cs.request_queued && ports_[cs.to_port].control.push_back(it)) {
+      cs.request_queued = true;
+      queued_on(cs.to_port);
+    }
     cs.fail_at = now_ + cfg_.gbn.rto;
     arm_conn(c);
   }
@@ -1997,7 +2041,7 @@ class sue_instance {
                                       .xpuid = cfg_.xpuid,
                                       .base = cs.synced_base.value,
                                       .expected = cs.synced_expected.value};
-      (void)ports_[p].control.push_back(it);
+      if (ports_[p].control.push_back(it)) queued_on(p);
       arm_conn(c);
       return;
     }
@@ -2166,6 +2210,7 @@ class sue_instance {
           cmd_bytes_.give(h);
           fail_run(pi, m.vc, m.seq, 1, wire::errc::unreachable);
         });
+    for (std::size_t l = 0; l < cfg_.ports; ++l) packer_changed(l);
   }
 
   // ---- link status (R2 3.5.8) ----
@@ -2173,6 +2218,7 @@ class sue_instance {
     port_state& ps = ports_[p];
     if (ps.up == up) return;
     ps.up = up;
+    up_ = static_cast<std::uint8_t>(up ? up_ | (1u << p) : up_ & ~(1u << p));
     note(instance_note{.kind = up ? note_kind::link_up : note_kind::link_down, .port = p});
     ps.link.reset(now_);
     if (!up) {
@@ -2191,6 +2237,7 @@ class sue_instance {
         if (it.conn != nil) conns_[it.conn].request_queued = false;
         ps.control.pop_front();
       }
+      queues_changed(p);
       for (std::uint16_t pi = 0; pi < peer_count_; ++pi) plane_changed(pi, p);
       return;
     }
@@ -2264,6 +2311,10 @@ class sue_instance {
   extra_rh extra_{};
   bool misbehaved_ = false;
   std::uint8_t stalled_ = 0;
+  // Bit p: port p is up; its lane's packer holds commands; its own queues hold something.
+  std::uint8_t up_ = 0xFF;
+  std::uint8_t packed_ = 0;
+  std::uint8_t queued_work_ = 0;
   bool in_timers_ = false;
   std::uint64_t now_ = 0;
   instance_stats stats_{};
