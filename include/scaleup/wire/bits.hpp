@@ -190,6 +190,14 @@ requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
 #pragma GCC diagnostic pop
 #endif
 
+// get_bits where the eight bytes from the field's first are known to be there (and the field,
+// from its first bit, fits in them): one load.
+SCALEUP_ALWAYS_INLINE constexpr std::uint64_t get_bits_wide(const std::uint8_t* p,
+                                                            std::size_t offset,
+                                                            unsigned width) noexcept {
+  return (load_be64(p + offset / 8) << (offset % 8)) >> (64 - width);
+}
+
 // get_bits from a buffer whose length is known, so that at run time the bytes the field spans
 // (at most eight) are loaded as one word rather than a byte at a time: a command's fields are
 // read this way, a control of several 64-bit addresses a frame. The word is loaded from the
@@ -199,14 +207,6 @@ requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
 // them from the stores, and waits for the cache.) A field that runs past the buffer's end, or
 // one in a buffer under eight bytes, is put together in a register from narrower loads, the
 // bytes past the end as zeros.
-// get_bits where the eight bytes from the field's first are known to be there (and the field,
-// from its first bit, fits in them): one load.
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t get_bits_wide(const std::uint8_t* p,
-                                                            std::size_t offset,
-                                                            unsigned width) noexcept {
-  return (load_be64(p + offset / 8) << (offset % 8)) >> (64 - width);
-}
-
 constexpr std::uint64_t get_bits(std::span<const std::uint8_t> b, std::size_t offset,
                                  unsigned width) noexcept {
   const std::size_t first = offset / 8, skip = offset % 8;
