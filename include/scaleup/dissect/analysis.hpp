@@ -68,6 +68,7 @@
 #include "scaleup/wire/ip_address.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 #include "scaleup/wire/siphash.hpp"
+#include "scaleup/wire/udp_flow.hpp"
 
 namespace scaleup::dissect {
 
@@ -132,11 +133,12 @@ struct reversed_key {
   }
 };
 
-// Every frame looks its connection up (twice with an ACK): hashed, not a search through a tree
-// of keys that compares 16-byte addresses at every step. The hash is keyed (flat_index.hpp):
-// the ends' addresses, then one word of the rest. An end is an XPU, its address zero, or an
-// address, its XPU zero (endpoint::of_xpu, of_ip): the XPU shares the address' first word.
-// The addresses' second words are left out when both are zero (XPUs, IPv4), as for a UDP flow.
+// Every frame looks its connection up (a PDU carrying an ACK, the one it acknowledges too, until
+// the analysis keeps that one's number beside its own: analysis::reverse_): hashed, not a search
+// through a tree of keys that compares 16-byte addresses at every step. The hash is keyed
+// (flat_index.hpp): the ends' addresses, then one word of the rest. An end is an XPU, its address
+// zero, or an address, its XPU zero (endpoint::of_xpu, of_ip): the XPU shares the address' first
+// word. The addresses' second words are left out when both are zero (wire::keyed_hash_of_ends).
 struct connection_key_hash {
   static constexpr std::uint64_t of(const wire::hash_key& key, const endpoint& src,
                                     const endpoint& dst, std::uint16_t port,
@@ -145,12 +147,8 @@ struct connection_key_hash {
         std::uint64_t{static_cast<std::uint8_t>(src.type)} | std::uint64_t{src.ip.version} << 8 |
         std::uint64_t{static_cast<std::uint8_t>(dst.type)} << 16 |
         std::uint64_t{dst.ip.version} << 24 | std::uint64_t{port} << 32 | std::uint64_t{vc} << 48;
-    const std::uint64_t s1 = src.ip.raw_word(1), d1 = dst.ip.raw_word(1);
-    if ((s1 | d1) == 0)
-      return wire::keyed_hash(key, src.ip.raw_word(0) ^ src.xpu, dst.ip.raw_word(0) ^ dst.xpu,
-                              rest);
-    return wire::keyed_hash(key, src.ip.raw_word(0) ^ src.xpu, s1, dst.ip.raw_word(0) ^ dst.xpu, d1,
-                            rest);
+    return wire::keyed_hash_of_ends(key, src.ip.raw_word(0) ^ src.xpu, src.ip.raw_word(1),
+                                    dst.ip.raw_word(0) ^ dst.xpu, dst.ip.raw_word(1), rest);
   }
   constexpr std::uint64_t operator()(const wire::hash_key& key,
                                      const connection_key& k) const noexcept {

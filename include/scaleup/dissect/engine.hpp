@@ -139,11 +139,10 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
     const bytes readable(c.control.data(), static_cast<std::size_t>(frame_end - c.control.data()));
     const std::size_t control_bits = c.control.size() * 8;
     for (const auto& f : c.type->fields) {
-      const std::uint64_t v = f.bit + f.width <= control_bits &&
-                                      std::size_t{f.bit} / 8 + 8 <= readable.size() &&
-                                      f.bit % 8 + f.width <= 64
-                                  ? wire::get_bits_wide(readable.data(), f.bit, f.width)
-                                  : c.field(f);
+      const std::uint64_t v =
+          f.bit + f.width <= control_bits && wire::fits_wide(readable.size(), f.bit, f.width)
+              ? wire::get_bits_wide(readable.data(), f.bit, f.width)
+              : c.field(f);
       t.add_field(
           field_node{&f, l, static_cast<std::uint32_t>(c.offset * 8 + f.bit), false, v, nullptr});
       if (f.check != wire::rule::any) add_command_error(t, c, f, v);

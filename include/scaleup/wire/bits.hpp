@@ -190,8 +190,15 @@ requires(sizeof(Byte) == 1) SCALEUP_ALWAYS_INLINE
 #pragma GCC diagnostic pop
 #endif
 
-// get_bits where the eight bytes from the field's first are known to be there (and the field,
-// from its first bit, fits in them): one load.
+// Whether get_bits_wide may read a field of `width` bits at bit `offset` of a buffer of `size`
+// bytes: the eight bytes from the field's first are there, and the field, from its first bit,
+// fits in them.
+SCALEUP_ALWAYS_INLINE constexpr bool fits_wide(std::size_t size, std::size_t offset,
+                                               unsigned width) noexcept {
+  return offset / 8 + 8 <= size && offset % 8 + width <= 64;
+}
+
+// get_bits where fits_wide holds: one load.
 SCALEUP_ALWAYS_INLINE constexpr std::uint64_t get_bits_wide(const std::uint8_t* p,
                                                             std::size_t offset,
                                                             unsigned width) noexcept {
@@ -213,7 +220,7 @@ constexpr std::uint64_t get_bits(std::span<const std::uint8_t> b, std::size_t of
   if (std::is_constant_evaluated() || skip + width > 64 || first >= b.size())
     return get_bits(b.data(), offset, width);
   const std::size_t n = (skip + width + 7) / 8;  // bytes spanned, 1..8
-  if (first + 8 <= b.size()) return get_bits_wide(b.data(), offset, width);
+  if (fits_wide(b.size(), offset, width)) return get_bits_wide(b.data(), offset, width);
   if (b.size() >= 8 && first + n <= b.size()) {
     const std::size_t back = first + 8 - b.size();  // where the field starts in the last eight
     return (load_be64(b.data() + b.size() - 8) << (8 * back + skip)) >> (64 - width);

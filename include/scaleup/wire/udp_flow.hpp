@@ -43,18 +43,25 @@ struct udp_flow {
   friend constexpr auto operator<=>(const udp_flow&, const udp_flow&) = default;
 };
 
-// A flow's hash under a table's key (wire/siphash.hpp): its addresses' words, then their
-// versions and the ports in one word. Every field in its own bits, so that only equal flows
-// give equal words. The addresses' second words are left out when both are zero (every IPv4
-// flow): a message of three words, not five, is two rounds of SipHash fewer, and it still
-// holds the whole flow.
+// The keyed hash (wire/siphash.hpp) of two ends, each two words, and one word of the rest of a
+// key. The ends' second words are left out when both are zero (IPv4 addresses, XPUs): a
+// message of three words, not five, is two rounds of SipHash fewer, and it still holds the
+// whole key.
+constexpr std::uint64_t keyed_hash_of_ends(const hash_key& k, std::uint64_t a0, std::uint64_t a1,
+                                           std::uint64_t b0, std::uint64_t b1,
+                                           std::uint64_t rest) noexcept {
+  if ((a1 | b1) == 0) return keyed_hash(k, a0, b0, rest);
+  return keyed_hash(k, a0, a1, b0, b1, rest);
+}
+
+// A flow's hash under a table's key: its addresses' words, then their versions and the ports in
+// one word. Every field in its own bits, so that only equal flows give equal words.
 struct udp_flow_hash {
   constexpr std::uint64_t operator()(const hash_key& k, const udp_flow& f) const noexcept {
     const std::uint64_t rest = std::uint64_t{f.a.version} | std::uint64_t{f.b.version} << 8 |
                                std::uint64_t{f.port_a} << 16 | std::uint64_t{f.port_b} << 32;
-    const std::uint64_t a1 = f.a.raw_word(1), b1 = f.b.raw_word(1);
-    if ((a1 | b1) == 0) return keyed_hash(k, f.a.raw_word(0), f.b.raw_word(0), rest);
-    return keyed_hash(k, f.a.raw_word(0), a1, f.b.raw_word(0), b1, rest);
+    return keyed_hash_of_ends(k, f.a.raw_word(0), f.a.raw_word(1), f.b.raw_word(0), f.b.raw_word(1),
+                              rest);
   }
 };
 
