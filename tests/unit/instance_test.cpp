@@ -439,6 +439,28 @@ TEST_CASE("instance: LLR replays damaged frames in order, hop by hop, so go-back
     }
 }
 
+TEST_CASE("instance: LLR that gives up on NACKs takes the link down, as on its timer") {
+  t::instance_config a = config(1), b = config(2);
+  for (auto* c : {&a, &b}) {
+    c->link.llr = true;
+    c->link.llr_tx.max_replays = 1;
+    c->link.llr_tx.replay_timeout = 300;  // shorter than the NACK's way back
+  }
+  twin tw(a, b);
+  // Every data frame from A fails its FCS at B. A's timer replays it once (its limit); then
+  // B's NACK for it arrives, and the replay it asks for is one too many: the NACK, not the
+  // timer, finds the limit.
+  tw.judge = [&](int i, std::uint8_t, const t::instance_frame&) {
+    return i == 0 ? twin::fate::corrupt : twin::fate::deliver;
+  };
+  tw.offer(0, 2, 0, write_cmd(1, 8));
+  tw.run(100'000);
+  CHECK(tw.x[0]->link(0).counters().llr_replays == 1);
+  CHECK(tw.count(0, t::note_kind::link_down) == 1);
+  CHECK_FALSE(tw.x[0]->port_up(0));
+  CHECK_FALSE(tw.x[0]->reachable(2, 0));
+}
+
 TEST_CASE("instance: CBFC credits never go negative, and are returned by the receiver") {
   t::instance_config a = config(1), b = config(2);
   for (auto* c : {&a, &b}) {
@@ -468,6 +490,31 @@ TEST_CASE("instance: CBFC credits never go negative, and are returned by the rec
         tw.x[0]->link(0).counters().credit_stalls);
 }
 
+TEST_CASE("instance: CBFC without LLR: a frame the MAC finds damaged gives its credits back") {
+  t::instance_config a = config(1), b = config(2);
+  for (auto* c : {&a, &b}) {
+    c->link.cbfc = true;
+    c->link.cbfc_rx.capacity.fill(0);
+    for (std::size_t k = 0; k < 5; ++k) c->link.cbfc_rx.capacity[k] = 140;  // two 4 KB frames
+  }
+  twin tw(a, b);
+  std::mt19937 rng(11);
+  std::size_t damaged = 0;
+  tw.judge = [&](int, std::uint8_t, const t::instance_frame&) {
+    if (rng() % 10 != 0) return twin::fate::deliver;
+    ++damaged;
+    return twin::fate::corrupt;  // dropped by the receiving MAC: nothing replays it
+  };
+  const auto want = traffic(tw, 1000, 2, 100);
+  tw.run();
+  // Go-back-N resends what the MAC dropped; had the dropped frames kept their credits, the
+  // classes would have run dry after a few of them and the rest waited for ever.
+  CHECK(damaged > 40);
+  check_delivered(tw, want);
+  for (int i : {0, 1})
+    for (std::uint8_t cls = 0; cls < 5; ++cls)
+      CHECK(tw.x[i]->link(0).cbfc_tx().available(cls) == 140);
+}
 TEST_CASE("instance: a plane that dies silently fails over; nothing lost, nothing repeated") {
   for (const bool unordered : {false, true}) {
     CAPTURE(unordered);
@@ -550,6 +597,38 @@ TEST_CASE("instance: work moved to a plane that then fails too does not stall th
   CHECK(tw.x[0]->stats().failovers >= 2);
   CHECK(tw.x[0]->stats().failed == 0);
   CHECK(tw.x[0]->buffers_in_use() == 0);
+}
+
+TEST_CASE("instance: commands queued for a plane lost when no other worked move once one does") {
+  t::instance_config a = config(1, 2), b = config(2, 2);
+  a.unreachable_after = b.unreachable_after = 10'000'000;  // never declared in this test
+  twin tw(a, b);
+  // Plane 0's link is down from the start, so both VCs' streams are pinned to plane 1. VC 1's
+  // first commands are delivered there; then plane 1 loses everything, and VC 0's traffic finds
+  // it unreachable (go-back-N's retry limit) with no other plane to move to. VC 1, with nothing
+  // in flight, has no failover of its own to move it. Then plane 0's link comes up.
+  tw.judge = [&](int, std::uint8_t p, const t::instance_frame&) {
+    return p == 1 && tw.now >= 20'000 ? twin::fate::drop : twin::fate::deliver;
+  };
+  for (int i : {0, 1}) tw.step(i, t::instance_event::link_status(0, false));
+  std::array<std::vector<std::vector<std::uint8_t>>, 4> want;
+  const auto vc1 = [&](std::uint16_t k) {
+    want[1].push_back(write_cmd(static_cast<std::uint16_t>(1000 + k), 8));
+    tw.offer(0, 2, 1, want[1].back());
+  };
+  for (std::uint16_t k = 0; k < 5; ++k) vc1(k);
+  tw.run(10'000);
+  CHECK(tw.x[0]->stats().completed == 5);
+  want[0] = traffic(tw, 300, 1, 500)[0];
+  CHECK_FALSE(tw.x[0]->reachable(2, 1));
+  for (std::uint16_t k = 5; k < 25; ++k) vc1(k);
+  tw.run(tw.now + 10'000);
+  CHECK(tw.x[0]->queued() > 0);
+  for (int i : {0, 1}) tw.step(i, t::instance_event::link_status(0, true));
+  tw.run();
+  check_delivered(tw, want);
+  CHECK(tw.x[0]->stats().failed == 0);
+  CHECK(tw.x[0]->queued() == 0);
 }
 
 TEST_CASE("instance: a peer unreachable on every plane is an answer, not a loop") {

@@ -529,8 +529,11 @@ class sue_instance {
         break;
       case instance_input::link_message:
         if (e.port < cfg_.ports) {
+          const bool was_down = ports_[e.port].link.down();
           ports_[e.port].link.message(e.message, now_);
           link_messages(e.port);
+          // A NACK spends LLR's replays as its timer does: the last one takes the link down.
+          if (!was_down && ports_[e.port].link.down()) link_failed(e.port);
           arm_port(e.port);
         }
         break;
@@ -1927,9 +1930,12 @@ class sue_instance {
   void move_work(std::uint32_t c) noexcept {
     conn_state& cs = conns_[c];
     if (cs.failing) {
-      // Moving to a plane that itself stopped: choose again.
+      // Moving to a plane that itself stopped: choose again. The peer may have acted on a
+      // request already and expect the base it named: the connection resynchronises before it
+      // sends again, even with nothing outstanding.
       if (usable(static_cast<std::uint16_t>(cs.peer), cs.to_port)) return;
       cs.failing = false;
+      cs.needs_sync = true;
     }
     if (cs.kept.count == 0 && cs.backlog.count == 0 && !cs.needs_sync) {
       cs.waiting = false;
@@ -1993,9 +1999,12 @@ class sue_instance {
       send_request(c);
       return;
     }
-    // The plane the request went over does not reach the peer either.
+    // The plane the request went over does not reach the peer either. A request that got
+    // through may have moved the peer to the base it named, its reply lost: the connection
+    // resynchronises before it sends again.
     const std::uint8_t q = cs.to_port;
     cs.failing = false;
+    cs.needs_sync = true;
     cs.waiting = true;
     ++stats_.unreachable;
     note(instance_note{
@@ -2134,6 +2143,15 @@ class sue_instance {
 
   // A plane reaches peer pi again: stranded work moves.
   void resume(std::uint16_t pi) noexcept {
+    // Strict: a stream left pinned to a plane that does not reach the peer (no other plane did
+    // when it was lost) goes to one that does, or its queued commands wait there for good.
+    if (!cfg_.unordered)
+      for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc) {
+        const peer_state& ps = peers_[pi];
+        if (!ps.pinned[vc] || usable(pi, ps.pin[vc])) continue;
+        const std::uint8_t q = plane_for(pi, ps.pin[vc]);
+        if (q != no_port) repin(pi, vc, q);
+      }
     for (std::size_t i = 0; i < cfg_.ports * max_vcs; ++i) {
       const std::uint32_t c = peers_[pi].conn[i];
       if (c == nil) continue;

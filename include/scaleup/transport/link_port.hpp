@@ -269,6 +269,14 @@ class link_port {
         return false;
       }
     } else if (!info.fcs_ok) {
+      // Nothing sends it again without LLR: the buffer it took is free at once, and its credits
+      // go back, or each damaged frame would take its credits from the class for good.
+      if (cfg_->cbfc && info.cls < cbfc_classes) {
+        f().cbfc_rx = step(f().cbfc_rx, cbfc_arrive(info.cls, bytes), now).first;
+        const auto [r, a] = step(f().cbfc_rx, cbfc_drain(info.cls, bytes), now);
+        f().cbfc_rx = r;
+        credit_updates(a);
+      }
       return false;
     }
     if (cfg_->cbfc && info.cls < cbfc_classes) {
