@@ -216,6 +216,47 @@ def state_machine_seeds(add):
     for i, c in enumerate((0x03, 0x0d, 0x06)):
         add("packer", script(c, 0x39 * (i + 1), list(lcg_bytes(0x9AC + i, 300 + 100 * i))))
 
+    # instance: shape (bits 0-1 ports 1/2/4/4, 2 unordered, 3 LLR, 4 CBFC, 5-6 udp4/afh1-shim/
+    # afh2c, 7 R1's keying), timing (window, RTO, retries, ACK coalescing), command credits;
+    # then events of side s (bit 3) and port p (bits 4-5): 0x00 + vc << 4 a command (+ 0x20
+    # send_now; its byte: the data length, 0xc0 and above to XPU 3), 0x01 transmit (a fate
+    # byte: 0-3 delivered, 4 lost, 5 a bad FCS, 6 a PDU byte changed, 7 duplicated; a position
+    # byte), 0x02 the link's next arrival, 0x03 + k << 3 time passes by 2^k ns, 0x04 link down
+    # (0x0c up), 0x05 the peer's plane down (0x45 up), 0x06 a management packet (length, bytes),
+    # 0x07 a forged PDU (position, value; 0x47 raw bytes: length, bytes).
+    def offer(side, vc, length=7, now=False):
+        return [(side << 3) | (vc << 4) | (0x20 if now else 0), length]
+
+    def tx(side, port, fate=0, where=0):
+        return [0x01 | (side << 3) | (port << 4), fate, where]
+
+    def arrive(side, port):
+        return [0x02 | (side << 3) | (port << 4)]
+
+    def wait(k):
+        return [0x03 | (k << 3)]
+
+    one_way = script(*[offer(0, 0, 3 * k) for k in range(10)], *[tx(0, 0)] * 4,
+                     *[arrive(1, 0)] * 4, wait(10), tx(1, 0), arrive(0, 0), wait(12))
+    add("instance", script(0x00, 0x35, 0x00, list(one_way)))
+    both = script(*[offer(s, v, 20 + v) for s in (0, 1) for v in (0, 1)] * 3,
+                  *[tx(s, p, f) for s in (0, 1) for p in (0, 1) for f in (0, 4, 5, 6)],
+                  *[arrive(s, p) for s in (0, 1) for p in (0, 1)] * 4, wait(14), wait(14),
+                  *[tx(s, p) + arrive(1 - s, p) for s in (0, 1) for p in (0, 1)] * 4)
+    for shape in (0x01, 0x06, 0x0a, 0x19, 0x39, 0x5a, 0xc1):
+        add("instance", script(shape, 0x9b, 0x00, list(both)))
+    add("instance", script(0x01, 0x35, 0x24, list(both)))  # command credits
+    route = script(*[offer(0, 0, 0xc4)] * 6, *[tx(0, 0), tx(0, 1)] * 6,
+                   *[wait(13)] * 12)  # to XPU 3: retries, then unreachable
+    add("instance", script(0x01, 0x05, 0x00, list(route)))
+    churn = script(list(both), 0x04, [0x05, 0x15], list(both), 0x0c, 0x45, list(both),
+                   0x07, 0x03, 0x99, 0x47, 0x20, list(lcg_bytes(0x1B5, 32)),
+                   0x46, 0x30, list(lcg_bytes(0x1B6, 0x30 % 82 + 14)), list(both))
+    for shape in (0x01, 0x0a, 0x1a, 0x22):
+        add("instance", script(shape, 0xc6, 0x00, list(churn)))
+    for i, c in enumerate((0x01, 0x09, 0x1e, 0x7a)):
+        add("instance", script(c, 0x35 + i, 0x00, list(lcg_bytes(0x1A5 + i, 400 + 200 * i))))
+
 
 def ip_reassembly_seeds(add):
     """Fragment scripts for ip_reassembly (the byte meanings are in fuzz/ip_reassembly.cpp):
