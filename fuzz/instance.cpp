@@ -1,13 +1,14 @@
 // The SUE instance as an embedder runs it: two instances, A (XPU 1) and B (XPU 2), port p of one
 // cabled to port p of the other, the bytes deciding what happens next: a command offered (to the
 // other XPU, or to XPU 3, which no cable reaches), a port given the chance to transmit (the frame
-// then delivered, dropped, corrupted below the frame, changed inside its PDU, or duplicated),
-// the next frame or link message on a link arriving, time passing, a link going down or up, a
-// plane reported down or up, a management packet sent, and frames forged by a third party on
-// the wire (a frame the other side sent, its RH or payload changed and its R-CRC made good
-// again, or bytes of the input). The first two bytes pick the ports (1, 2, 4), strict or
-// unordered mode, LLR, CBFC, the connection keying, the encapsulation, the window and the
-// timeouts; the third the command credits (per {destination, VC} and in all).
+// then delivered, dropped, corrupted below the frame, changed inside its PDU, or duplicated), the
+// next frame or link message on a link arriving, time passing, a link going down or up (at both
+// ends, losing what is on it; so too a link an instance finds down), a plane reported down or up, a
+// management packet sent, and frames forged by a third party on the wire (a frame the other side
+// sent, its RH or payload changed and its R-CRC made good again, or bytes of the input). The first
+// two bytes pick the ports (1, 2, 4), strict or unordered mode, LLR, CBFC, the connection keying,
+// the encapsulation (udp4, afh1-shim, afh2c or SUE Lite), the window and the timeouts; the third
+// the command credits (per {destination, VC} and in all).
 //
 // After every step: nothing refused was numbered, and the numbers of each {destination, VC}
 // run 0, 1, 2, ...; a port offered a transmit that had nothing to send is not ready until
@@ -15,11 +16,11 @@
 // (an embedder stepping at it makes progress); the instance's queues stay within its sizing.
 // Until a frame is forged: every command delivered is one offered to that XPU from that source
 // on that VC, at most once, and in strict mode in the order offered (less commands that failed
-// in between); a command reported completed was delivered; completed and failed never exceed
-// what was accepted. At the end every link comes up and delivers everything, time runs on, and
-// every command accepted must be reported completed or failed within a bounded time and number
-// of steps: crafted traffic, lost links and a missing route end in an answer, not in resends
-// without end.
+// in between; SUE Lite per plane); a command reported completed was delivered (SUE Lite reports it
+// completed once it is on the link); completed and failed never exceed what was accepted. At the
+// end every link comes up and delivers everything, time runs on, and every command accepted must be
+// reported completed or failed within a bounded time and number of steps: crafted traffic, lost
+// links and a missing route end in an answer, not in resends without end.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -58,12 +59,13 @@ struct cable_item {
 
 // What one side sent to one {destination, VC}, and what came of it.
 struct stream {
-  std::uint64_t accepted = 0;   // commands numbered
-  std::uint64_t completed = 0;  // reported completed
-  std::uint64_t failed = 0;     // reported failed
-  std::uint64_t delivered = 0;  // delivered at the destination (distinct commands)
-  std::uint64_t after = 0;      // one past the highest number delivered
-  std::vector<bool> seen;       // which numbers were delivered
+  std::uint64_t accepted = 0;               // commands numbered
+  std::uint64_t completed = 0;              // reported completed
+  std::uint64_t failed = 0;                 // reported failed
+  std::uint64_t delivered = 0;              // delivered at the destination (distinct commands)
+  std::uint64_t after = 0;                  // one past the highest number delivered
+  std::array<std::uint64_t, 4> after_on{};  // the same, per port it arrived on (SUE Lite)
+  std::vector<bool> seen;                   // which numbers were delivered
 };
 
 struct harness {
@@ -80,11 +82,14 @@ struct harness {
   std::size_t commands = 0;
   bool forged = false;
   bool unordered = false;
+  bool lite = false;  // SUE Lite: no RH, no R-CRC, no go-back-N; done once handed to the link
 
   static std::size_t slot_of(std::uint16_t peer) { return peer == nowhere ? 1 : 0; }
 
   void take_notes(int i) {
+    unsigned downs = 0;  // ports whose link this side found down (LLR gave up on it)
     for (const tr::instance_note& n : notes[i]) {
+      if (n.kind == tr::note_kind::link_down && n.port < cfg[i].ports) downs |= 1u << n.port;
       if (n.kind == tr::note_kind::link_message) {
         if (n.port < cfg[i].ports)
           links[1 - i][n.port].push_back(cable_item{{}, {}, true, n.message});
@@ -100,7 +105,7 @@ struct harness {
                   "instance: more commands completed or failed than accepted");
       fuzz::check(n.first_seq + n.count <= s.accepted,
                   "instance: a command reported that was never numbered");
-      if (n.kind == tr::note_kind::completed && !forged && n.peer != nowhere) {
+      if (n.kind == tr::note_kind::completed && !forged && !lite && n.peer != nowhere) {
         const stream& d = streams[i][0][n.vc];
         for (std::uint64_t q = n.first_seq; q < n.first_seq + n.count; ++q)
           fuzz::check(q < d.seen.size() && d.seen[q],
@@ -108,6 +113,14 @@ struct harness {
       }
     }
     notes[i].clear();
+    // The owner of the wire takes such a link down at both ends, as a retraining link is: what
+    // was on it is gone (LLR numbers from 0 again once it is up).
+    for (std::uint8_t p = 0; p < cfg[i].ports; ++p) {
+      if (((downs >> p) & 1u) == 0) continue;
+      links[0][p].clear();
+      links[1][p].clear();
+      if (x[1 - i]->port_up(p)) step(1 - i, tr::instance_event::link_status(p, false));
+    }
   }
 
   // A PDU's payload delivered at side i: every command one that side `src` offered on `vc`.
@@ -129,9 +142,12 @@ struct harness {
       fuzz::check(seq < s.accepted, "instance: delivered a command not yet accepted");
       if (s.seen.size() <= seq) s.seen.resize(seq + 1);
       fuzz::check(!s.seen[seq], "instance: a command delivered twice");
-      // In order, less the commands that failed (a peer declared unreachable) in between.
-      if (!unordered) fuzz::check(seq >= s.after, "instance: delivered out of order");
-      s.after = std::max(s.after, seq + 1);
+      // In order, less the commands that failed (a peer declared unreachable) in between. SUE
+      // Lite has no sequence of its own: its order holds per plane (R2 2.2), and a stream moved
+      // to another plane may overtake what its old plane still replays.
+      std::uint64_t& mark = lite ? s.after_on[d.port & 3] : s.after;
+      if (!unordered) fuzz::check(seq >= mark, "instance: delivered out of order");
+      mark = std::max(mark, seq + 1);
       s.seen[seq] = true;
       ++s.delivered;
     }
@@ -194,6 +210,10 @@ struct harness {
     // for, or come back for twice (the CLI refuses --loss and --duplicate there, as a deployment
     // must); a damaged frame still arrives.
     if (cfg[i].link.cbfc && !cfg[i].link.llr && ((fate & 7) == 4 || (fate & 7) == 7)) fate = 0;
+    // SUE Lite has no R-CRC: what guards its payload is the FCS, and without LLR nothing tells
+    // a frame from its duplicate.
+    if (lite && (fate & 7) == 6) fate = 5;
+    if (lite && !cfg[i].link.llr && (fate & 7) == 7) fate = 0;
     switch (fate & 7) {
       case 4:  // lost
         return;
@@ -307,13 +327,14 @@ struct harness {
 tr::instance_config config_of(std::uint16_t xpu, std::uint8_t shape, std::uint8_t timing) {
   constexpr std::uint8_t ports[4] = {1, 2, 4, 4};
   constexpr wire::encap encaps[4] = {wire::encap::udp4, wire::encap::afh1_shim, wire::encap::afh2c,
-                                     wire::encap::udp4};
+                                     wire::encap::lite};
   tr::instance_config c;
   c.xpuid = xpu;
   c.ports = ports[shape & 3];
   c.vcs = 2;
   c.unordered = (shape & 4) != 0 && c.ports > 1;
   c.frame.kind = encaps[(shape >> 5) & 3];
+  c.lite = c.frame.kind == wire::encap::lite;
   c.keys = (shape & 0x80) != 0 ? tr::keying::port_peer : tr::keying::port_peer_vc;
   c.gbn.window = 1u + (timing & 0x0F);
   c.gbn.rto = 2'000u + 2'000u * ((timing >> 4) & 3);
@@ -350,6 +371,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                        }});
   }
   h.unordered = h.cfg[0].unordered;
+  h.lite = h.cfg[0].lite;
   h.tick();
 
   while (in.more()) {

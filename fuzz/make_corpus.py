@@ -217,7 +217,7 @@ def state_machine_seeds(add):
         add("packer", script(c, 0x39 * (i + 1), list(lcg_bytes(0x9AC + i, 300 + 100 * i))))
 
     # instance: shape (bits 0-1 ports 1/2/4/4, 2 unordered, 3 LLR, 4 CBFC, 5-6 udp4/afh1-shim/
-    # afh2c, 7 R1's keying), timing (window, RTO, retries, ACK coalescing), command credits;
+    # afh2c/SUE Lite, 7 R1's keying), timing (window, RTO, retries, ACK coalescing), command credits;
     # then events of side s (bit 3) and port p (bits 4-5): 0x00 + vc << 4 a command (+ 0x20
     # send_now; its byte: the data length, 0xc0 and above to XPU 3), 0x01 transmit (a fate
     # byte: 0-3 delivered, 4 lost, 5 a bad FCS, 6 a PDU byte changed, 7 duplicated; a position
@@ -243,7 +243,7 @@ def state_machine_seeds(add):
                   *[tx(s, p, f) for s in (0, 1) for p in (0, 1) for f in (0, 4, 5, 6)],
                   *[arrive(s, p) for s in (0, 1) for p in (0, 1)] * 4, wait(14), wait(14),
                   *[tx(s, p) + arrive(1 - s, p) for s in (0, 1) for p in (0, 1)] * 4)
-    for shape in (0x01, 0x06, 0x0a, 0x19, 0x39, 0x5a, 0xc1):
+    for shape in (0x01, 0x06, 0x0a, 0x19, 0x39, 0x5a, 0xc1, 0x61, 0x69, 0x7e):
         add("instance", script(shape, 0x9b, 0x00, list(both)))
     add("instance", script(0x01, 0x35, 0x24, list(both)))  # command credits
     route = script(*[offer(0, 0, 0xc4)] * 6, *[tx(0, 0), tx(0, 1)] * 6,
