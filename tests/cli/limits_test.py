@@ -208,13 +208,18 @@ def case_live_flood():
     check(frames + kernel >= sent and frames <= sent,
           f"{frames} frames read and {kernel} dropped of {sent} sent: {drops[0]}")
     check(received >= frames, drops[0])
-    # The limit held: LIMIT connections, the rest of the frames said to be left out.
-    check(conns == LIMIT, f"{conns} connections, the limit is {LIMIT}:\n{head}")
+    # The limit held: LIMIT connections, the rest of the frames said to be left out. When the
+    # kernel dropped frames (a loaded machine; under the sanitizers the tool reads one frame at a
+    # time here) fewer sources than the limit may have been seen at all: the limit still holds.
+    check(conns == LIMIT or (kernel > 0 and conns < LIMIT),
+          f"{conns} connections, the limit is {LIMIT}, {kernel} dropped by the kernel:\n{head}")
     left = [l for l in lines if "frames not analysed" in l]
-    check(len(left) == 1 and f"connection limit {LIMIT} reached" in left[0], total[:600])
-    not_analysed = int(left[0].split()[0])
-    check(not_analysed == frames - LIMIT * PER_SOURCE or kernel > 0,
-          f"{not_analysed} frames not analysed of {frames}, {LIMIT} x {PER_SOURCE} kept")
+    not_analysed = 0
+    if conns == LIMIT:
+        check(len(left) == 1 and f"connection limit {LIMIT} reached" in left[0], total[:600])
+        not_analysed = int(left[0].split()[0])
+        check(not_analysed == frames - LIMIT * PER_SOURCE or kernel > 0,
+              f"{not_analysed} frames not analysed of {frames}, {LIMIT} x {PER_SOURCE} kept")
     # Memory: the limit's connections at 1 KiB each at most (about 300 bytes each with their
     # PSNs in flight: docs/robustness.md), with 8 MiB for the allocator's and libpcap's slack,
     # above what it held before the flood.
