@@ -515,6 +515,7 @@ TEST_CASE("instance: CBFC without LLR: a frame the MAC finds damaged gives its c
     for (std::uint8_t cls = 0; cls < 5; ++cls)
       CHECK(tw.x[i]->link(0).cbfc_tx().available(cls) == 140);
 }
+
 TEST_CASE("instance: a plane that dies silently fails over; nothing lost, nothing repeated") {
   for (const bool unordered : {false, true}) {
     CAPTURE(unordered);
