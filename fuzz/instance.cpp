@@ -49,6 +49,9 @@ using inst = tr::sue_instance<sizing>;
 constexpr std::uint16_t xpu_of_side[2] = {1, 2};
 constexpr std::uint16_t nowhere = 3;  // an XPU no cable reaches
 constexpr std::size_t max_commands = 4096;
+// Frames on one cable at once, at most: more than an input's transmits, so that the cable never
+// drops one of its own accord (a CBFC link without LLR would lose its credits for good).
+constexpr std::size_t max_on_cable = 8192;
 
 struct cable_item {
   std::vector<std::uint8_t> bytes;
@@ -227,12 +230,12 @@ struct harness {
         break;
       }
       case 7:  // duplicated by the link: not what a cable does, but what a broken switch may
-        if (links[1 - i][p].size() < 64) links[1 - i][p].push_back(m);
+        if (links[1 - i][p].size() < max_on_cable) links[1 - i][p].push_back(m);
         break;
       default:
         break;
     }
-    if (links[1 - i][p].size() < 64) links[1 - i][p].push_back(std::move(m));
+    if (links[1 - i][p].size() < max_on_cable) links[1 - i][p].push_back(std::move(m));
   }
 
   void arrive(int i, std::uint8_t p) {
