@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -269,10 +270,11 @@ struct dying_link final : sim::link_model {
   std::uint16_t xpu = 1;
   std::uint8_t port = 0;
   std::uint64_t at = 2'000;
+  std::optional<sim::hop> only;  // one way only; none: both
   std::uint64_t dropped = 0;
   sim::link_verdict on_frame(const sim::link_frame& f) override {
     sim::link_verdict v;
-    if (f.xpu == xpu && f.port == port && f.sent >= at) {
+    if (f.xpu == xpu && f.port == port && f.sent >= at && (!only || f.direction == *only)) {
       v.what = sim::link_verdict::fate::drop;
       ++dropped;
     }
@@ -761,4 +763,90 @@ TEST_CASE("fabric: acknowledgements ride in the RH of reverse traffic") {
   CHECK(one_alone > 0);
   CHECK(two_pig > 100);
   CHECK(two_alone < one_alone);
+}
+
+TEST_CASE("fabric: LLR that gives up on a dead link takes it down at both ends") {
+  // Dead one way: the end sending that way runs out of replays (the switch's, or the XPU's).
+  for (const sim::hop way : {sim::hop::down, sim::hop::up}) {
+    dying_link links;
+    links.only = way;
+    sim::fabric_config cfg;
+    cfg.xpus = 4;
+    cfg.ports = 2;
+    cfg.llr = true;
+    sim::fabric f(cfg, &links);
+    std::vector<sim::trace_event> downs;
+    f.on_trace([&](const sim::trace_event& e) {
+      if (e.kind == sim::trace_kind::link_down) downs.push_back(e);
+    });
+    offer_random(f, 6'000, 4);
+    const auto& st = f.run();
+    CAPTURE(way == sim::hop::down ? "switch to XPU" : "XPU to switch");
+    CHECK(links.dropped > 0);
+    REQUIRE(downs.size() == 1);
+    CHECK(downs[0].xpu == 1);
+    CHECK(downs[0].port == 0);
+    CHECK(st.failovers > 0);
+    CHECK(st.delivered == 6'000);
+    CHECK(st.failed == 0);
+    CHECK(st.duplicates == 0);
+    CHECK(st.out_of_order == 0);
+  }
+}
+
+TEST_CASE("fabric: a link going down returns the credits of the frames waiting for it") {
+  // Three XPUs send to XPU 0 faster than its port takes frames: their frames wait at the
+  // switch, holding the credits of the links they came in on, when XPU 0's link goes down.
+  // Afterwards the three send to each other over those links.
+  sim::fabric_config cfg;
+  cfg.xpus = 4;
+  cfg.ports = 1;
+  cfg.cbfc_credits = 65;  // one frame of the largest PDU
+  cfg.link_events = {{3'000, 0, 0, false}, {50'000, 0, 0, true}};
+  sim::fabric f(cfg);
+  std::uint64_t dropped_waiting = 0;
+  f.on_trace([&](const sim::trace_event& e) {
+    if (e.kind == sim::trace_kind::drop && e.at == 3'000 && e.reason == sim::drop_reason::link_down)
+      ++dropped_waiting;
+  });
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < 100; ++i)
+    for (std::uint16_t s = 1; s < 4; ++s, ++n)
+      REQUIRE(!f.add({.at = i * 10, .src = s, .dst = 0, .vc = 0, .data = 256}));
+  for (std::uint32_t i = 0; i < 100; ++i)
+    for (std::uint16_t s = 1; s < 4; ++s, ++n)
+      REQUIRE(!f.add({.at = 100'000 + i * 10,
+                      .src = s,
+                      .dst = static_cast<std::uint16_t>(s % 3 + 1),
+                      .vc = 0,
+                      .data = 256}));
+  const auto& st = f.run(100'000'000);  // bounded: the senders without credit try for ever
+  CHECK(dropped_waiting > 0);
+  CHECK(st.delivered == n);
+  CHECK(st.failed == 0);
+  CHECK(st.unreachable == 0);
+}
+
+TEST_CASE("fabric: with CBFC a run ends when its work is done") {
+  // CBFC's refresh keeps timers going on idle links; run() still returns once every command
+  // completed, and the clock stops near the last delivery, not at a refresh far later.
+  for (const bool llr : {false, true}) {
+    sim::fabric_config cfg;
+    cfg.xpus = 4;
+    cfg.ports = 2;
+    cfg.cbfc_credits = 200;
+    cfg.llr = llr;
+    sim::fabric f(cfg);
+    offer_random(f, 2'000, 10);
+    const auto& st = f.run(1'000'000'000);  // bounded: without the fix it would not return
+    CAPTURE(llr);
+    CHECK(st.delivered == 2'000);
+    CHECK(f.next_event_time() == sim::fabric::never);
+    CHECK(f.now() < st.last_delivery + 20'000);
+    // The timers set aside come back with new work, which is carried as before.
+    REQUIRE(!f.add({.at = f.now() + 1'000'000, .src = 1, .dst = 2, .vc = 0, .data = 64}));
+    const auto& st2 = f.run(2'000'000'000);
+    CHECK(st2.delivered == 2'001);
+    CHECK(f.next_event_time() == sim::fabric::never);
+  }
 }

@@ -331,6 +331,7 @@ class fabric {
   void receive_frame(std::uint16_t xpu, std::uint8_t port, wire::bytes frame, const pdu_tag& tag,
                      std::uint64_t at) {
     if (error_ || xpu >= cfg_.xpus || port >= cfg_.ports) return;
+    wake();
     const std::uint32_t f = frames_.take(frame.size());
     std::copy(frame.begin(), frame.end(), frames_.data(f));
     tag_of(f) = frame_tag{};
@@ -351,7 +352,9 @@ class fabric {
     process(t);
     if (t != never && t > now_) now_ = t;
   }
-  // Runs until nothing is left to do (or `until`); the clock stays at the last event run.
+  // Runs until nothing is left to do (or `until`); the clock stays at the last event run. With
+  // CBFC, nothing is left once every command offered has completed or failed: the credit
+  // refreshes of idle links do not keep a run going (upkeep_only).
   const fabric_stats& run(std::uint64_t until = never) {
     process(until);
     return stats_;
@@ -441,6 +444,30 @@ class fabric {
     events_.push(event{at, ref, xpu, port, kind});
   }
 
+  // CBFC returns credits on timers that never stop (a lost update is repaired by the next
+  // refresh, R2 3.5.7). Once every command offered has completed or failed and none waits, what
+  // is left is that upkeep: its timers are set aside, so that a run ends, and set again by the
+  // next offer or frame (a link that was idle takes its late tick then).
+  bool upkeep_only() const {
+    return lcfg_.cbfc && offer_queue_.empty() && completed_ + stats_.failed == stats_.offered;
+  }
+  void park(const event& e) {
+    if (e.kind == ev::xpu_timer) {
+      if (xpus_[e.xpu].timer_at == e.at) xpus_[e.xpu].timer_at = never;
+    } else if (switch_port* s = switch_[e.ref].get(); s && s->timer_at == e.at) {
+      s->timer_at = never;
+    }
+    parked_ = true;
+  }
+  void wake() {
+    if (!parked_) return;
+    parked_ = false;
+    for (std::uint16_t x = 0; x < cfg_.xpus; ++x)
+      if (xpus_[x].sue) arm_xpu(x);
+    for (std::uint32_t i = 0; i < switch_.size(); ++i)
+      if (switch_[i]) arm_switch(i);
+  }
+
   // Offers have their own queue and go first among events of one time: the order of a run
   // is then the same whether the caller adds its offers upfront or as their time comes.
   void process(std::uint64_t until) {
@@ -450,6 +477,10 @@ class fabric {
       if (t_offer == 0 || !events_.take_until(std::min(until, t_offer - 1), e)) {
         if (t_offer > until || t_offer == never) break;
         e = offer_queue_.pop();
+      }
+      if ((e.kind == ev::xpu_timer || e.kind == ev::sw_timer) && upkeep_only()) {
+        park(e);
+        continue;
       }
       now_ = e.at;
       switch (e.kind) {
@@ -477,6 +508,7 @@ class fabric {
             s->timer_at = never;
             s->link.tick(now_);
             switch_messages(e.ref);
+            if (gave_up(e.ref)) break;
             egress(e.ref);
             arm_switch(e.ref);
           }
@@ -487,6 +519,7 @@ class fabric {
           if (switch_port* s = port_of_switch(m.x, m.p)) {
             if (m.epoch == xpus_[m.x].ports[m.p].epoch) s->link.message(m.msg, now_);
             switch_messages(index_of(m.x, m.p));
+            if (gave_up(index_of(m.x, m.p))) break;
             egress(index_of(m.x, m.p));
             arm_switch(index_of(m.x, m.p));
           }
@@ -696,6 +729,9 @@ class fabric {
   // After any step of XPU x's instance: its free ports send, its timer is set.
   void settle(std::uint16_t x) {
     kick(x);
+    arm_xpu(x);
+  }
+  void arm_xpu(std::uint16_t x) {
     xpu_state& xs = xpus_[x];
     const std::uint64_t d = xs.sue->deadline();
     if (d != transport::link_never && (xs.timer_at == never || d < xs.timer_at)) {
@@ -805,6 +841,12 @@ class fabric {
     const std::uint16_t x = stepping_;
     switch (n.kind) {
       case note_kind::completed:
+        completed_ += n.count;
+        break;
+      case note_kind::link_down:
+        // LLR gave up on the link (the fabric's own link status is already down otherwise):
+        // its other end, the switch's, goes down with it.
+        if (xpus_[x].ports[n.port].up) take_down(x, n.port, false);
         break;
       case note_kind::failed: {
         const std::uint32_t s = find_stream(x, n.peer, n.vc);
@@ -922,6 +964,7 @@ class fabric {
   void on_offer(std::uint32_t ref) {
     const pending_offer o = offers_[ref];
     offers_.remove(ref);
+    wake();
     if (stats_.offered++ == 0) stats_.first_offer = now_;
     const std::uint32_t s = stream_of(o.src, o.dst, o.vc);
     stream_state& st = streams_[s];
@@ -1143,14 +1186,21 @@ class fabric {
   void forward(std::uint32_t i, std::uint32_t f) {
     frame_tag& t = tag_of(f);
     if (lcfg_.cbfc || lcfg_.llr) {
-      switch_port& ingress = *switch_[index_of(t.from, t.port)];
-      ingress.link.drained(t.link, frames_.size(f), 0, now_);
-      switch_messages(index_of(t.from, t.port));
-      arm_switch(index_of(t.from, t.port));
+      release_ingress(f);
       t.link = switch_[i]->link.sent(frames_.bytes(f), t.link.cls, now_);
       remember(switch_[i]->llr_tags, t.link, t.pdu);
     }
     depart(i, f);
+  }
+  // Frame f no longer takes room in the buffer of the switch port it came in on: its credits go
+  // back to the sender (CBFC).
+  void release_ingress(std::uint32_t f) {
+    if (!(lcfg_.cbfc || lcfg_.llr)) return;
+    const frame_tag& t = tag_of(f);
+    const std::uint32_t in = index_of(t.from, t.port);
+    switch_[in]->link.drained(t.link, frames_.size(f), 0, now_);
+    switch_messages(in);
+    arm_switch(in);
   }
   void depart(std::uint32_t i, std::uint32_t f) {
     switch_port& s = *switch_[i];
@@ -1235,32 +1285,48 @@ class fabric {
   }
 
   // ---- link status (R2 3.5.8) ------------------------------------------------------------
+  // XPU x's port p goes down at both ends: what is on the link is lost, what waits at the
+  // switch for it is dropped (returning the credits of the links it came in on), and the
+  // instance is told unless the news is its own (LLR gave up at its end).
+  void take_down(std::uint16_t x, std::uint8_t p, bool tell) {
+    port_state& ps = xpus_[x].ports[p];
+    ps.up = false;
+    trace(trace_event{.kind = trace_kind::link_down, .at = now_, .xpu = x, .port = p});
+    ++ps.epoch;  // everything on this link is lost
+    ps.busy_until = now_;
+    if (switch_port* s = switch_[index_of(x, p)].get()) {
+      while (!s->queue.empty()) {
+        const std::uint32_t f = s->queue.front();
+        s->queue.pop_front();
+        release_ingress(f);
+        ++stats_.dropped_link_down;
+        drop(f, drop_reason::link_down, hop::down, x, p);
+      }
+      s->link.reset(now_);
+      s->busy_until = now_;
+    }
+    if (tell && xpus_[x].sue) step(x, transport::instance_event::link_status(p, false));
+  }
+  // After switch port i's link layer ran: if LLR gave up on the link (its retry limit, R2
+  // 3.5.5), the link goes down at both ends, as when its status says so.
+  bool gave_up(std::uint32_t i) {
+    const auto x = static_cast<std::uint16_t>(i / max_ports);
+    const auto p = static_cast<std::uint8_t>(i % max_ports);
+    if (!switch_[i]->link.down() || !xpus_[x].ports[p].up) return false;
+    take_down(x, p, true);
+    return true;
+  }
   void on_link(const link_event& l) {
     if (l.xpu >= cfg_.xpus || l.port >= cfg_.ports) return;
     port_state& ps = xpus_[l.xpu].ports[l.port];
     if (ps.up == l.up) return;
-    ps.up = l.up;
-    trace(trace_event{.kind = l.up ? trace_kind::link_up : trace_kind::link_down,
-                      .at = now_,
-                      .xpu = l.xpu,
-                      .port = l.port});
-    const std::uint32_t i = index_of(l.xpu, l.port);
     if (!l.up) {
-      ++ps.epoch;  // everything on this link is lost
-      ps.busy_until = now_;
-      if (switch_port* s = switch_[i].get()) {
-        while (!s->queue.empty()) {
-          const std::uint32_t f = s->queue.front();
-          s->queue.pop_front();
-          ++stats_.dropped_link_down;
-          drop(f, drop_reason::link_down, hop::down, l.xpu, l.port);
-        }
-        s->link.reset(now_);
-        s->busy_until = now_;
-      }
-      if (xpus_[l.xpu].sue) step(l.xpu, transport::instance_event::link_status(l.port, false));
+      take_down(l.xpu, l.port, true);
       return;
     }
+    ps.up = true;
+    trace(trace_event{.kind = trace_kind::link_up, .at = now_, .xpu = l.xpu, .port = l.port});
+    const std::uint32_t i = index_of(l.xpu, l.port);
     if (switch_port* s = switch_[i].get()) {
       s->link.reset(now_);
       s->link.start(now_);
@@ -1307,6 +1373,8 @@ class fabric {
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;
   fabric_stats stats_;
+  std::uint64_t completed_ = 0;  // commands their senders saw acknowledged
+  bool parked_ = false;          // timers set aside by upkeep_only()
   frame_sink wire_sink_;
   delivery_sink delivery_sink_;
   trace_sink trace_sink_;
