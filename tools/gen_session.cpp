@@ -93,21 +93,11 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
     if (l.xpu >= cfg.xpus || l.port >= cfg.ports)
       return fail_usage(app, "--fail-link names an XPU or port the fabric does not have");
   if (set.cbfc > 0) {
-    // Credits are 64-byte cells (transport/cbfc.hpp); a VC's must hold the largest frame, or it
-    // would never be sent.
-    const std::size_t largest = wire::header_size(cfg.encap) + wire::pdu_size(cfg.pack_limit);
-    const std::size_t least = (largest + 63) / 64;
-    if (set.cbfc < least)
-      return fail_usage(app, fmt::format("--cbfc takes at least {} credits (64-byte cells): the "
-                                         "largest frame of {} bytes must fit",
-                                         least, largest));
-    // A frame the link loses keeps its credits (nothing returns them), one it duplicates
-    // returns them twice: CBFC on such a link needs LLR, which replays and numbers frames.
-    if ((cfg.loss > 0 || cfg.duplicate > 0) && !cfg.llr)
-      return fail_usage(app,
-                        "--cbfc with --loss or --duplicate needs --llr: a frame the link loses "
-                        "returns its credits only through LLR's replay");
     cfg.cbfc_credits = set.cbfc;
+    if (set.cbfc < cfg.least_cbfc_credits())
+      return fail_usage(app, fmt::format("--cbfc takes at least {} credits (64-byte cells): the "
+                                         "largest frame must fit",
+                                         cfg.least_cbfc_credits()));
   }
 
   std::string err;

@@ -119,9 +119,19 @@ struct fabric_config {
   std::uint64_t unreachable_after = transport::instance_config{}.unreachable_after;
   misbehaviour misbehave = misbehaviour::none;  // once, by XPU 0
 
-  // What the library refuses: Table 1's 1, 2 or 4 ports; SUE Lite (no RH) for a fabric of PDUs.
+  // What the library refuses: Table 1's 1, 2 or 4 ports; SUE Lite (no RH) for a fabric of PDUs;
+  // CBFC credits that cannot carry the largest frame, and CBFC over links that lose or
+  // duplicate frames without LLR (credits a lost frame took never come back).
   // (Unordered mode with one port runs strict: there is nothing to spread over.)
   wire::error check() const noexcept;
+  // The fewest CBFC credits (64-byte cells, transport/cbfc.hpp) per VC that carry the largest
+  // frame of this encapsulation and pack limit: with fewer it would never be sent.
+  std::uint32_t least_cbfc_credits() const noexcept {
+    const std::size_t payload =
+        std::clamp<std::size_t>(pack_limit, pack::max_command_bytes, wire::sue_max_payload);
+    return static_cast<std::uint32_t>((wire::header_size(encap) + wire::pdu_size(payload) + 63) /
+                                      64);
+  }
 };
 
 struct fabric_stats {
@@ -225,6 +235,21 @@ inline wire::error fabric_config::check() const noexcept {
                        .what = "encap lite carries no RH: a fabric of SUE PDUs cannot use it",
                        .field = "sue.encap",
                        .value = static_cast<std::uint64_t>(encap)};
+  if (cbfc_credits > 0 && cbfc_credits < least_cbfc_credits())
+    return wire::error{.code = wire::errc::bad_value,
+                       .layer = "sim",
+                       .what = "CBFC credits per VC (64-byte cells) must carry the largest frame",
+                       .field = "sue.cbfc",
+                       .value = least_cbfc_credits()};
+  // A frame the link loses keeps the credits it took (nothing returns them), one it duplicates
+  // returns them twice: CBFC on such a link needs LLR, which numbers and replays frames.
+  if (cbfc_credits > 0 && !llr && (loss > 0 || duplicate > 0))
+    return wire::error{.code = wire::errc::unsupported,
+                       .layer = "sim",
+                       .what =
+                           "CBFC over links that lose or duplicate frames needs LLR: a lost "
+                           "frame's credits come back only through LLR's replay",
+                       .field = "sue.cbfc"};
   return {};
 }
 
