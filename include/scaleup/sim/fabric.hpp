@@ -382,10 +382,13 @@ class fabric {
   // refreshes of idle links do not keep a run going (upkeep_only).
   const fabric_stats& run(std::uint64_t until = never) {
     process(until);
-    return stats_;
+    return stats();
   }
 
-  const fabric_stats& stats() const { return stats_; }
+  const fabric_stats& stats() const {
+    gather_link_counts();
+    return stats_;
+  }
   std::uint64_t now() const { return now_; }
   const fabric_config& config() const { return cfg_; }
   // The instance of XPU x, if the run has made it.
@@ -478,19 +481,22 @@ class fabric {
   }
   void park(const event& e) {
     if (e.kind == ev::xpu_timer) {
-      if (xpus_[e.xpu].timer_at == e.at) xpus_[e.xpu].timer_at = never;
+      if (xpus_[e.xpu].timer_at != e.at) return;  // superseded: nothing was waiting on it
+      xpus_[e.xpu].timer_at = never;
+      parked_.push_back(e.xpu);
     } else if (switch_port* s = switch_[e.ref].get(); s && s->timer_at == e.at) {
       s->timer_at = never;
+      parked_.push_back(parked_switch | e.ref);
     }
-    parked_ = true;
   }
   void wake() {
-    if (!parked_) return;
-    parked_ = false;
-    for (std::uint16_t x = 0; x < cfg_.xpus; ++x)
-      if (xpus_[x].sue) arm_xpu(x);
-    for (std::uint32_t i = 0; i < switch_.size(); ++i)
-      if (switch_[i]) arm_switch(i);
+    for (const std::uint32_t o : parked_) {
+      if (o & parked_switch)
+        arm_switch(o & ~parked_switch);
+      else
+        arm_xpu(static_cast<std::uint16_t>(o));
+    }
+    parked_.clear();
   }
 
   // Offers have their own queue and go first among events of one time: the order of a run
@@ -562,14 +568,14 @@ class fabric {
           break;
       }
     }
-    // Only CBFC counts stalls; an outside event loop calls advance() once per event time, and a
-    // walk over every port's state each time cost more than the events of a large fabric.
-    if (lcfg_.cbfc) gather_link_counts();
   }
 
-  // What the link ends count themselves (CBFC's credit stalls), gathered when a run stops:
-  // every XPU port's and every switch port's.
-  void gather_link_counts() {
+  // What the link ends count themselves (CBFC's credit stalls), gathered when asked for: every
+  // XPU port's and every switch port's. Only CBFC counts stalls; an outside event loop calls
+  // advance() once per event time, and a walk over every link end each time cost more than
+  // the events of a large fabric.
+  void gather_link_counts() const {
+    if (!lcfg_.cbfc) return;
     std::uint64_t stalls = 0;
     for (const auto& x : xpus_)
       if (x.sue)
@@ -1397,9 +1403,11 @@ class fabric {
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;
-  fabric_stats stats_;
+  mutable fabric_stats stats_;   // mutable: stats() gathers the link ends' counts
   std::uint64_t completed_ = 0;  // commands their senders saw acknowledged
-  bool parked_ = false;          // timers set aside by upkeep_only()
+  // The owners of timers upkeep_only() set aside: an XPU, or parked_switch | a switch port.
+  static constexpr std::uint32_t parked_switch = 1u << 31;
+  std::vector<std::uint32_t> parked_;
   frame_sink wire_sink_;
   delivery_sink delivery_sink_;
   trace_sink trace_sink_;
