@@ -347,79 +347,89 @@ TEST_CASE("fabric: a link that dies silently fails over; nothing is lost or repe
 }
 
 TEST_CASE("fabric: an outside event loop (next_event_time, advance) gives what run() gives") {
-  sim::fabric_config cfg;
-  cfg.xpus = 6;
-  cfg.ports = 2;
-  cfg.loss = cfg.corrupt = cfg.duplicate = cfg.reorder = 0.03;
-  cfg.link_events = {{3'000, 2, 1, false}, {20'000, 2, 1, true}};
-  cfg.seed = 8;
-  struct outcome {
-    sim::fabric_stats st;
-    std::uint64_t end;
-    std::vector<std::uint64_t> trace;  // kind, time, xpu, port, psn of every event
-  };
-  const auto record = [](sim::fabric& f, std::vector<std::uint64_t>& out) {
-    f.on_trace([&](const sim::trace_event& e) {
-      out.push_back((static_cast<std::uint64_t>(e.kind) << 56) ^ (e.at << 20) ^
-                    (std::uint64_t{e.xpu} << 8) ^ (std::uint64_t{e.port} << 4) ^ e.psn);
-    });
-  };
-  outcome a;
-  {
-    sim::fabric f(cfg);
-    record(f, a.trace);
-    offer_random(f, 3'000, 7);
-    a.st = f.run();
-    a.end = f.now();
-  }
-  // The same, driven step by step as a simulator with its own agenda would: it asks when the
-  // fabric next needs it, and runs it then. Offers are added as their time comes, not upfront.
-  outcome b;
-  {
-    sim::fabric f(cfg);
-    record(f, b.trace);
-    std::mt19937_64 rng(cfg.seed * 7 + 1);
-    std::uint32_t offered = 0;
-    std::uint64_t steps = 0;
-    for (;;) {
-      const std::uint64_t next_offer = offered < 3'000 ? offered * 7ull : sim::fabric::never;
-      const std::uint64_t t_next = std::min(f.next_event_time(), next_offer);
-      if (t_next == sim::fabric::never) break;
-      while (offered < 3'000 && offered * 7ull <= t_next) {
-        const auto src = static_cast<std::uint16_t>(rng() % cfg.xpus);
-        const auto dst = static_cast<std::uint16_t>((src + 1 + rng() % (cfg.xpus - 1u)) % cfg.xpus);
-        REQUIRE(!f.add({.at = offered * 7ull,
-                        .src = src,
-                        .dst = dst,
-                        .vc = static_cast<std::uint8_t>(rng() % cfg.vcs),
-                        .data = static_cast<std::uint16_t>(1 + rng() % 256)}));
-        ++offered;
-      }
-      f.advance(t_next);
-      CHECK(f.now() == t_next);
-      ++steps;
+  for (const bool link_layers : {false, true}) {
+    sim::fabric_config cfg;
+    cfg.xpus = 6;
+    cfg.ports = 2;
+    cfg.loss = cfg.corrupt = cfg.duplicate = cfg.reorder = 0.03;
+    cfg.link_events = {{3'000, 2, 1, false}, {20'000, 2, 1, true}};
+    cfg.seed = 8;
+    // Also with the link layers, whose timers run beside the transport's.
+    if (link_layers) {
+      cfg.cbfc_credits = 200;
+      cfg.llr = true;
     }
-    b.st = f.run();  // nothing left: run() changes nothing
-    b.end = f.now();
-    CHECK(steps > 1'000);
+    CAPTURE(link_layers);
+    struct outcome {
+      sim::fabric_stats st;
+      std::uint64_t end;
+      std::vector<std::uint64_t> trace;  // kind, time, xpu, port, psn of every event
+    };
+    const auto record = [](sim::fabric& f, std::vector<std::uint64_t>& out) {
+      f.on_trace([&](const sim::trace_event& e) {
+        out.push_back((static_cast<std::uint64_t>(e.kind) << 56) ^ (e.at << 20) ^
+                      (std::uint64_t{e.xpu} << 8) ^ (std::uint64_t{e.port} << 4) ^ e.psn);
+      });
+    };
+    outcome a;
+    {
+      sim::fabric f(cfg);
+      record(f, a.trace);
+      offer_random(f, 3'000, 7);
+      a.st = f.run();
+      a.end = f.now();
+    }
+    // The same, driven step by step as a simulator with its own agenda would: it asks when the
+    // fabric next needs it, and runs it then. Offers are added as their time comes, not upfront.
+    outcome b;
+    {
+      sim::fabric f(cfg);
+      record(f, b.trace);
+      std::mt19937_64 rng(cfg.seed * 7 + 1);
+      std::uint32_t offered = 0;
+      std::uint64_t steps = 0;
+      for (;;) {
+        const std::uint64_t next_offer = offered < 3'000 ? offered * 7ull : sim::fabric::never;
+        const std::uint64_t t_next = std::min(f.next_event_time(), next_offer);
+        if (t_next == sim::fabric::never) break;
+        while (offered < 3'000 && offered * 7ull <= t_next) {
+          const auto src = static_cast<std::uint16_t>(rng() % cfg.xpus);
+          const auto dst =
+              static_cast<std::uint16_t>((src + 1 + rng() % (cfg.xpus - 1u)) % cfg.xpus);
+          REQUIRE(!f.add({.at = offered * 7ull,
+                          .src = src,
+                          .dst = dst,
+                          .vc = static_cast<std::uint8_t>(rng() % cfg.vcs),
+                          .data = static_cast<std::uint16_t>(1 + rng() % 256)}));
+          ++offered;
+        }
+        f.advance(t_next);
+        CHECK(f.now() == t_next);
+        ++steps;
+      }
+      b.st = f.run();  // nothing left: run() changes nothing
+      b.end = f.now();
+      CHECK(steps > 1'000);
+    }
+    CHECK(a.st.delivered == 3'000);
+    CHECK(b.st.delivered == a.st.delivered);
+    CHECK(b.st.frames == a.st.frames);
+    CHECK(b.st.retransmissions == a.st.retransmissions);
+    CHECK(b.st.nacks == a.st.nacks);
+    CHECK(b.st.failovers == a.st.failovers);
+    CHECK(b.st.last_delivery == a.st.last_delivery);
+    CHECK(b.end == a.end);
+    CHECK(b.trace == a.trace);  // event for event
+    // Advancing in coarse slices, past several events at once, changes nothing either.
+    sim::fabric f(cfg);
+    std::vector<std::uint64_t> c;
+    record(f, c);
+    offer_random(f, 3'000, 7);
+    for (std::uint64_t now = 0; f.next_event_time() != sim::fabric::never; now += 777)
+      f.advance(now);
+    CHECK(f.stats().frames == a.st.frames);
+    CHECK(c == a.trace);
   }
-  CHECK(a.st.delivered == 3'000);
-  CHECK(b.st.delivered == a.st.delivered);
-  CHECK(b.st.frames == a.st.frames);
-  CHECK(b.st.retransmissions == a.st.retransmissions);
-  CHECK(b.st.nacks == a.st.nacks);
-  CHECK(b.st.failovers == a.st.failovers);
-  CHECK(b.st.last_delivery == a.st.last_delivery);
-  CHECK(b.end == a.end);
-  CHECK(b.trace == a.trace);  // event for event
-  // Advancing in coarse slices, past several events at once, changes nothing either.
-  sim::fabric f(cfg);
-  std::vector<std::uint64_t> c;
-  record(f, c);
-  offer_random(f, 3'000, 7);
-  for (std::uint64_t now = 0; f.next_event_time() != sim::fabric::never; now += 777) f.advance(now);
-  CHECK(f.stats().frames == a.st.frames);
-  CHECK(c == a.trace);
 }
 
 TEST_CASE("fabric: the trace reports every transmission, retransmission, ACK, NACK and drop") {
@@ -845,8 +855,9 @@ TEST_CASE("fabric: a link going down returns the credits of the frames waiting f
 }
 
 TEST_CASE("fabric: with CBFC a run ends when its work is done") {
-  // CBFC's refresh keeps timers going on idle links; run() still returns once every command
-  // completed, and the clock stops near the last delivery, not at a refresh far later.
+  // A refresh of CBFC's credits would keep timers going on idle links; the fabric's link
+  // messages are never lost, so it runs none: run() returns once every command completed, and
+  // the clock stops near the last delivery.
   for (const bool llr : {false, true}) {
     sim::fabric_config cfg;
     cfg.xpus = 4;
@@ -860,7 +871,7 @@ TEST_CASE("fabric: with CBFC a run ends when its work is done") {
     CHECK(st.delivered == 2'000);
     CHECK(f.next_event_time() == sim::fabric::never);
     CHECK(f.now() < st.last_delivery + 20'000);
-    // The timers set aside come back with new work, which is carried as before.
+    // New work after the idle spell is carried as before.
     REQUIRE(!f.add({.at = f.now() + 1'000'000, .src = 1, .dst = 2, .vc = 0, .data = 64}));
     const auto& st2 = f.run(2'000'000'000);
     CHECK(st2.delivered == 2'001);

@@ -356,7 +356,6 @@ class fabric {
   void receive_frame(std::uint16_t xpu, std::uint8_t port, wire::bytes frame, const pdu_tag& tag,
                      std::uint64_t at) {
     if (error_ || xpu >= cfg_.xpus || port >= cfg_.ports) return;
-    wake();
     const std::uint32_t f = frames_.take(frame.size());
     std::copy(frame.begin(), frame.end(), frames_.data(f));
     tag_of(f) = frame_tag{};
@@ -377,9 +376,7 @@ class fabric {
     process(t);
     if (t != never && t > now_) now_ = t;
   }
-  // Runs until nothing is left to do (or `until`); the clock stays at the last event run. With
-  // CBFC, nothing is left once every command offered has completed or failed: the credit
-  // refreshes of idle links do not keep a run going (upkeep_only).
+  // Runs until nothing is left to do (or `until`); the clock stays at the last event run.
   const fabric_stats& run(std::uint64_t until = never) {
     process(until);
     return stats();
@@ -444,6 +441,11 @@ class fabric {
     i.unreachable_after = c.unreachable_after;
     i.link = transport::link_config_of(c.llr, c.cbfc_credits);
     i.link.pfc = c.priorities;
+    // CBFC's refresh repairs a lost credit update (R2 3.5.7). Here link messages are never lost
+    // (only frames cross the link model; a link going down resets both ends, which advertise
+    // afresh): a refresh would repair nothing, and its timers would keep idle links busy, so
+    // that a run never ended.
+    i.link.cbfc_rx.refresh = 0;
     return i;
   }
 
@@ -472,33 +474,6 @@ class fabric {
     events_.push(event{at, ref, xpu, port, kind});
   }
 
-  // CBFC returns credits on timers that never stop (a lost update is repaired by the next
-  // refresh, R2 3.5.7). Once every command offered has completed or failed and none waits, what
-  // is left is that upkeep: its timers are set aside, so that a run ends, and set again by the
-  // next offer or frame (a link that was idle takes its late tick then).
-  bool upkeep_only() const {
-    return lcfg_.cbfc && offer_queue_.empty() && completed_ + stats_.failed == stats_.offered;
-  }
-  void park(const event& e) {
-    if (e.kind == ev::xpu_timer) {
-      if (xpus_[e.xpu].timer_at != e.at) return;  // superseded: nothing was waiting on it
-      xpus_[e.xpu].timer_at = never;
-      parked_.push_back(e.xpu);
-    } else if (switch_port* s = switch_[e.ref].get(); s && s->timer_at == e.at) {
-      s->timer_at = never;
-      parked_.push_back(parked_switch | e.ref);
-    }
-  }
-  void wake() {
-    for (const std::uint32_t o : parked_) {
-      if (o & parked_switch)
-        arm_switch(o & ~parked_switch);
-      else
-        arm_xpu(static_cast<std::uint16_t>(o));
-    }
-    parked_.clear();
-  }
-
   // Offers have their own queue and go first among events of one time: the order of a run
   // is then the same whether the caller adds its offers upfront or as their time comes.
   void process(std::uint64_t until) {
@@ -508,10 +483,6 @@ class fabric {
       if (t_offer == 0 || !events_.take_until(std::min(until, t_offer - 1), e)) {
         if (t_offer > until || t_offer == never) break;
         e = offer_queue_.pop();
-      }
-      if ((e.kind == ev::xpu_timer || e.kind == ev::sw_timer) && upkeep_only()) {
-        park(e);
-        continue;
       }
       now_ = e.at;
       switch (e.kind) {
@@ -872,7 +843,6 @@ class fabric {
     const std::uint16_t x = stepping_;
     switch (n.kind) {
       case note_kind::completed:
-        completed_ += n.count;
         break;
       case note_kind::link_down:
         // LLR gave up on the link (the fabric's own link status is already down otherwise):
@@ -995,7 +965,6 @@ class fabric {
   void on_offer(std::uint32_t ref) {
     const pending_offer o = offers_[ref];
     offers_.remove(ref);
-    wake();
     if (stats_.offered++ == 0) stats_.first_offer = now_;
     const std::uint32_t s = stream_of(o.src, o.dst, o.vc);
     stream_state& st = streams_[s];
@@ -1403,11 +1372,7 @@ class fabric {
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;
-  mutable fabric_stats stats_;   // mutable: stats() gathers the link ends' counts
-  std::uint64_t completed_ = 0;  // commands their senders saw acknowledged
-  // The owners of timers upkeep_only() set aside: an XPU, or parked_switch | a switch port.
-  static constexpr std::uint32_t parked_switch = 1u << 31;
-  std::vector<std::uint32_t> parked_;
+  mutable fabric_stats stats_;  // mutable: stats() gathers the link ends' counts
   frame_sink wire_sink_;
   delivery_sink delivery_sink_;
   trace_sink trace_sink_;
