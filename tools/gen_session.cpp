@@ -261,7 +261,8 @@ void add_gen_session(CLI::App& parent, commands& out) {
                 "replayed by the link, not resent end to end. A replay goes back to the first "
                 "frame not acknowledged, so above about one damaged frame in a link's frames "
                 "in flight (some hundreds at 800 Gbps) replays rarely get through and the "
-                "end-to-end timer resends too");
+                "end-to-end timer resends too. Not with --reorder: LLR needs links that keep "
+                "frames in order");
   add_choice<bool>(app, "--keying", s->keying_per_vc,
                    {{"source-vc", true}, {"port-destination", false}},
                    "PSN spaces per {port, peer, VC} (the default), or per {port, peer} across "

@@ -121,7 +121,8 @@ struct fabric_config {
 
   // What the library refuses: Table 1's 1, 2 or 4 ports; SUE Lite (no RH) for a fabric of PDUs;
   // CBFC credits that cannot carry the largest frame, and CBFC over links that lose or
-  // duplicate frames without LLR (credits a lost frame took never come back).
+  // duplicate frames without LLR (credits a lost frame took never come back); LLR over links
+  // that reorder frames.
   // (Unordered mode with one port runs strict: there is nothing to spread over.)
   wire::error check() const noexcept;
   // The fewest CBFC credits (64-byte cells, transport/cbfc.hpp) per VC that carry the largest
@@ -250,6 +251,17 @@ inline wire::error fabric_config::check() const noexcept {
                            "CBFC over links that lose or duplicate frames needs LLR: a lost "
                            "frame's credits come back only through LLR's replay",
                        .field = "sue.cbfc"};
+  // LLR numbers the frames of one link and replays them in order (R2 3.5.5): a link keeps its
+  // frames in order. Over the model's reordering (its frames held back on the way out of the
+  // switch), every late frame is a gap, replays never end, commands are failed that arrive
+  // after all, and some arrive twice.
+  if (llr && reorder > 0)
+    return wire::error{.code = wire::errc::unsupported,
+                       .layer = "sim",
+                       .what =
+                           "LLR needs links that keep frames in order: it cannot run over "
+                           "links that reorder them",
+                       .field = "sue.llr"};
   return {};
 }
 
