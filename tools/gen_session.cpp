@@ -176,6 +176,7 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         .member("peers_unreachable", s.peers_unreachable)
         .member("failed", s.failed)
         .member("llr_replays", s.llr_replays)
+        .member("llr_links_down", s.llr_links_down)
         .member("llr_dropped", s.llr_dropped)
         .member("credit_stalls", s.credit_stalls)
         .member("control", s.control)
@@ -195,7 +196,7 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         "  lost / corrupted      {} / {}\n"
         "  failovers             {} ({} PDUs moved)\n"
         "  peers unreachable     {} ({} commands failed)\n"
-        "  LLR replays           {}\n"
+        "  LLR replays           {} ({} links given up)\n"
         "  CBFC credit stalls    {}\n"
         "  goodput               {:.1f} Gb/s over {:.1f} us\n"
         "  capture               {}\n",
@@ -210,6 +211,7 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         static_cast<unsigned long long>(s.moved),
         static_cast<unsigned long long>(s.peers_unreachable),
         static_cast<unsigned long long>(s.failed), static_cast<unsigned long long>(s.llr_replays),
+        static_cast<unsigned long long>(s.llr_links_down),
         static_cast<unsigned long long>(s.credit_stalls), s.goodput_gbps(),
         static_cast<double>(fab.now()) / 1000.0, out.c_str());
   }

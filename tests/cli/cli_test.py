@@ -271,11 +271,14 @@ def case_session_modes():
     ]
     for name, opts in modes:
         s = session_json(cap, *base, *opts)
-        for k in ("llr_replays", "credit_stalls", "failed", "peers_unreachable", "unreachable"):
+        for k in ("llr_replays", "llr_links_down", "credit_stalls", "failed",
+                  "peers_unreachable", "unreachable"):
             check(k in s, f"{name}: key {k}: {s}")
         check(s["offered"] == s["delivered"] == 3000, f"{name}: {s}")
         check(s["duplicates"] == 0 and s["out_of_order"] == 0 and s["failed"] == 0,
               f"{name}: {s}")
+        # The run ends with its work (CBFC's credit refresh once kept it to its give-up time).
+        check(s["duration_ns"] < 1_000_000, f"{name}: {s}")
         if name == "cbfc":
             check(s["credit_stalls"] > 0, f"{name}: the senders waited for credits: {s}")
         if name == "corrupt":
@@ -292,7 +295,7 @@ def case_session_modes():
             p = run("check", cap, "--json", "--rules", "psn.next", expect=3)
             check(json.loads(p.stdout)["rules"][0]["violations"] > 0, p.stdout[-800:])
     for bad in (["--cbfc", "10"], ["--cbfc", "200", "--loss", "0.01"], ["--cbfc", "0"],
-                ["--keying", "vc"]):
+                ["--llr", "--reorder", "0.1"], ["--keying", "vc"]):
         run("gen", "session", "-o", cap, *bad, expect=2)
 
 

@@ -814,6 +814,7 @@ TEST_CASE("fabric: LLR that gives up on a dead link takes it down at both ends")
     CAPTURE(way == sim::hop::down ? "switch to XPU" : "XPU to switch");
     CHECK(links.dropped > 0);
     REQUIRE(downs.size() == 1);
+    CHECK(st.llr_links_down == 1);
     CHECK(downs[0].xpu == 1);
     CHECK(downs[0].port == 0);
     CHECK(st.failovers > 0);

@@ -150,6 +150,7 @@ struct fabric_stats {
   std::uint64_t peers_unreachable = 0;  // times an instance declared a peer unreachable
   std::uint64_t llr_replays = 0;        // frames LLR sent again, every link end
   std::uint64_t llr_dropped = 0;        // frames LLR refused at a receiver (FCS, sequence)
+  std::uint64_t llr_links_down = 0;     // links taken down as LLR ran out of replays, either end
   std::uint64_t credit_stalls = 0;      // times a link end waited for CBFC credits
   std::uint64_t control = 0;            // failover requests and replies
 
@@ -859,7 +860,10 @@ class fabric {
       case note_kind::link_down:
         // LLR gave up on the link (the fabric's own link status is already down otherwise):
         // its other end, the switch's, goes down with it.
-        if (xpus_[x].ports[n.port].up) take_down(x, n.port, false);
+        if (xpus_[x].ports[n.port].up) {
+          ++stats_.llr_links_down;
+          take_down(x, n.port, false);
+        }
         break;
       case note_kind::failed: {
         const std::uint32_t s = find_stream(x, n.peer, n.vc);
@@ -1325,6 +1329,7 @@ class fabric {
     const auto x = static_cast<std::uint16_t>(i / max_ports);
     const auto p = static_cast<std::uint8_t>(i % max_ports);
     if (!switch_[i]->link.down() || !xpus_[x].ports[p].up) return false;
+    ++stats_.llr_links_down;
     take_down(x, p, true);
     return true;
   }
