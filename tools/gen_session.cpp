@@ -175,6 +175,7 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
         .member("unreachable", s.unreachable)
         .member("peers_unreachable", s.peers_unreachable)
         .member("failed", s.failed)
+        .member("failed_then_delivered", s.failed_then_delivered)
         .member("llr_replays", s.llr_replays)
         .member("llr_links_down", s.llr_links_down)
         .member("llr_dropped", s.llr_dropped)

@@ -35,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -146,7 +147,11 @@ struct fabric_stats {
   std::uint64_t mismatched = 0;       // delivered PDUs whose commands differ from their tag: 0
   std::uint64_t delivered_bytes = 0;  // command bytes handed to XPUs
   std::uint64_t first_offer = 0, last_delivery = 0;
-  std::uint64_t failed = 0;             // commands an instance failed (peer unreachable)
+  std::uint64_t failed = 0;  // commands an instance failed (peer unreachable)
+  // Failed commands that arrived after all, after their failure (their PDU was on its way when
+  // the sender gave up): counted in `delivered` too. (One that arrived before it failed, only
+  // its acknowledgement lost, is counted in both without being told apart.)
+  std::uint64_t failed_then_delivered = 0;
   std::uint64_t peers_unreachable = 0;  // times an instance declared a peer unreachable
   std::uint64_t llr_replays = 0;        // frames LLR sent again, every link end
   std::uint64_t llr_dropped = 0;        // frames LLR refused at a receiver (FCS, sequence)
@@ -608,6 +613,9 @@ class fabric {
     // every command taken before it, so none taken before a refusal is delivered after it.)
     std::uint64_t refused = 0;
     ring<command_entry> entries;  // [base, next)
+    // Failed commands taken off the front before they arrived: one may arrive still, which is
+    // its first delivery, not a duplicate.
+    std::map<std::uint64_t, command_entry> failed_unseen;
   };
   // A command on its way to the XPU's instance, held while it has no credit for it.
   struct waiting_offer {
@@ -1273,16 +1281,28 @@ class fabric {
         break;
       }
       const std::uint64_t seq = tag.first_seq + i;
-      if (seq < st.base || seq >= st.next || st.entries[seq - st.base].delivered) {
+      command_entry late{};
+      command_entry* entry = nullptr;
+      if (seq >= st.base && seq < st.next && !st.entries[seq - st.base].delivered) {
+        entry = &st.entries[seq - st.base];
+      } else if (const auto it = st.failed_unseen.find(seq);
+                 seq < st.base && it != st.failed_unseen.end()) {
+        late = it->second;
+        st.failed_unseen.erase(it);
+        entry = &late;
+        ++stats_.failed_then_delivered;
+      }
+      if (entry == nullptr) {
         ++stats_.duplicates;
         continue;
       }
-      command_entry& e = st.entries[seq - st.base];
+      command_entry& e = *entry;
       if (e.size != cv.size()) ++stats_.mismatched;
       e.delivered = true;
-      // Strict mode keeps order per {source, destination, VC}; unordered mode does not
-      // promise it across ports (R2 1.2), only per connection, which go-back-N guarantees.
-      if (seq != st.base && !cfg_.unordered) ++stats_.out_of_order;
+      // Strict mode keeps order per {source, destination, VC}, less the commands that failed;
+      // unordered mode does not promise it across ports (R2 1.2), only per connection, which
+      // go-back-N guarantees.
+      if (seq != st.base && !cfg_.unordered && !e.failed) ++stats_.out_of_order;
       ++stats_.delivered;
       stats_.delivered_bytes += cv.size();
       stats_.last_delivery = now_;
@@ -1295,6 +1315,7 @@ class fabric {
   }
   static void advance_base(stream_state& st) {
     while (!st.entries.empty() && (st.entries.front().delivered || st.entries.front().failed)) {
+      if (!st.entries.front().delivered) st.failed_unseen.emplace(st.base, st.entries.front());
       st.entries.pop_front();
       ++st.base;
     }
