@@ -143,10 +143,12 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
     offer_until(t);
     fab.advance(t);
     // (Every 1024th event time: stats() walks every link end of the fabric.)
-    if (progress && (++steps & 1023) == 0 && fab.stats().delivered >= shown + commands / 100 + 1) {
-      shown = fab.stats().delivered;
-      fmt::print(stderr, "\rscaleup: {} of {} commands delivered",
-                 static_cast<unsigned long long>(shown), commands);
+    if (progress && (++steps & 1023) == 0) {
+      if (const std::uint64_t d = fab.stats().delivered; d >= shown + commands / 100 + 1) {
+        shown = d;
+        fmt::print(stderr, "\rscaleup: {} of {} commands delivered",
+                   static_cast<unsigned long long>(shown), commands);
+      }
     }
   }
   if (progress) fmt::print(stderr, "\r{:>60}\r", "");

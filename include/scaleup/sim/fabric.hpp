@@ -527,10 +527,7 @@ class fabric {
           if (switch_port* s = switch_[e.ref].get(); s && s->timer_at == e.at) {
             s->timer_at = never;
             s->link.tick(now_);
-            switch_messages(e.ref);
-            if (gave_up(e.ref)) break;
-            egress(e.ref);
-            arm_switch(e.ref);
+            switch_ran(e.ref);
           }
           break;
         case ev::to_switch: {
@@ -538,10 +535,7 @@ class fabric {
           messages_.remove(e.ref);
           if (switch_port* s = port_of_switch(m.x, m.p)) {
             if (m.epoch == xpus_[m.x].ports[m.p].epoch) s->link.message(m.msg, now_);
-            switch_messages(index_of(m.x, m.p));
-            if (gave_up(index_of(m.x, m.p))) break;
-            egress(index_of(m.x, m.p));
-            arm_switch(index_of(m.x, m.p));
+            switch_ran(index_of(m.x, m.p));
           }
           break;
         }
@@ -752,9 +746,6 @@ class fabric {
   // After any step of XPU x's instance: its free ports send, its timer is set.
   void settle(std::uint16_t x) {
     kick(x);
-    arm_xpu(x);
-  }
-  void arm_xpu(std::uint16_t x) {
     xpu_state& xs = xpus_[x];
     const std::uint64_t d = xs.sue->deadline();
     if (d != transport::link_never && (xs.timer_at == never || d < xs.timer_at)) {
@@ -1283,14 +1274,15 @@ class fabric {
       const std::uint64_t seq = tag.first_seq + i;
       command_entry late{};
       command_entry* entry = nullptr;
-      if (seq >= st.base && seq < st.next && !st.entries[seq - st.base].delivered) {
-        entry = &st.entries[seq - st.base];
-      } else if (const auto it = st.failed_unseen.find(seq);
-                 seq < st.base && it != st.failed_unseen.end()) {
-        late = it->second;
-        st.failed_unseen.erase(it);
-        entry = &late;
-        ++stats_.failed_then_delivered;
+      if (seq >= st.base && seq < st.next) {
+        if (!st.entries[seq - st.base].delivered) entry = &st.entries[seq - st.base];
+      } else if (seq < st.base) {
+        if (const auto it = st.failed_unseen.find(seq); it != st.failed_unseen.end()) {
+          late = it->second;
+          st.failed_unseen.erase(it);
+          entry = &late;
+          ++stats_.failed_then_delivered;
+        }
       }
       if (entry == nullptr) {
         ++stats_.duplicates;
@@ -1343,6 +1335,14 @@ class fabric {
       s->busy_until = now_;
     }
     if (tell && xpus_[x].sue) step(x, transport::instance_event::link_status(p, false));
+  }
+  // After switch port i's link layer took a message or a tick: its messages go to the XPU; then,
+  // unless LLR gave up on the link, its waiting frames leave as they may and its timer is set.
+  void switch_ran(std::uint32_t i) {
+    switch_messages(i);
+    if (gave_up(i)) return;
+    egress(i);
+    arm_switch(i);
   }
   // After switch port i's link layer ran: if LLR gave up on the link (its retry limit, R2
   // 3.5.5), the link goes down at both ends, as when its status says so.
