@@ -6,15 +6,18 @@
 //
 //   sue-fabric [--xpus=64] [--ports=4] [--commands=200] [--loss=0.01] [--encap=afh1-shim]
 //              [--llr] [--cbfc=CREDITS] [--pfc=XOFF] [--rate=800Gbps] [--seed=1]
-//              [--pcap=DIR] [--trace=DIR] [--mpi]
+//              [--dead=XPU] [--pcap=DIR] [--trace=DIR] [--mpi]
 //
 // Prints one line per rank: what its XPUs offered, were sent (expected) and delivered; exit
 // status 0 when every write to this rank's XPUs arrived once and in order. --pcap writes a pcap
 // per XPU port of this rank (DIR/xpu-<id>-<port>.pcap); --trace a file per XPU of what it
-// received (DIR/xpu-<id>.txt).
+// received (DIR/xpu-<id>.txt). --dead makes one XPU's port 0 a link dead one way: every frame
+// it receives there has a bad FCS (with --llr the switch's LLR gives up on the link).
 #include <ns3/boolean.h>
 #include <ns3/command-line.h>
+#include <ns3/error-model.h>
 #include <ns3/global-value.h>
+#include <ns3/pointer.h>
 #include <ns3/rng-seed-manager.h>
 #include <ns3/simulator.h>
 #include <ns3/string.h>
@@ -33,6 +36,7 @@ using namespace ns3;
 
 int main(int argc, char* argv[]) {
   std::uint32_t xpus = 64, ports = 4, commands = 200, cbfc = 0, pfc = 0, seed = 1;
+  std::int64_t dead = -1;
   double loss = 0.01;
   bool llr = false, mpi = false;
   std::string encap = "afh1-shim", rate = "800Gbps", pcap, trace;
@@ -47,13 +51,15 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("pfc", "switches pause an XPU past this many bytes queued from it (0: no PFC)", pfc);
   cmd.AddValue("rate", "every port's line rate", rate);
   cmd.AddValue("seed", "seed of the traffic and the losses", seed);
+  cmd.AddValue("dead", "this XPU receives every frame on its port 0 with a bad FCS", dead);
   cmd.AddValue("pcap", "directory for a pcap per XPU port", pcap);
   cmd.AddValue("trace", "directory for a file per XPU of what it received", trace);
   cmd.AddValue("mpi", "run on ns-3's distributed simulator (under mpirun)", mpi);
   cmd.Parse(argc, argv);
   if (xpus < 2 || xpus > 1023 || (ports != 1 && ports != 2 && ports != 4) || loss < 0 ||
-      loss >= 1) {
-    std::fprintf(stderr, "--xpus 2-1023, --ports 1, 2 or 4, --loss in [0, 1)\n");
+      loss >= 1 || dead >= std::int64_t{xpus}) {
+    std::fprintf(stderr,
+                 "--xpus 2-1023, --ports 1, 2 or 4, --loss in [0, 1), --dead below --xpus\n");
     return 2;
   }
   if (cbfc > 0 && loss > 0 && !llr) {
@@ -97,6 +103,13 @@ int main(int argc, char* argv[]) {
   }
   sue.SetLoss(loss);
   NetDeviceContainer xpuPorts = sue.Install(xpuNodes, switches);
+  if (dead >= 0) {
+    Ptr<RateErrorModel> all = CreateObject<RateErrorModel>();
+    all->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    all->SetRate(1.0);
+    xpuPorts.Get(static_cast<std::uint32_t>(dead) * ports)
+        ->SetAttribute("ReceiveErrorModel", PointerValue(all));
+  }
   if (!pcap.empty()) {
     for (std::uint32_t i = 0; i < xpuPorts.GetN(); ++i) {
       Ptr<NetDevice> d = xpuPorts.Get(i);

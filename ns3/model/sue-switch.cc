@@ -47,9 +47,9 @@ TypeId SueSwitch::GetTypeId() {
           .AddAttribute("QueueFrames", "Frames an egress queue holds; more are dropped",
                         UintegerValue(4096), MakeUintegerAccessor(&SueSwitch::m_queueFrames),
                         MakeUintegerChecker<std::uint32_t>(1))
-          .AddTraceSource("Drop", "A frame dropped (port, why: link, no-route, queue-full)",
-                          MakeTraceSourceAccessor(&SueSwitch::m_drop),
-                          "ns3::SueSwitch::DropCallback")
+          .AddTraceSource(
+              "Drop", "A frame dropped (port, why: link, no-route, queue-full, link-down)",
+              MakeTraceSourceAccessor(&SueSwitch::m_drop), "ns3::SueSwitch::DropCallback")
           .AddTraceSource("LlrReplay", "A frame sent again by LLR (port)",
                           MakeTraceSourceAccessor(&SueSwitch::m_llrReplay),
                           "ns3::SueXpu::PortCallback");
@@ -184,6 +184,7 @@ void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
     dst = sw::load_be16(frame.data() + 4);
   const auto route = dst ? m_routes.find(static_cast<std::uint16_t>(*dst)) : m_routes.end();
   const char* why = route == m_routes.end()                                ? "no-route"
+                    : m_state[route->second].link->down()                  ? "link-down"
                     : m_state[route->second].queue.size() >= m_queueFrames ? "queue-full"
                                                                            : nullptr;
   if (why) {
@@ -199,9 +200,13 @@ void SueSwitch::Arrive(const Input& in, std::uint64_t now) {
 // The port's next frame leaves if the port is free: LLR's replays first, then the queue's
 // head once its link layer lets it (credits, no pause, room in the replay store).
 void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
+  Port& s = m_state[port];
+  if (s.link->down()) {
+    DropQueue(port, now);
+    return;
+  }
   Ptr<SueNetDevice> dev = m_ports[port];
   if (dev->IsBusy()) return;
-  Port& s = m_state[port];
   // A pause goes first. It crosses the link as any frame does (numbered by LLR, which the XPU's
   // end applies to every frame) in a class of no VC's, so that CBFC does not count it.
   if (const auto pause = s.link->pfc_out()) {
@@ -238,6 +243,22 @@ void SueSwitch::Egress(std::uint32_t port, std::uint64_t now) {
   Ptr<Packet> frame = q.frame;
   s.queue.pop_front();
   dev->TransmitFrame(frame, info);
+}
+
+// LLR gave up on the port's link (its retry limit, R2 3.5.5): nothing leaves it again, as this
+// model has no link status to bring it back. The frames waiting for it are dropped, and give the
+// credits they hold back to the ports they came in on: kept, they would stall those ports' XPUs
+// towards every destination of the plane. Frames for it are dropped as they arrive (Arrive).
+void SueSwitch::DropQueue(std::uint32_t port, std::uint64_t now) {
+  std::deque<Queued>& queue = m_state[port].queue;
+  while (!queue.empty()) {
+    const Queued q = std::move(queue.front());
+    queue.pop_front();
+    m_state[q.ingress].link->drained(q.info, q.frame->GetSize(), Priority(q.info.cls), now);
+    Messages(q.ingress);
+    Touch(q.ingress);
+    m_drop(port, "link-down");
+  }
 }
 
 void SueSwitch::DoDispose() {

@@ -4,7 +4,9 @@
 // at them). Each port keeps a FIFO egress queue (bounded: QueueFrames) and the link layer of its
 // end of the link (LLR, CBFC, the peer's PFC), as the XPU's end does. With Pfc, a port pauses its
 // XPU's priority (IEEE 802.1Qbb, R2 3.5.6) while the frames it took in and has not yet sent on
-// hold more than PfcXoff bytes, until they hold less than PfcXon.
+// hold more than PfcXoff bytes, until they hold less than PfcXon. A port whose LLR gives up on its
+// link stays down: the frames waiting for it, and those that come for it later, are dropped, and
+// their credits go back to the ports they came in on.
 #ifndef SUE_SWITCH_H
 #define SUE_SWITCH_H
 
@@ -38,7 +40,7 @@ class SueSwitch : public SuePortOwner {
   // Frames to XPU `xpu` leave on `port`.
   void AddRoute(std::uint16_t xpu, std::uint32_t port);
 
-  // (port, why): a frame dropped (bad FCS or LLR, no route, queue full).
+  // (port, why): a frame dropped (bad FCS or LLR, no route, queue full, the link given up by LLR).
   using DropCallback = void (*)(std::uint32_t port, std::string why);
 
  protected:
@@ -62,6 +64,7 @@ class SueSwitch : public SuePortOwner {
   void Start();
   void Arrive(const Input& in, std::uint64_t now);
   void Egress(std::uint32_t port, std::uint64_t now);
+  void DropQueue(std::uint32_t port, std::uint64_t now);
   void Messages(std::uint32_t port);
   std::uint8_t Priority(std::uint8_t cls) const;
   void Touch(std::uint32_t port);

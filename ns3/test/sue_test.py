@@ -9,7 +9,7 @@ usage: sue_test.py --eight EXAMPLE --fabric EXAMPLE --scaleup SCALEUP [--mpiexec
   `scaleup check` exits 0 on each.
 - sue-fabric, 64 XPUs x 4 ports on 4 switches with loss: exactly once, and `scaleup check`
   exits 0 on each of the 256 pcaps; with LLR and CBFC on lossier links: exactly once, repaired by
-  LLR replays, with credit stalls.
+  LLR replays, with credit stalls; a link dead one way given up by LLR stalls no other XPU.
 - With MPI: the same fabric undivided, and under mpirun with 1 and 2 ranks, gives the same
   counts, byte-identical traces of what every XPU received and byte-identical pcaps.
 - Arguments the fabric must refuse are refused.
@@ -156,6 +156,35 @@ def main():
     check(llr["llr_replays"] > 0 and llr["credit_stalls"] > 0,
           f"LLR + CBFC: {llr}: no replay or no stall")
 
+    # A link dead one way (XPU 3 receives every frame on its port 0 with a bad FCS), under LLR and
+    # CBFC: the switch's LLR gives up on it. With one port, what XPU 3 sends and what is sent to
+    # it fails; every other pair's writes arrive as in a run without the dead link, which they do
+    # not if the frames waiting for the dead link keep their credits. With two ports, failover
+    # delivers everything once.
+    dead = os.path.join(tmp, "dead")
+    small = [args.fabric, "--xpus=6", "--commands=300", "--loss=0", "--llr", "--cbfc=80"]
+    received = {}
+    for name, extra, status in (("whole", [], 0), ("dead", ["--dead=3"], 1)):
+        d = os.path.join(dead, name)
+        os.makedirs(d)
+        out = run(small + ["--ports=1", "--trace=" + d] + extra, expect=status).stdout
+        print(out, end="")
+        got = {}
+        for n in os.listdir(d):
+            with open(os.path.join(d, n)) as f:
+                for line in f:
+                    _, src, first, count = map(int, line.split())
+                    got.setdefault((int(n[4:-4]), src), set()).update(range(first, first + count))
+        received[name] = got
+    pairs = [k for k in received["whole"] if 3 not in k]
+    check(len(pairs) == 20, f"dead link: {len(pairs)} pairs without XPU 3, wanted 20")
+    short = [k for k in pairs if received["dead"].get(k) != received["whole"][k]]
+    check(not short, f"dead link: writes lost between XPUs that can reach each other: {short}")
+    check(fabric_totals(out, 1)["failed"] > 0, "dead link: nothing to or from XPU 3 failed")
+    out = run(small + ["--ports=2", "--dead=3"]).stdout
+    print(out, end="")
+    exactly_once(fabric_totals(out, 1), "dead link, two ports")
+
     # PFC: 16 XPUs on 5 Gb/s ports, switches that pause an XPU past 1 KiB queued from it: the
     # pauses reach the XPUs' pcaps, and `scaleup check` finds every pause obeyed (pfc.paused).
     pfc = os.path.join(tmp, "pfc")
@@ -197,7 +226,8 @@ def main():
                       f"{(mismatch + errors)[:5]}")
         print("mpirun -np 1 and -np 2: the undivided run's counts, traces and pcaps")
 
-    for bad in (["--xpus=1"], ["--ports=3"], ["--loss=1"], ["--cbfc=80"], ["--mpi=1", "--xpus=0"]):
+    for bad in (["--xpus=1"], ["--ports=3"], ["--loss=1"], ["--cbfc=80"], ["--mpi=1", "--xpus=0"],
+                ["--xpus=4", "--dead=4"]):
         err = run([args.fabric, *bad], expect=2).stderr
         check(err.strip(), f"{bad}: refused without a message")
     print("ok")
