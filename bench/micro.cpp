@@ -30,6 +30,8 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -435,8 +437,17 @@ std::uint8_t fabric_vc(std::uint64_t i, std::uint16_t xpus) {
   return static_cast<std::uint8_t>((i / xpus / fabric_fan_out) % 2);
 }
 
-// Runs `pdus` commands through a fabric of `xpus` XPUs; returns its frame count.
-std::uint64_t fabric_run(std::uint16_t xpus, const fabric_pdu& k, std::uint64_t pdus) {
+// The bytes the heap holds for the program (glibc's count of chunks in use and mapped blocks).
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+// Runs `pdus` commands through a fabric of `xpus` XPUs; returns its frame count. `heap`: what
+// the fabric holds at the end of the run, every table at its largest.
+std::uint64_t fabric_run(std::uint16_t xpus, const fabric_pdu& k, std::uint64_t pdus,
+                         std::size_t* heap = nullptr) {
+  const std::size_t before = heap_in_use();
   sm::fabric_config cfg;
   cfg.xpus = xpus;
   cfg.ports = fabric_ports;
@@ -457,6 +468,7 @@ std::uint64_t fabric_run(std::uint16_t xpus, const fabric_pdu& k, std::uint64_t 
   }
   const auto& st = f.run();
   if (st.delivered != pdus || st.pdus != pdus || st.duplicates || st.out_of_order) std::abort();
+  if (heap) *heap = heap_in_use() - before;
   return st.frames;
 }
 
@@ -493,10 +505,11 @@ void bench_fabric() {
   const fabric_pdu kinds[] = {{"RH-only", {barrier.begin(), barrier.end()}}, {"64 B cmd", write}};
   const std::uint64_t pdus = g_quick ? 4'096 : 400'000;
   for (const auto& k : kinds) {
-    double rate_8 = 0;
+    double rate_8 = 0, per_mb_8 = 0;
     for (const std::uint16_t xpus : {std::uint16_t{8}, std::uint16_t{64}, std::uint16_t{1024}}) {
       std::uint64_t frames = 0;
-      const double s = median_cpu_seconds([&] { frames = fabric_run(xpus, k, pdus); });
+      std::size_t heap = 0;
+      const double s = median_cpu_seconds([&] { frames = fabric_run(xpus, k, pdus, &heap); });
       const double b = median_cpu_seconds([&] { fabric_bare(xpus, k, pdus); });
       const double sim_rate = static_cast<double>(pdus) / s / 1e6;
       const double bare_rate = static_cast<double>(pdus) / b / 1e6;
@@ -510,6 +523,15 @@ void bench_fabric() {
       if (xpus == 1024)  // flat: a PDU costs about the same in the largest fabric
         add(std::string("6. fabric 1024 vs 8 XPUs, ") + k.name, sim_rate, "MPDU/s cpu", rate_8,
             "8 XPUs", 0.67, ">= 0.67 (flat)");
+      // Memory linear in the connections used: each XPU sends to fabric_fan_out others, and
+      // the pairs a megabyte of the fabric's heap holds stay as many from 8 XPUs to 1024 (a
+      // table per pair of all XPUs would hold 128 times fewer at 1024).
+      if (k.command.size() != 4) continue;
+      const double per_mb = static_cast<double>(xpus) * fabric_fan_out /
+                            (static_cast<double>(heap) / MB);
+      if (xpus == 8) per_mb_8 = per_mb;
+      add("6. fabric memory, " + std::to_string(xpus) + " XPUs", per_mb, "pairs/MB", per_mb_8,
+          "8 XPUs", 0.67, ">= 0.67 (linear)");
     }
   }
 }
