@@ -2,6 +2,7 @@
 // paths, and the reader against files that Wireshark's tools write and against what tshark
 // reads from them.
 #include <scaleup/pcap/capture.hpp>
+#include <scaleup/pcap/pcapng_writer.hpp>
 
 #include <doctest/doctest.h>
 
@@ -24,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using scaleup::pcap::link_type;
 using scaleup::pcap::packet;
+using scaleup::pcap::pcapng_writer;
 using scaleup::pcap::reader;
 using scaleup::pcap::time_precision;
 using scaleup::pcap::writer;
@@ -483,4 +485,139 @@ TEST_CASE("pcap: the reader reads what tshark reads, files of editcap, mergecap,
   std::vector<std::uint32_t> links;
   while (r->next(p) == status::packet) links.push_back(p.link);
   CHECK(links == std::vector<std::uint32_t>{1, 113, 1, 1, 113, 1, 1});
+}
+
+// ---- pcapng, written ---------------------------------------------------------------------------
+
+static_assert(!std::is_copy_constructible_v<pcapng_writer> &&
+              std::is_nothrow_move_constructible_v<pcapng_writer>);
+
+TEST_CASE("pcapng: the writer's bytes, written by hand from the specification") {
+  temp_file tmp(".pcapng");
+  {
+    std::string err;
+    const std::array<pcapng_writer::interface, 1> ifs{{{link_type::ethernet, "p0"}}};
+    auto w = pcapng_writer::create(tmp.str(), ifs, 65535, err);
+    INFO(err);
+    REQUIRE(w.has_value());
+    CHECK(w->write(0, byte_vector{1, 2, 3}, 0x0000000100000002ull, 5));
+    CHECK(w->close());
+  }
+  const byte_vector want{
+      // Section Header Block (4.1): type, length 28, byte-order magic, version 1.0, section
+      // length -1 (not given), length again.
+      0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0,  //
+      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,              //
+      // Interface Description Block (4.2): type 1, length 40, LinkType 1, reserved, SnapLen
+      // 65535; if_name "p0" (code 2, padded to 4), if_tsresol 9 (code 9: nanoseconds),
+      // opt_endofopt; length again.
+      1, 0, 0, 0, 40, 0, 0, 0, 1, 0, 0, 0, 0xff, 0xff, 0, 0,  //
+      2, 0, 2, 0, 'p', '0', 0, 0, 9, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0,
+      // Enhanced Packet Block (4.3): type 6, length 36, interface 0, the time stamp's upper and
+      // lower words, captured 3, original 5, the data padded to 4, length again.
+      6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 5, 0, 0, 0,  //
+      1, 2, 3, 0, 36, 0, 0, 0};
+  CHECK(file_bytes(tmp.path()) == want);
+}
+
+TEST_CASE("pcapng: frames on several interfaces read back, by this reader and by tshark") {
+  temp_file tmp(".pcapng");
+  const std::array<pcapng_writer::interface, 3> ifs{
+      {{link_type::ethernet, "port0"}, {link_type::ethernet, "port1"}, {link_type::afh2, ""}}};
+  struct sent {
+    std::uint32_t interface;
+    byte_vector data;
+    std::uint64_t ts_ns;
+    std::uint32_t wire_len;
+  };
+  const std::array<sent, 4> frames{{{1, ramp(60, 1, 7), 1700000000 * s_ns + 1, 0},
+                                    {0, ramp(61, 2, 7), 1700000000 * s_ns + 999999999, 0},
+                                    {2, ramp(30, 3, 7), 1700000001 * s_ns + 42, 100},
+                                    {1, ramp(1514, 4, 7), 4300000000 * s_ns, 0}}};
+  {
+    std::string err;
+    auto w = pcapng_writer::create(tmp.str(), ifs, 65535, err);
+    INFO(err);
+    REQUIRE(w.has_value());
+    for (const sent& f : frames) CHECK(w->write(f.interface, f.data, f.ts_ns, f.wire_len));
+    CHECK(w->count() == frames.size());
+    CHECK(w->close());
+  }
+  auto r = open_ok(tmp.str());
+  packet p;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(r->next(p) == status::packet);
+    CHECK(p.interface == frames[i].interface);
+    CHECK(p.link == static_cast<std::uint32_t>(ifs[frames[i].interface].link));
+    CHECK(p.ts_ns == frames[i].ts_ns);
+    CHECK(p.precision == 9);
+    CHECK(p.caplen == frames[i].data.size());
+    CHECK(p.len == std::max<std::size_t>(frames[i].wire_len, frames[i].data.size()));
+    CHECK(bytes_of(p.data) == frames[i].data);
+  }
+  CHECK(r->next(p) == status::end);
+  CHECK(r->error().empty());
+
+  if (!have("tshark")) {
+    MESSAGE("skipped: tshark (Wireshark) is not on PATH");
+    return;
+  }
+  const std::string out =
+      output_of("tshark -r " + quoted(tmp.str()) +
+                " -T fields -e frame.interface_id -e frame.interface_name -e frame.time_epoch"
+                " -e frame.len -e frame.cap_len 2>/dev/null");
+  CHECK(out ==
+        "1\tport1\t1700000000.000000001\t60\t60\n"
+        "0\tport0\t1700000000.999999999\t61\t61\n"
+        "2\tunknown\t1700000001.000000042\t100\t30\n"  // tshark names a nameless one
+        "1\tport1\t4300000000.000000000\t1514\t1514\n");
+}
+
+TEST_CASE("pcapng: the writer refuses what it cannot write, and stays usable") {
+  temp_file tmp(".pcapng");
+  std::string err;
+  const std::array<pcapng_writer::interface, 2> ifs{{{}, {}}};
+  CHECK_FALSE(pcapng_writer::create(tmp.str(), ifs, 0, err).has_value());
+  CHECK(contains(err, "snaplen 0"));
+  CHECK_FALSE(
+      pcapng_writer::create(tmp.str(), std::span<const pcapng_writer::interface>(), 100, err)
+          .has_value());
+  CHECK(contains(err, "no interface"));
+  auto w = pcapng_writer::create(tmp.str(), ifs, 100, err);
+  REQUIRE(w.has_value());
+  CHECK_FALSE(w->write(2, ramp(10, 0, 7), 1));
+  CHECK(contains(w->error(), "interface 2 of 2"));
+  CHECK_FALSE(w->write(0, ramp(101, 0, 7), 1));
+  CHECK(contains(w->error(), "longer than the snaplen of 100"));
+  CHECK(w->write(1, ramp(100, 0, 7), 2));
+  pcapng_writer moved = std::move(*w);
+  w.reset();  // the moved-from writer must not close the file under `moved`
+  CHECK(moved.write(0, ramp(10, 0, 7), 3));
+  CHECK(moved.close());
+  CHECK_FALSE(moved.write(0, ramp(10, 0, 7), 4));
+  CHECK(contains(moved.error(), "close"));
+  auto r = open_ok(tmp.str());
+  packet p;
+  REQUIRE(r->next(p) == status::packet);
+  CHECK((p.interface == 1 && p.ts_ns == 2 && p.caplen == 100));
+  REQUIRE(r->next(p) == status::packet);
+  CHECK((p.interface == 0 && p.ts_ns == 3 && p.caplen == 10));
+  CHECK(r->next(p) == status::end);
+
+  const std::string path =
+      (fs::temp_directory_path() / "scaleup_pcap_test_no_such_dir" / "out.pcapng").string();
+  CHECK_FALSE(pcapng_writer::create(path, ifs, 100, err).has_value());
+  CHECK(contains(err, path));
+  CHECK(contains(err, "No such file"));
+  if (fs::exists("/dev/full")) {
+    auto full = pcapng_writer::create("/dev/full", ifs, 65535, err);
+    if (full) {  // the headers may wait in the buffer: then the frame or the close fails
+      (void)full->write(0, ramp(100, 0, 7), 1);
+      CHECK_FALSE(full->close());
+      CHECK(contains(full->error(), "No space left"));
+    } else {
+      CHECK(contains(err, "No space left"));
+    }
+  }
 }

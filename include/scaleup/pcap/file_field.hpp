@@ -65,12 +65,31 @@ SCALEUP_ALWAYS_INLINE std::uint32_t load32(const std::uint8_t* at, const file_fi
   return static_cast<std::uint32_t>(load(at, f, o));
 }
 
-// Writes `v` into the 4-byte field `f` of the structure that starts at `at` (load32's inverse).
+// Writes `v` into the field `f` of the structure that starts at `at` (load's inverse; a value
+// wider than the field keeps its low bytes).
+inline void store(std::uint8_t* at, const file_field& f, byte_order o, std::uint64_t v) noexcept {
+  std::uint8_t* p = at + f.offset;
+  const bool big = o == byte_order::big;
+  switch (f.size) {
+    case 1:
+      *p = static_cast<std::uint8_t>(v);
+      return;
+    case 2:
+      big ? boost::endian::store_big_u16(p, static_cast<std::uint16_t>(v))
+          : boost::endian::store_little_u16(p, static_cast<std::uint16_t>(v));
+      return;
+    case 4:
+      big ? boost::endian::store_big_u32(p, static_cast<std::uint32_t>(v))
+          : boost::endian::store_little_u32(p, static_cast<std::uint32_t>(v));
+      return;
+    default:
+      big ? boost::endian::store_big_u64(p, v) : boost::endian::store_little_u64(p, v);
+  }
+}
+
+// The same for a 4-byte field (load32's inverse).
 inline void store32(std::uint8_t* at, const file_field& f, byte_order o, std::uint32_t v) noexcept {
-  if (o == byte_order::big)
-    boost::endian::store_big_u32(at + f.offset, v);
-  else
-    boost::endian::store_little_u32(at + f.offset, v);
+  store(at, f, o, v);
 }
 
 }  // namespace scaleup::pcap
