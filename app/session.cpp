@@ -430,6 +430,7 @@ struct session::impl {
       cfg.keep = 0;
       cfg.per_frame = true;
       cfg.max_connections = settings().engine.max_connections;
+      cfg.port_known = settings().engine.port_by_interface;
       rules.emplace(std::move(cfg));
     }
     in.on_idle = [this] { c->idle(); };
@@ -443,7 +444,8 @@ struct session::impl {
             dissect::display_filter::partial& tests, text_buffer& text) {
     if (analysing) {
       // In place (set_facts says why).
-      w.has_facts = dissect::set_facts(t, f.pkt.number, f.ns, w.facts);
+      w.has_facts =
+          dissect::set_facts(t, f.pkt.number, f.ns, w.facts, port_of(settings().engine, f.pkt));
       w.rh_dropped = !w.has_facts && t.pdu.rh;
     }
     w.text_begin = w.text_end = text.size();
@@ -471,7 +473,7 @@ struct session::impl {
     dissect::display_filter::partial judged;
     if (tests_in_order) {
       // t: trees_in_order (prepare) or one thread.
-      rules->add(*t, f.pkt.data, f.pkt.number, f.ns);
+      rules->add(*t, f.pkt.data, f.pkt.number, f.ns, port_of(settings().engine, f.pkt));
       judged =
           filter->test_frame(*t, {&f.meta, f.pkt.data, nullptr, rules->of_frame(f.pkt.number)});
       tests = &judged;

@@ -12,6 +12,7 @@
 // compiled once, it decides which frames the command sees (filter_scope).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,7 +46,18 @@ struct engine_settings {
   // the analysis' and the conformance state's in their own configurations.
   std::size_t max_connections = dissect::default_max_connections;
   bool nodes = true;  // the tree's fields and layers; off: the PDU's summary only (the analysis')
+  // Each capture interface is one port of the SUE instances (a pcapng of a fabric's planes):
+  // connections are told apart by it, as the plugin's sue.port_by_interface does. Off: a frame
+  // carries no port, and every frame is on port 0.
+  bool port_by_interface = false;
 };
+
+// The port a frame crossed, as the analysis and the conformance rules key connections by it.
+// Interfaces beyond the last port number share it.
+inline std::uint16_t port_of(const engine_settings& e, const cap::packet& p) noexcept {
+  if (!e.port_by_interface) return 0;
+  return static_cast<std::uint16_t>(std::min<std::uint32_t>(p.interface, 0xFFFF));
+}
 
 // What a display filter (-Y) decides of the frames it does not keep.
 enum class filter_scope : std::uint8_t {

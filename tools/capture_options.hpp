@@ -46,6 +46,9 @@ inline void add_engine_options(CLI::App* app, scaleup::app::engine_settings& e) 
                 "find SUE over UDP on the --udp-port ports only");
   app->add_option("--xpu-map", e.xpu_map, "file of lines ADDRESS XPU");
   app->add_flag("--check-checksums", e.check_checksums, "check IP and UDP checksums");
+  app->add_flag("--port-by-interface", e.port_by_interface,
+                "each capture interface is one port of the SUE instances (a pcapng of a "
+                "fabric's planes, `gen session -o F.pcapng`): connections are told apart by it");
   app->add_option("--max-connections", e.max_connections,
                   "connections (and UDP flows) kept at most; beyond, a new one is not analysed "
                   "and the report says how many frames that left out (docs/robustness.md)")

@@ -69,7 +69,8 @@ std::optional<std::string> read_partitions(const std::string& path, dissect::par
 constexpr std::string_view ports_note =
     "checked as one port: if the capture holds several ports of a SUE instance (a fabric of 2 "
     "or 4 ports), their PSN spaces mix and break the per-connection rules by themselves; check "
-    "it with --ports 2 or 4 (docs/conformance.md, \"Connections\")";
+    "it with --ports 2 or 4, or --port-by-interface where each capture interface is a port "
+    "(docs/conformance.md, \"Connections\")";
 
 void print_text(stdout_sink& out, const std::string& file, std::uint64_t frames,
                 const dissect::conformance& c, const report_notes& notes) {
@@ -155,7 +156,8 @@ struct check_settings {
 // starts afresh.
 class check_report final : public app::frame_consumer {
  public:
-  explicit check_report(const dissect::check_config& cfg) : cfg_(cfg) {}
+  check_report(const dissect::check_config& cfg, const app::engine_settings& engine)
+      : cfg_(cfg), engine_(engine) {}
   void start(const app::reading& r) override {
     name = r.name;
     c.emplace(cfg_);
@@ -163,7 +165,7 @@ class check_report final : public app::frame_consumer {
   }
   void take(const app::frame_out& f) override {
     ++frames;
-    c->add(*f.tree, f.in.pkt.data, f.in.pkt.number, f.in.ns);
+    c->add(*f.tree, f.in.pkt.data, f.in.pkt.number, f.in.ns, app::port_of(engine_, f.in.pkt));
   }
 
   // Written at every frame by take: apart from the start of the object (frame_consumer::look).
@@ -173,6 +175,7 @@ class check_report final : public app::frame_consumer {
 
  private:
   const dissect::check_config& cfg_;
+  const app::engine_settings& engine_;
 };
 
 int run_check(const CLI::App& app, const check_settings& s) {
@@ -208,8 +211,9 @@ int run_check(const CLI::App& app, const check_settings& s) {
   }
   cfg.profile = se.options().profile != nullptr;
   cfg.max_connections = ss.engine.max_connections;
+  cfg.port_known = ss.engine.port_by_interface;
 
-  check_report r(cfg);
+  check_report r(cfg, ss.engine);
   const auto end = se.run(r);
   // A report on part of a capture could call it conformant: none.
   if (end != scaleup::app::read_end::whole) return 1;

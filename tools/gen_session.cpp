@@ -8,15 +8,43 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <fmt/core.h>
 
 #include "cli.hpp"
+#include "scaleup/pcap/pcapng_writer.hpp"
 #include "scaleup/sim/fabric.hpp"
 
 namespace scaleup::cli {
 
 namespace {
+
+// Where the frames go: classic pcap, or pcapng for a name ending in .pcapng, with an interface
+// per port, so that each frame says which plane it crossed (`check --port-by-interface`).
+class session_capture {
+ public:
+  bool open(const std::string& path, unsigned ports, std::string& err) {
+    if (!path.ends_with(".pcapng")) {
+      pcap_ = cap::writer::create(path, cap::link_type::ethernet, snaplen, err);
+      return pcap_.has_value();
+    }
+    std::vector<cap::pcapng_writer::interface> ifs(ports);
+    for (unsigned p = 0; p < ports; ++p) ifs[p].name = "port" + std::to_string(p);
+    ng_ = cap::pcapng_writer::create(path, ifs, snaplen, err);
+    return ng_.has_value();
+  }
+  bool write(std::uint8_t port, wire::bytes frame, std::uint64_t ns) {
+    return pcap_ ? pcap_->write(frame, ns) : ng_->write(port, frame, ns);
+  }
+  bool close() { return pcap_ ? pcap_->close() : ng_->close(); }
+  const std::string& error() const { return pcap_ ? pcap_->error() : ng_->error(); }
+
+ private:
+  static constexpr std::uint32_t snaplen = 65535;
+  std::optional<cap::writer> pcap_;
+  std::optional<cap::pcapng_writer> ng_;
+};
 
 // XPU:PORT:DOWN[:UP] in ns.
 std::optional<std::pair<sim::link_event, std::optional<sim::link_event>>> link_failure(
@@ -101,16 +129,16 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
   }
 
   std::string err;
-  auto w = cap::writer::create(out, cap::link_type::ethernet, 65535, err);
-  if (!w) {
+  session_capture w;
+  if (!w.open(out, cfg.ports, err)) {
     fmt::print(stderr, "scaleup: {}\n", err.c_str());
     return 1;
   }
   sim::fabric fab(cfg);
   if (fab.config_error()) return fail_usage(app, std::string(fab.config_error().what));
   bool write_failed = false;
-  fab.on_wire([&](std::uint64_t ns, std::span<const std::uint8_t> frame) {
-    if (!write_failed && !w->write(frame, capture_epoch_ns + ns)) write_failed = true;
+  fab.on_wire([&](std::uint64_t ns, std::uint8_t port, std::span<const std::uint8_t> frame) {
+    if (!write_failed && !w.write(port, frame, capture_epoch_ns + ns)) write_failed = true;
   });
   // Commands between random pairs, on VC0 (requests) or VC1 (responses), 1 to 256 bytes of
   // data, arriving evenly at `load` of the fabric's capacity. Each is added when its time comes.
@@ -152,8 +180,8 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
     }
   }
   if (progress) fmt::print(stderr, "\r{:>60}\r", "");
-  if (write_failed || !w->close()) {
-    fmt::print(stderr, "scaleup: {}\n", w->error().c_str());
+  if (write_failed || !w.close()) {
+    fmt::print(stderr, "scaleup: {}\n", w.error().c_str());
     return 1;
   }
   const auto& s = fab.stats();
@@ -229,7 +257,8 @@ void add_gen_session(CLI::App& parent, commands& out) {
       "session",
       "Run the fabric harness: XPUs on one switch, go-back-N over links that lose, corrupt, "
       "duplicate or reorder frames, links failing at given times. Writes every frame the switch "
-      "receives (retransmissions included) and prints delivery statistics.");
+      "receives (retransmissions included) and prints delivery statistics. A capture named "
+      "*.pcapng has an interface per port, portN, for `check --port-by-interface`.");
   add_gen_options(app, s->gen);
   app->add_option("--xpus", s->xpus, "XPUs on the switch")
       ->check(CLI::Range(2u, unsigned{sim::fabric::max_xpus}))

@@ -270,6 +270,8 @@ def case_session_modes():
         ("port_destination", ["--keying", "port-destination", "--loss", "0.02"]),
     ]
     for name, opts in modes:
+        # Two ports: a pcapng with an interface per port, whose connections check tells apart.
+        cap = os.path.join(TMP, "modes.pcapng" if name == "two_ports" else "modes.pcap")
         s = session_json(cap, *base, *opts)
         for k in ("llr_replays", "llr_links_down", "credit_stalls", "failed",
                   "peers_unreachable", "unreachable"):
@@ -286,9 +288,11 @@ def case_session_modes():
         if name == "llr_corrupt":
             check(s["llr_replays"] > 0 and s["retransmissions"] == 0, f"{name}: {s}")
         keying = ["--keying", "port-destination"] if name == "port_destination" else []
-        ports = ["--ports", "2"] if name == "two_ports" else []
+        ports = ["--port-by-interface"] if name == "two_ports" else []
         p = run("check", cap, "--json", *keying, *ports, expect=None)
         check(p.returncode == 0, f"{name}: scaleup check exit {p.returncode}: {p.stdout[-1500:]}")
+        check(rule_counts(p.stdout, "psn.next")[0] > 100,
+              f"{name}: the PSN rule judged few frames: {p.stdout[-1500:]}")
         if name == "port_destination":
             # One PSN space per {port, peer} across the VCs: checked per {source, VC} (the
             # default), each VC's PSNs skip the other's.
@@ -297,6 +301,69 @@ def case_session_modes():
     for bad in (["--cbfc", "10"], ["--cbfc", "200", "--loss", "0.01"], ["--cbfc", "0"],
                 ["--llr", "--reorder", "0.1"], ["--keying", "vc"]):
         run("gen", "session", "-o", cap, *bad, expect=2)
+
+
+def rule_counts(report, rule):
+    """(examined, not examinable, violations) of one rule in a `check --json` report."""
+    r = next(r for r in json.loads(report)["rules"] if r["id"] == rule)
+    return r["examined"], r["not_examinable"], r["violations"]
+
+
+def case_session_planes():
+    """gen session with 4 ports writes a pcapng whose interfaces are its planes (port0-port3);
+    `check --port-by-interface` tells their connections apart and judges every transport rule,
+    finds a misbehaving endpoint, and judges as much of the same frames split by tshark and
+    joined again by mergecap. Without it a capture of 4 ports leaves those rules unjudged."""
+    cap = os.path.join(TMP, "planes.pcapng")
+    base = ["--xpus", "8", "--ports", "4", "--commands", "3000", "--seed", "4"]
+    for opts in (["--loss", "0.01"], ["--unordered", "--loss", "0.01"],
+                 ["--llr", "--cbfc", "200", "--corrupt", "0.02"],
+                 ["--fail-link", "1:0:2000:9000", "--loss", "0.01"]):
+        s = session_json(cap, *base, *opts)
+        check(s["delivered"] == 3000 and s["duplicates"] == 0 and s["out_of_order"] == 0,
+              f"{opts}: {s}")
+        p = run("check", cap, "--json", "--port-by-interface")
+        for rule in ("psn.next", "ack.unsent", "ack.monotonic"):
+            examined, _, violations = rule_counts(p.stdout, rule)
+            check(examined > 200 and violations == 0, f"{opts}: {rule}: {p.stdout[-1500:]}")
+        p = run("check", cap, "--json", "--ports", "4")
+        check(rule_counts(p.stdout, "psn.next")[0] == 0, f"{opts}: judged without the ports")
+    for rule in ("ack.unsent", "gbn.resend"):
+        session_json(cap, *base, "--loss", "0.02", "--misbehave", rule)
+        p = run("check", cap, "--json", "--port-by-interface", expect=3)
+        check(rule_counts(p.stdout, rule)[2] == 1, f"{rule}: {p.stdout[-1500:]}")
+
+    # Wireshark's tools: tshark sees the four interfaces by name, splits the capture by them into
+    # four pcaps, and mergecap joins those into a pcapng with an interface per file. Unordered:
+    # each {source, destination, VC} on every plane, a PSN space on each, which taken as one
+    # port break the rules by themselves.
+    session_json(cap, *base, "--loss", "0.01", "--unordered")
+    ours = run("check", cap, "--json", "--port-by-interface").stdout
+    check(json.loads(run("check", cap, "--json", expect=3).stdout)["ports_may_mix"],
+          "planes taken as one port")
+    if not (shutil.which("tshark") and shutil.which("mergecap")):
+        fail("tshark or mergecap is not installed (Debian: tshark, wireshark-common)")
+    names = [row[0] for row in tshark_fields(cap, "frame.interface_name")]
+    counts = {n: names.count(n) for n in sorted(set(names))}
+    check(sorted(counts) == ["port0", "port1", "port2", "port3"] and min(counts.values()) > 100,
+          f"{counts}")
+    parts = []
+    for i in range(4):
+        part = os.path.join(TMP, f"plane{i}.pcap")
+        subprocess.run(["tshark", "-n", "-r", cap, "-Y", f"frame.interface_id == {i}", "-F",
+                        "pcap", "-w", part], check=True, capture_output=True)
+        parts.append(part)
+    merged = os.path.join(TMP, "merged.pcapng")
+    # -I none: mergecap would otherwise make one interface of the four alike.
+    subprocess.run(["mergecap", "-I", "none", "-F", "pcapng", "-w", merged, *parts], check=True,
+                   capture_output=True)
+    theirs = run("check", merged, "--json", "--port-by-interface").stdout
+    for rule in ("psn.next", "ack.unsent", "ack.monotonic", "gbn.resend"):
+        check(rule_counts(theirs, rule) == rule_counts(ours, rule),
+              f"{rule}: merged {rule_counts(theirs, rule)}, written {rule_counts(ours, rule)}")
+    # stats keys its connections by the interface too.
+    st = json.loads(run("stats", "--json", "--port-by-interface", merged).stdout)
+    check(sorted({c["port"] for c in st["connections"]}) == [0, 1, 2, 3], f"{st['connections'][:2]}")
 
 
 def case_session_unreachable():

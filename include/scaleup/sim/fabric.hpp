@@ -279,6 +279,8 @@ class fabric {
   static constexpr std::size_t max_vcs = 4;
   static constexpr std::uint64_t never = ~std::uint64_t{0};
   using frame_sink = std::function<void(std::uint64_t ns, wire::bytes)>;
+  // The same with the port the frame came in on: its plane, the switch's (a capture interface).
+  using port_frame_sink = std::function<void(std::uint64_t ns, std::uint8_t port, wire::bytes)>;
   using delivery_sink = std::function<void(const delivery&)>;
   using trace_sink = std::function<void(const trace_event&)>;
 
@@ -320,7 +322,11 @@ class fabric {
 
   // Every frame as the switch receives it (retransmissions included; with LLR, the frames the
   // switch's link layer accepted), for a capture.
-  void on_wire(frame_sink s) { wire_sink_ = std::move(s); }
+  void on_wire(port_frame_sink s) { wire_sink_ = std::move(s); }
+  void on_wire(frame_sink s) {
+    if (!s) return on_wire(port_frame_sink());
+    on_wire([s = std::move(s)](std::uint64_t ns, std::uint8_t, wire::bytes b) { s(ns, b); });
+  }
   // Every command as it is delivered.
   void on_delivery(delivery_sink s) { delivery_sink_ = std::move(s); }
   // Every transmission, retransmission, ACK, NACK, drop, failover and link change.
@@ -1129,7 +1135,7 @@ class fabric {
     }
     switch_messages(in);
     arm_switch(in);
-    if (wire_sink_) wire_sink_(now_, frames_.bytes(f));
+    if (wire_sink_) wire_sink_(now_, t.port, frames_.bytes(f));
     // A switch forwards on the destination the frame carries; the receiver's reading of the
     // same bytes is kept, unless the way down changes them. AFH Gen 1 control frames are
     // forwarded on the address bits, as R2 3.5.3 has the switch look at them.
@@ -1411,7 +1417,7 @@ class fabric {
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;
   mutable fabric_stats stats_;  // mutable: stats() gathers the link ends' counts
-  frame_sink wire_sink_;
+  port_frame_sink wire_sink_;
   delivery_sink delivery_sink_;
   trace_sink trace_sink_;
 };
