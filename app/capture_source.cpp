@@ -184,6 +184,10 @@ bool capture_source::finish() {
     std::fprintf(stderr, "scaleup: %s\n", writer_->error().c_str());
     return false;
   }
+  if (ng_writer_ && !ng_writer_->close()) {
+    std::fprintf(stderr, "scaleup: %s\n", ng_writer_->error().c_str());
+    return false;
+  }
   return true;
 }
 
@@ -325,6 +329,7 @@ capture_source::status capture_source::next_live(cap::packet& pkt) {
 }
 
 bool capture_source::save(const cap::packet& pkt) {
+  if (write_path_.ends_with(".pcapng")) return save_pcapng(pkt);
   if (!writer_) {
     std::string err;
     writer_ = cap::writer::create(
@@ -339,6 +344,34 @@ bool capture_source::save(const cap::packet& pkt) {
                 " (a pcap file has one link type)");
   if (!writer_->write(pkt.data, pkt.ts_ns, pkt.len)) return fail(writer_->error());
   if (streaming_) writer_->flush();
+  return true;
+}
+
+// pcapng keeps what a pcap cannot: each frame's interface, with its link type and name, so a
+// capture of several interfaces or link types is saved whole. An interface is described when its
+// first frame is saved.
+bool capture_source::save_pcapng(const cap::packet& pkt) {
+  if (!ng_writer_) {
+    std::string err;
+    ng_writer_ = cap::pcapng_writer::create(write_path_, {}, cap::max_snaplen, err);
+    if (!ng_writer_) return fail(err);
+  }
+  constexpr std::uint32_t none = ~std::uint32_t{0};
+  // Bounded by the interfaces the source described (the reader refuses a frame of another).
+  if (pkt.interface >= saved_as_.size()) saved_as_.resize(std::size_t{pkt.interface} + 1, none);
+  std::uint32_t& id = saved_as_[pkt.interface];
+  if (id == none) {
+    std::string name = name_;  // a live capture's interface
+    if (reader_) {
+      const auto ifs = reader_->interfaces();
+      name = pkt.interface < ifs.size() ? ifs[pkt.interface].name : std::string();
+    }
+    if (!ng_writer_->add_interface({static_cast<cap::link_type>(pkt.link), std::move(name)}))
+      return fail(ng_writer_->error());
+    id = ng_writer_->interfaces() - 1;
+  }
+  if (!ng_writer_->write(id, pkt.data, pkt.ts_ns, pkt.len)) return fail(ng_writer_->error());
+  if (streaming_) ng_writer_->flush();
   return true;
 }
 

@@ -19,6 +19,7 @@
 
 #include "scaleup/dissect/frame_meta.hpp"
 #include "scaleup/pcap/capture.hpp"
+#include "scaleup/pcap/pcapng_writer.hpp"
 
 struct pcap;  // libpcap's handle (pcap_t)
 
@@ -157,6 +158,7 @@ class capture_source {
   bool open_live(const source_settings& in);
   status next_live(cap::packet& pkt);
   bool save(const cap::packet& pkt);
+  bool save_pcapng(const cap::packet& pkt);
   bool fail(std::string why);
 
   std::string name_, write_path_, error_;
@@ -164,6 +166,8 @@ class capture_source {
   const std::atomic<bool>* stop_ = nullptr;
   std::optional<cap::reader> reader_;
   std::optional<cap::writer> writer_;
+  std::optional<cap::pcapng_writer> ng_writer_;
+  std::vector<std::uint32_t> saved_as_;  // per interface of the source: its id in ng_writer_
   std::uint32_t write_link_ = 0;
   ::pcap* live_ = nullptr;
   bool nano_ = false, streaming_ = false, failed_ = false;

@@ -31,7 +31,9 @@ inline void add_input_options(CLI::App* app, scaleup::app::source_settings& in) 
                        : "takes duration:SECONDS, the seconds above 0";
           },
           "duration:SECONDS"));
-  app->add_option("-w", in.write, "save the frames read to this pcap file");
+  app->add_option("-w", in.write,
+                  "save the frames read to this pcap file (pcapng, each frame with its "
+                  "interface, when named *.pcapng)");
 }
 
 inline void add_engine_options(CLI::App* app, scaleup::app::engine_settings& e) {

@@ -969,6 +969,16 @@ def case_mixed_link_types():
     s = json.loads(run("stats", "--json", merged).stdout)
     check(s["frames"] == 8 and s["analysed"] == 7, f"stats: {s['frames']} frames, "
           f"{s['analysed']} analysed")
+    # -w saves them whole as pcapng (each frame with its interface, its link type and name, as
+    # tshark reads them); a pcap has one link type, and says so.
+    saved = os.path.join(TMP, "saved.pcapng")
+    run("dump", "-q", "-w", saved, merged)
+    fields = ["frame.interface_id", "frame.interface_name", "frame.time_epoch", "frame.len",
+              "frame.cap_len", "frame.protocols"]
+    check(tshark_fields(saved, *fields) == tshark_fields(merged, *fields),
+          f"saved:\n{tshark_fields(saved, *fields)}\nmerged:\n{tshark_fields(merged, *fields)}")
+    p = run("dump", "-q", "-w", os.path.join(TMP, "saved.pcap"), merged, expect=1)
+    check("one link type" in p.stderr, p.stderr)
 
 
 def case_damaged_captures():

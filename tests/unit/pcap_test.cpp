@@ -580,12 +580,14 @@ TEST_CASE("pcapng: the writer refuses what it cannot write, and stays usable") {
   const std::array<pcapng_writer::interface, 2> ifs{{{}, {}}};
   CHECK_FALSE(pcapng_writer::create(tmp.str(), ifs, 0, err).has_value());
   CHECK(contains(err, "snaplen 0"));
-  CHECK_FALSE(
-      pcapng_writer::create(tmp.str(), std::span<const pcapng_writer::interface>(), 100, err)
-          .has_value());
-  CHECK(contains(err, "no interface"));
-  auto w = pcapng_writer::create(tmp.str(), ifs, 100, err);
+  // Interfaces described as they come: none at first, two later.
+  auto w = pcapng_writer::create(tmp.str(), std::span<const pcapng_writer::interface>(), 100, err);
   REQUIRE(w.has_value());
+  CHECK_FALSE(w->write(0, ramp(10, 0, 7), 1));
+  CHECK(contains(w->error(), "interface 0 of 0"));
+  CHECK(w->add_interface(ifs[0]));
+  CHECK(w->add_interface(ifs[1]));
+  CHECK(w->interfaces() == 2);
   CHECK_FALSE(w->write(2, ramp(10, 0, 7), 1));
   CHECK(contains(w->error(), "interface 2 of 2"));
   CHECK_FALSE(w->write(0, ramp(101, 0, 7), 1));
@@ -594,6 +596,9 @@ TEST_CASE("pcapng: the writer refuses what it cannot write, and stays usable") {
   pcapng_writer moved = std::move(*w);
   w.reset();  // the moved-from writer must not close the file under `moved`
   CHECK(moved.write(0, ramp(10, 0, 7), 3));
+  // An interface described after frames of others, on another link type.
+  CHECK(moved.add_interface({link_type::afh2, "late"}));
+  CHECK(moved.write(2, ramp(12, 0, 7), 4));
   CHECK(moved.close());
   CHECK_FALSE(moved.write(0, ramp(10, 0, 7), 4));
   CHECK(contains(moved.error(), "close"));
@@ -603,6 +608,9 @@ TEST_CASE("pcapng: the writer refuses what it cannot write, and stays usable") {
   CHECK((p.interface == 1 && p.ts_ns == 2 && p.caplen == 100));
   REQUIRE(r->next(p) == status::packet);
   CHECK((p.interface == 0 && p.ts_ns == 3 && p.caplen == 10));
+  REQUIRE(r->next(p) == status::packet);
+  CHECK((p.interface == 2 && p.ts_ns == 4 && p.caplen == 12 && p.link == 147));
+  CHECK(r->interfaces()[2].name == "late");
   CHECK(r->next(p) == status::end);
 
   const std::string path =

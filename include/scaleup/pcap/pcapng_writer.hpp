@@ -32,17 +32,14 @@ class pcapng_writer {
     std::string name;  // if_name; empty: none
   };
 
-  // `interfaces`: their ids are their places in the list. `snaplen` applies to each.
+  // `interfaces`: their ids are their places in the list (add_interface describes more later).
+  // `snaplen` applies to each.
   static std::optional<pcapng_writer> create(const std::string& path,
                                              std::span<const interface> interfaces,
                                              std::uint32_t snaplen, std::string& error_message) {
     if (snaplen == 0 || snaplen > max_snaplen) {
       error_message = path + ": snaplen " + std::to_string(snaplen) + " is outside 1.." +
                       std::to_string(max_snaplen);
-      return std::nullopt;
-    }
-    if (interfaces.empty()) {
-      error_message = path + ": a pcapng file for no interface";
       return std::nullopt;
     }
     errno = 0;
@@ -126,6 +123,17 @@ class pcapng_writer {
     ++count_;
     return true;
   }
+
+  // Describes one more interface, its id the next (a section's interfaces may be described
+  // anywhere before its first frame); false on failure, which is final.
+  bool add_interface(const interface& i) {
+    if (!file_ || failed_) return false;
+    interface_description(i, snaplen_);
+    if (!put_blocks()) return false;
+    ++interfaces_;
+    return true;
+  }
+  std::uint32_t interfaces() const noexcept { return interfaces_; }
 
   // Hands what was written to the file now; false on failure, which is final.
   bool flush() {
