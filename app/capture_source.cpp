@@ -353,8 +353,9 @@ bool capture_source::save(const cap::packet& pkt) {
 bool capture_source::save_pcapng(const cap::packet& pkt) {
   if (!ng_writer_) {
     std::string err;
-    ng_writer_ = cap::pcapng_writer::create(write_path_, {}, cap::max_snaplen, err);
-    if (!ng_writer_) return fail(err);
+    auto w = cap::pcapng_writer::create(write_path_, {}, cap::max_snaplen, err);
+    if (!w) return fail(err);
+    ng_writer_.emplace(std::move(*w));
   }
   constexpr std::uint32_t none = ~std::uint32_t{0};
   // Bounded by the interfaces the source described (the reader refuses a frame of another).

@@ -31,7 +31,7 @@ class session_capture {
     }
     std::vector<cap::pcapng_writer::interface> ifs(ports);
     for (unsigned p = 0; p < ports; ++p) ifs[p].name = "port" + std::to_string(p);
-    ng_ = cap::pcapng_writer::create(path, ifs, snaplen, err);
+    if (auto w = cap::pcapng_writer::create(path, ifs, snaplen, err)) ng_.emplace(std::move(*w));
     return ng_.has_value();
   }
   bool write(std::uint8_t port, wire::bytes frame, std::uint64_t ns) {

@@ -22,6 +22,7 @@
 #include "scaleup/pcap/file_field.hpp"
 #include "scaleup/pcap/packet.hpp"
 #include "scaleup/pcap/pcapng_file.hpp"
+#include "scaleup/pcap/writer.hpp"  // detail::file_ptr
 
 namespace scaleup::pcap {
 
@@ -58,31 +59,10 @@ class pcapng_writer {
     return w;
   }
 
-  pcapng_writer(pcapng_writer&& o) noexcept
-      : file_(std::exchange(o.file_, nullptr)),
-        path_(std::move(o.path_)),
-        error_(std::move(o.error_)),
-        block_(std::move(o.block_)),
-        start_(o.start_),
-        snaplen_(o.snaplen_),
-        interfaces_(o.interfaces_),
-        count_(o.count_),
-        failed_(o.failed_) {}
-  pcapng_writer& operator=(pcapng_writer&& o) noexcept {
-    if (this != &o) {
-      close();
-      file_ = std::exchange(o.file_, nullptr);
-      path_ = std::move(o.path_);
-      error_ = std::move(o.error_);
-      block_ = std::move(o.block_);
-      start_ = o.start_;
-      snaplen_ = o.snaplen_;
-      interfaces_ = o.interfaces_;
-      count_ = o.count_;
-      failed_ = o.failed_;
-    }
-    return *this;
-  }
+  // Moved from, a writer is closed (its file is the new one's). Not assigned: a writer
+  // replaced would close its file without a word of a failure.
+  pcapng_writer(pcapng_writer&&) noexcept = default;
+  pcapng_writer& operator=(pcapng_writer&&) = delete;
   pcapng_writer(const pcapng_writer&) = delete;
   pcapng_writer& operator=(const pcapng_writer&) = delete;
   ~pcapng_writer() { close(); }
@@ -139,7 +119,7 @@ class pcapng_writer {
   bool flush() {
     if (!file_ || failed_) return false;
     errno = 0;
-    if (std::fflush(file_) != 0) {
+    if (std::fflush(file_.get()) != 0) {
       fail(path_ + ": " + detail::errno_message(errno));
       return false;
     }
@@ -150,11 +130,11 @@ class pcapng_writer {
   bool close() {
     if (file_) {
       errno = 0;
-      if (std::fflush(file_) != 0 || std::ferror(file_)) {
+      if (std::fflush(file_.get()) != 0 || std::ferror(file_.get())) {
         if (!failed_) fail(path_ + ": " + detail::errno_message(errno));
       }
-      if (std::fclose(file_) != 0 && !failed_) fail(path_ + ": " + detail::errno_message(errno));
-      file_ = nullptr;
+      if (std::fclose(file_.release()) != 0 && !failed_)
+        fail(path_ + ": " + detail::errno_message(errno));
     }
     return !failed_;
   }
@@ -198,7 +178,7 @@ class pcapng_writer {
   // Writes every block held.
   bool put_blocks() {
     errno = 0;
-    if (std::fwrite(block_.data(), 1, block_.size(), file_) != block_.size()) {
+    if (std::fwrite(block_.data(), 1, block_.size(), file_.get()) != block_.size()) {
       fail(path_ + ": " + detail::errno_message(errno));
       return false;
     }
@@ -243,7 +223,7 @@ class pcapng_writer {
     error_ = std::move(message);
   }
 
-  std::FILE* file_ = nullptr;
+  detail::file_ptr file_;
   std::string path_;
   std::string error_;
   std::vector<std::uint8_t> block_;  // blocks not yet written
