@@ -309,8 +309,10 @@ def case_live():
     check(p.returncode == 0 and out == "" and "0 frames captured" in err, f"{out} {err}")
     check(time.time() - t0 < 10, "duration:1 took too long")
 
-    # SIGINT: the frames so far, then the summary, exit 0.
-    p, said = start("dump", "-i", "lo", "-f", f"udp dst port {PORT}", *OPAQUE)
+    # SIGINT: the frames so far, then the summary, exit 0. Saved as pcapng, each frame names
+    # the interface it was captured on.
+    saved_ng = tmp("live.pcapng")
+    p, said = start("dump", "-i", "lo", "-f", f"udp dst port {PORT}", *OPAQUE, "-w", saved_ng)
     check(p is not None, said)
     send(3)
     time.sleep(0.5)
@@ -320,6 +322,8 @@ def case_live():
     check(p.returncode == 0, f"exit {p.returncode}: {err}")
     check(len(lines) == 3 and all("SUE" in l and "udp4" in l for l in lines), out)
     check("3 frames captured" in err, err)
+    named = tshark_fields(saved_ng, "frame.interface_name", "udp.dstport")
+    check(named == [["lo", str(PORT)]] * 3, f"{named}")
 
     # stats on a live capture: SIGINT prints the totals.
     p, said = start("stats", "-i", "lo", "-f", f"udp dst port {PORT}", "--json")
