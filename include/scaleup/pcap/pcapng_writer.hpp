@@ -167,8 +167,11 @@ class pcapng_writer {
     block_.insert(block_.end(), bytes.begin(), bytes.end());
     block_.resize(pcapng_file::padded(block_.size()), 0);
   }
+  // An option's length has 16 bits: a longer value (no name read from a file is) is cut there,
+  // so that the block stays whole.
   void option(std::uint16_t code, std::span<const std::uint8_t> value) {
     namespace f = pcapng_file;
+    value = value.first(std::min<std::size_t>(value.size(), 0xFFFF));
     std::uint8_t h[f::option_header_size];
     store(h, f::option_code, code);
     store(h, f::option_length, static_cast<std::uint16_t>(value.size()));
