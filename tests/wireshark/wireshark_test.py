@@ -1007,6 +1007,22 @@ def case_check_rules():
         # Two passes agree with one.
         check(checked_frames(pcap, "-2")[rule] == want, f"{rule}: two passes differ")
     print("sue.check expert infos on the violating frames")
+    # A fabric of 4 ports in a pcapng whose interfaces are its planes, PDUs spread over them
+    # (unordered): with sue.port_by_interface the plugin tells the planes' connections apart, as
+    # `check --port-by-interface` does, and nothing fires; taken as one port, their PSN spaces
+    # mix, and the plugin fires the rules `scaleup check` reports.
+    path = os.path.join(TMP, "planes.pcapng")
+    scaleup("gen", "session", "-o", path, "--xpus", "8", "--ports", "4", "--unordered",
+            "--loss", "0.01", "--commands", "3000", "--seed", "4")
+    readable(path)
+    scaleup("check", "--port-by-interface", path)
+    fired = {r: f for r, f in checked_frames(path, "-o", "sue.port_by_interface:TRUE").items() if f}
+    check(not fired, f"planes told apart: rules fire: {fired}")
+    report = json.loads(scaleup("check", "--json", path, expect=3).stdout)
+    violated = {r["id"] for r in report["rules"] if r["violations"]}
+    fired = {r for r, f in checked_frames(path).items() if f}
+    check(fired and fired == violated, f"planes as one port: tshark {fired}, check {violated}")
+    print("4 planes: told apart by interface, conformant; as one port, the same rules fire")
 
 
 def case_two_pass():
