@@ -44,6 +44,7 @@ struct options {
   bool no_heuristics = false;
   std::optional<std::string> display_filter;
   unsigned threads = 0;  // 0: every core, as dump
+  bool port_by_interface = false;
 };
 
 // A session as `scaleup dump PATH` sets one up; a bad option raises ValueError with dump's text.
@@ -57,6 +58,7 @@ std::unique_ptr<app::session> open_session(const std::string& path, const option
   s.engine.profile = o.profile;
   s.engine.udp_ports = o.udp_ports;
   s.engine.no_heuristics = o.no_heuristics;
+  s.engine.port_by_interface = o.port_by_interface;
   s.filter.text = o.display_filter;
   s.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   s.progress = false;
@@ -446,25 +448,31 @@ PYBIND11_MODULE(scaleup, m) {
       .def("__exit__", [](json_frames& f, py::args) { f.close(); });
 
   const auto opts = [](std::string profile, std::vector<unsigned> udp_ports, bool no_heuristics,
-                       std::optional<std::string> display_filter, unsigned threads) {
-    return options{std::move(profile), std::move(udp_ports), no_heuristics,
-                   std::move(display_filter), threads};
+                       std::optional<std::string> display_filter, unsigned threads,
+                       bool port_by_interface) {
+    return options{
+        std::move(profile), std::move(udp_ports), no_heuristics, std::move(display_filter), threads,
+        port_by_interface};
   };
   m.def(
       "read",
       [opts](const std::string& path, std::string profile, std::vector<unsigned> udp_port,
-             bool no_heuristics, std::optional<std::string> display_filter, unsigned threads) {
+             bool no_heuristics, std::optional<std::string> display_filter, unsigned threads,
+             bool port_by_interface) {
         return std::make_unique<json_frames>(
             path, opts(std::move(profile), std::move(udp_port), no_heuristics,
-                       std::move(display_filter), threads));
+                       std::move(display_filter), threads, port_by_interface));
       },
       py::arg("path"), py::kw_only(), py::arg("profile") = "default",
       py::arg("udp_port") = std::vector<unsigned>{}, py::arg("no_heuristics") = false,
       py::arg("display_filter") = py::none(), py::arg("threads") = 0,
+      py::arg("port_by_interface") = false,
       R"(Iterate over the frames of a capture (pcap, pcapng, gzip), each a dict: exactly the
 object `scaleup dump --json PATH` prints for it, in the same order (a Tofu frame a slice
 completes follows that slice, as in dump). The options are dump's: --profile, --udp-port
-(a list), --no-heuristics, -Y (display_filter), --threads (0: every core).
+(a list), --no-heuristics, -Y (display_filter), --threads (0: every core),
+--port-by-interface (each capture interface a port: what the analysis and the rules a
+display_filter names key connections by).
 
 Raises ValueError for an option dump would refuse, OSError with dump's message for a capture
 it cannot open or read (after the frames read before the error).)");
@@ -472,15 +480,15 @@ it cannot open or read (after the frames read before the error).)");
       "columns",
       [opts](const std::string& path, const std::vector<std::string>& fields, int occurrence,
              std::string profile, std::vector<unsigned> udp_port, bool no_heuristics,
-             std::optional<std::string> display_filter, unsigned threads) {
+             std::optional<std::string> display_filter, unsigned threads, bool port_by_interface) {
         return columns(path, fields, occurrence,
                        opts(std::move(profile), std::move(udp_port), no_heuristics,
-                            std::move(display_filter), threads));
+                            std::move(display_filter), threads, port_by_interface));
       },
       py::arg("path"), py::arg("fields"), py::kw_only(), py::arg("occurrence") = 0,
       py::arg("profile") = "default", py::arg("udp_port") = std::vector<unsigned>{},
       py::arg("no_heuristics") = false, py::arg("display_filter") = py::none(),
-      py::arg("threads") = 0,
+      py::arg("threads") = 0, py::arg("port_by_interface") = false,
       R"(The values of `scaleup dump -T fields -e NAME ...` as a dict of numpy arrays, one entry
 per field name and one element per frame (the frames a display_filter keeps).
 

@@ -4,7 +4,7 @@ import os
 import pytest
 import scaleup
 
-from conftest import dump_json
+from conftest import dump_json, tool
 
 
 def test_read_is_dump_json(captures):
@@ -30,3 +30,18 @@ def test_read_errors(tmp_path):
         list(scaleup.read(str(tmp_path / "absent.pcap")))
     with pytest.raises(OSError, match="not a pcap or pcapng capture"):
         list(scaleup.read(__file__))
+
+
+def test_port_by_interface(tmp_path):
+    """A pcapng of four planes (PDUs spread over them): the rules a display filter names key
+    connections by capture interface with port_by_interface, as dump --port-by-interface does;
+    without it the planes' PSN spaces mix and the rules fire."""
+    path = str(tmp_path / "planes.pcapng")
+    tool("gen", "session", "--xpus", "8", "--ports", "4", "--unordered", "--loss", "0.01",
+         "--commands", "3000", "--seed", "4", "-o", path)
+    flt = "sue.check.gbn.resend || sue.check.ack.monotonic"
+    mixed = list(scaleup.read(path, display_filter=flt))
+    assert len(mixed) > 100 and mixed == dump_json(path, "-Y", flt)
+    assert list(scaleup.read(path, display_filter=flt, port_by_interface=True)) == []
+    cols = scaleup.columns(path, ["frame.number"], display_filter=flt, port_by_interface=True)
+    assert len(cols["frame.number"]) == 0

@@ -341,6 +341,11 @@ def case_session_planes():
     ours = run("check", cap, "--json", "--port-by-interface").stdout
     check(json.loads(run("check", cap, "--json", expect=3).stdout)["ports_may_mix"],
           "planes taken as one port")
+    # dump's analysis and rules (-Y) key the same way.
+    judged = ["-Y", "sue.check.gbn.resend || sue.check.ack.monotonic", "-T", "fields", "-e",
+              "frame.number"]
+    check(len(run("dump", cap, *judged).stdout.split()) > 100, "dump -Y: planes as one port")
+    check(run("dump", cap, "--port-by-interface", *judged).stdout == "", "dump -Y: planes apart")
     if not (shutil.which("tshark") and shutil.which("mergecap")):
         fail("tshark or mergecap is not installed (Debian: tshark, wireshark-common)")
     names = [row[0] for row in tshark_fields(cap, "frame.interface_name")]
