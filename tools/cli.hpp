@@ -31,6 +31,7 @@
 #include "scaleup/dissect/json_writer.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
+#include "scaleup/pcap/pcapng_writer.hpp"
 #include "scaleup/wire/frame.hpp"
 
 namespace scaleup::cli {
@@ -161,7 +162,8 @@ struct gen_settings {
 };
 
 inline void add_gen_options(CLI::App* app, gen_settings& g) {
-  app->add_option("-o,--output", g.out, "the capture to write")->required();
+  app->add_option("-o,--output", g.out, "the capture to write (pcap; pcapng when named *.pcapng)")
+      ->required();
   app->add_option("--seed", g.seed, "makes the file reproducible")->capture_default_str();
   app->add_flag("--json", g.json, "print what was written (or the statistics) as JSON");
 }
@@ -192,6 +194,37 @@ inline CLI::Option* add_link_option(CLI::App* app, std::uint32_t& link) {
       "ethernet, or afh2: bare AFH Gen 2 frames on link type 147 (afh2, afh2c and lite only)");
 }
 
+// What a generator writes its frames to: classic pcap, or pcapng for a name ending in .pcapng,
+// with `interfaces` interfaces of one link type (interface N named portN when there are several:
+// a fabric's planes), each frame on the one it crossed. A pcap has none: every frame is written
+// alike.
+class capture_file {
+ public:
+  bool open(const std::string& path, cap::link_type link, unsigned interfaces = 1) {
+    std::string err;
+    if (!path.ends_with(".pcapng")) {
+      pcap_ = cap::writer::create(path, link, snaplen, err);
+    } else {
+      std::vector<cap::pcapng_writer::interface> ifs(std::max(interfaces, 1u), {link, ""});
+      if (ifs.size() > 1)
+        for (std::size_t p = 0; p < ifs.size(); ++p) ifs[p].name = "port" + std::to_string(p);
+      if (auto w = cap::pcapng_writer::create(path, ifs, snaplen, err)) ng_.emplace(std::move(*w));
+    }
+    if (!pcap_ && !ng_) fmt::print(stderr, "scaleup: {}\n", err.c_str());
+    return pcap_ || ng_;
+  }
+  bool write(std::span<const std::uint8_t> frame, std::uint64_t ns, std::uint32_t interface = 0) {
+    return pcap_ ? pcap_->write(frame, ns) : ng_->write(interface, frame, ns);
+  }
+  bool close() { return pcap_ ? pcap_->close() : ng_->close(); }
+  const std::string& error() const { return pcap_ ? pcap_->error() : ng_->error(); }
+
+ private:
+  static constexpr std::uint32_t snaplen = 65535;
+  std::optional<cap::writer> pcap_;
+  std::optional<cap::pcapng_writer> ng_;
+};
+
 // One command as the generator knows it, for the manifest.
 struct command_note {
   std::uint8_t type = 0;
@@ -207,12 +240,7 @@ class capture_out {
   capture_out(std::string path, std::uint32_t link, bool json)
       : path_(std::move(path)), link_(link), json_(json) {}
 
-  bool open() {
-    std::string err;
-    w_ = cap::writer::create(path_, static_cast<cap::link_type>(link_), 65535, err);
-    if (!w_) fmt::print(stderr, "scaleup: {}\n", err.c_str());
-    return w_.has_value();
-  }
+  bool open() { return w_.open(path_, static_cast<cap::link_type>(link_)); }
 
   std::uint32_t link() const { return link_; }
 
@@ -233,8 +261,8 @@ class capture_out {
       len = wire::header_size(p.kind) + (rh ? wire::pdu_size(payload.size()) : payload.size());
     // No simulation behind these frames: one every millisecond.
     const std::uint64_t ts_ns = capture_epoch_ns + number_ * 1'000'000;
-    if (!w_->write(std::span<const std::uint8_t>(frame_.data(), len), ts_ns)) {
-      fmt::print(stderr, "scaleup: {}\n", w_->error().c_str());
+    if (!w_.write(std::span<const std::uint8_t>(frame_.data(), len), ts_ns)) {
+      fmt::print(stderr, "scaleup: {}\n", w_.error().c_str());
       return false;
     }
     if (json_) manifest(p, rh, payload.size(), cmds);
@@ -242,8 +270,8 @@ class capture_out {
   }
 
   bool close() {
-    if (!w_->close()) {
-      fmt::print(stderr, "scaleup: {}\n", w_->error().c_str());
+    if (!w_.close()) {
+      fmt::print(stderr, "scaleup: {}\n", w_.error().c_str());
       return false;
     }
     if (!json_)
@@ -284,7 +312,7 @@ class capture_out {
   std::string path_;
   std::uint32_t link_;
   bool json_;
-  std::optional<cap::writer> w_;
+  capture_file w_;
   std::vector<std::uint8_t> frame_;
   std::uint64_t number_ = 0;
   stdout_sink out_;

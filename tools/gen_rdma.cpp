@@ -32,12 +32,8 @@ int run_gen_rdma(const rdma_settings& s) {
   const double loss = s.loss;
   const std::uint64_t seed = s.gen.seed;
   const bool json = s.gen.json;
-  std::string err;
-  auto w = cap::writer::create(out, cap::link_type::rdma, 65535, err);
-  if (!w) {
-    fmt::print(stderr, "scaleup: {}\n", err.c_str());
-    return 1;
-  }
+  capture_file w;
+  if (!w.open(out, cap::link_type::rdma)) return 1;
   // Transfers of every class (TID only, inline, unipath, multipath) at random priorities, on
   // write channels of different pages, with unaligned destinations.
   std::mt19937_64 rng(seed);
@@ -72,11 +68,11 @@ int run_gen_rdma(const rdma_settings& s) {
   const auto rep = sim::run_rdma<max_transfers>(*tb, reqs, rc, [&](const sim::rdma_wire_record& r) {
     const auto n = rdma::encode_packet(*r.pkt, r.payload, bytes);
     if (!n || write_failed) return;
-    if (!w->write(std::span<const std::uint8_t>(bytes.data(), n.value), capture_epoch_ns + r.at_ns))
+    if (!w.write(std::span<const std::uint8_t>(bytes.data(), n.value), capture_epoch_ns + r.at_ns))
       write_failed = true;
   });
-  if (write_failed || !w->close()) {
-    fmt::print(stderr, "scaleup: {}\n", w->error().c_str());
+  if (write_failed || !w.close()) {
+    fmt::print(stderr, "scaleup: {}\n", w.error().c_str());
     return 1;
   }
   std::size_t once = 0;

@@ -8,43 +8,15 @@
 #include <cstdio>
 #include <random>
 #include <string>
-#include <vector>
 
 #include <fmt/core.h>
 
 #include "cli.hpp"
-#include "scaleup/pcap/pcapng_writer.hpp"
 #include "scaleup/sim/fabric.hpp"
 
 namespace scaleup::cli {
 
 namespace {
-
-// Where the frames go: classic pcap, or pcapng for a name ending in .pcapng, with an interface
-// per port, so that each frame says which plane it crossed (`check --port-by-interface`).
-class session_capture {
- public:
-  bool open(const std::string& path, unsigned ports, std::string& err) {
-    if (!path.ends_with(".pcapng")) {
-      pcap_ = cap::writer::create(path, cap::link_type::ethernet, snaplen, err);
-      return pcap_.has_value();
-    }
-    std::vector<cap::pcapng_writer::interface> ifs(ports);
-    for (unsigned p = 0; p < ports; ++p) ifs[p].name = "port" + std::to_string(p);
-    if (auto w = cap::pcapng_writer::create(path, ifs, snaplen, err)) ng_.emplace(std::move(*w));
-    return ng_.has_value();
-  }
-  bool write(std::uint8_t port, wire::bytes frame, std::uint64_t ns) {
-    return pcap_ ? pcap_->write(frame, ns) : ng_->write(port, frame, ns);
-  }
-  bool close() { return pcap_ ? pcap_->close() : ng_->close(); }
-  const std::string& error() const { return pcap_ ? pcap_->error() : ng_->error(); }
-
- private:
-  static constexpr std::uint32_t snaplen = 65535;
-  std::optional<cap::writer> pcap_;
-  std::optional<cap::pcapng_writer> ng_;
-};
 
 // XPU:PORT:DOWN[:UP] in ns.
 std::optional<std::pair<sim::link_event, std::optional<sim::link_event>>> link_failure(
@@ -128,17 +100,13 @@ int run_gen_session(const CLI::App& app, const session_settings& set) {
                                          cfg.least_cbfc_credits()));
   }
 
-  std::string err;
-  session_capture w;
-  if (!w.open(out, cfg.ports, err)) {
-    fmt::print(stderr, "scaleup: {}\n", err.c_str());
-    return 1;
-  }
+  capture_file w;
+  if (!w.open(out, cap::link_type::ethernet, cfg.ports)) return 1;
   sim::fabric fab(cfg);
   if (fab.config_error()) return fail_usage(app, std::string(fab.config_error().what));
   bool write_failed = false;
   fab.on_wire([&](std::uint64_t ns, std::uint8_t port, std::span<const std::uint8_t> frame) {
-    if (!write_failed && !w.write(port, frame, capture_epoch_ns + ns)) write_failed = true;
+    if (!write_failed && !w.write(frame, capture_epoch_ns + ns, port)) write_failed = true;
   });
   // Commands between random pairs, on VC0 (requests) or VC1 (responses), 1 to 256 bytes of
   // data, arriving evenly at `load` of the fabric's capacity. Each is added when its time comes.

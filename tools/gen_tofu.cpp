@@ -28,22 +28,18 @@ int run_gen_tofu(const tofu_settings& s) {
   cfg.seed = s.gen.seed;
   const double error_rate = s.error_rate;
   const bool json = s.gen.json;
-  std::string err;
-  auto w = cap::writer::create(out, cap::link_type::tofu, 65535, err);
-  if (!w) {
-    fmt::print(stderr, "scaleup: {}\n", err.c_str());
-    return 1;
-  }
+  capture_file w;
+  if (!w.open(out, cap::link_type::tofu)) return 1;
   std::mt19937_64 rng(cfg.seed);
   bool write_failed = false;
   // Both lanes see the same bit error rate.
   const auto st = sim::simulate_tofu_link<2>(
       cfg, rng, std::array<double, 2>{error_rate, error_rate},
       [&](const sim::tofu_slice_info& s, wire::bytes record) {
-        if (!write_failed && !w->write(record, capture_epoch_ns + s.time_ns)) write_failed = true;
+        if (!write_failed && !w.write(record, capture_epoch_ns + s.time_ns)) write_failed = true;
       });
-  if (write_failed || !w->close()) {
-    fmt::print(stderr, "scaleup: {}\n", w->error().c_str());
+  if (write_failed || !w.close()) {
+    fmt::print(stderr, "scaleup: {}\n", w.error().c_str());
     return 1;
   }
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };

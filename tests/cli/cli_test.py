@@ -372,6 +372,28 @@ def case_session_planes():
     check(ports == [0, 1, 2, 3], f"stats keyed ports {ports}")
 
 
+def case_gen_pcapng():
+    """Every generator writes pcapng to a name ending in .pcapng: the same frames as its pcap
+    (dump reads them alike, but for the interface a pcapng names), a file Wireshark's capinfos
+    calls pcapng."""
+    for gen in (["basic", "--encap", "all"], ["traffic"], ["tofu", "--frames", "50"],
+                ["rdma", "--transfers", "5"], ["session", "--commands", "200", "--ports", "2"]):
+        pcap, pcapng = (os.path.join(TMP, gen[0] + ext) for ext in (".pcap", ".pcapng"))
+        run("gen", *gen, "-o", pcap)
+        run("gen", *gen, "-o", pcapng)
+        with open(pcapng, "rb") as f:
+            check(f.read(4) == b"\x0a\x0d\x0d\x0a", f"{gen[0]}: not a pcapng section header")
+        plain = jsonl(run("dump", "--json", pcap).stdout)
+        ng = jsonl(run("dump", "--json", pcapng).stdout)
+        check(len(ng) > 0 and all("frame.interface_id" in f for f in ng), f"{gen[0]}: {ng[:1]}")
+        for f in ng:
+            del f["frame.interface_id"]
+        check(ng == plain, f"{gen[0]}: the pcapng's frames differ from the pcap's")
+        if shutil.which("capinfos"):
+            info = subprocess.run(["capinfos", "-t", pcapng], capture_output=True, text=True)
+            check("pcapng" in info.stdout, f"{gen[0]}: {info.stdout}")
+
+
 def case_session_unreachable():
     """A missing route (a link that never comes back, one port) is an answer, not a loop: the
     peer is declared unreachable, its commands fail, the resends are bounded and the run ends."""
