@@ -31,7 +31,7 @@
 #include "scaleup/dissect/json_writer.hpp"
 #include "scaleup/pack/profiles.hpp"
 #include "scaleup/pcap/capture.hpp"
-#include "scaleup/pcap/pcapng_writer.hpp"
+#include "scaleup/pcap/capture_file.hpp"
 #include "scaleup/wire/frame.hpp"
 
 namespace scaleup::cli {
@@ -194,35 +194,15 @@ inline CLI::Option* add_link_option(CLI::App* app, std::uint32_t& link) {
       "ethernet, or afh2: bare AFH Gen 2 frames on link type 147 (afh2, afh2c and lite only)");
 }
 
-// What a generator writes its frames to: classic pcap, or pcapng for a name ending in .pcapng,
-// with `interfaces` interfaces of one link type (interface N named portN when there are several:
-// a fabric's planes), each frame on the one it crossed. A pcap has none: every frame is written
-// alike.
-class capture_file {
+// What a generator writes its frames to (pcap, or pcapng by its name), saying why it cannot.
+class capture_file : public cap::capture_file {
  public:
   bool open(const std::string& path, cap::link_type link, unsigned interfaces = 1) {
     std::string err;
-    if (!path.ends_with(".pcapng")) {
-      pcap_ = cap::writer::create(path, link, snaplen, err);
-    } else {
-      std::vector<cap::pcapng_writer::interface> ifs(std::max(interfaces, 1u), {link, ""});
-      if (ifs.size() > 1)
-        for (std::size_t p = 0; p < ifs.size(); ++p) ifs[p].name = "port" + std::to_string(p);
-      if (auto w = cap::pcapng_writer::create(path, ifs, snaplen, err)) ng_.emplace(std::move(*w));
-    }
-    if (!pcap_ && !ng_) fmt::print(stderr, "scaleup: {}\n", err.c_str());
-    return pcap_ || ng_;
+    if (cap::capture_file::open(path, link, 65535, err, interfaces)) return true;
+    fmt::print(stderr, "scaleup: {}\n", err.c_str());
+    return false;
   }
-  bool write(std::span<const std::uint8_t> frame, std::uint64_t ns, std::uint32_t interface = 0) {
-    return pcap_ ? pcap_->write(frame, ns) : ng_->write(interface, frame, ns);
-  }
-  bool close() { return pcap_ ? pcap_->close() : ng_->close(); }
-  const std::string& error() const { return pcap_ ? pcap_->error() : ng_->error(); }
-
- private:
-  static constexpr std::uint32_t snaplen = 65535;
-  std::optional<cap::writer> pcap_;
-  std::optional<cap::pcapng_writer> ng_;
 };
 
 // One command as the generator knows it, for the manifest.

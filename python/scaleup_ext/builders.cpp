@@ -25,7 +25,7 @@
 #include "builders.hpp"
 #include "scaleup/dissect/field_text.hpp"
 #include "scaleup/pack/command.hpp"
-#include "scaleup/pcap/writer.hpp"
+#include "scaleup/pcap/capture_file.hpp"
 #include "scaleup/wire/frame.hpp"
 
 namespace py = pybind11;
@@ -355,9 +355,9 @@ py::bytes pdu(const std::optional<py::dict>& rh, const std::optional<py::object>
 std::size_t write_pcap(const std::string& path, const py::iterable& frames, std::uint32_t link,
                        std::uint64_t start_ns, std::uint64_t interval_ns) {
   std::string error;
-  auto w = scaleup::pcap::writer::create(path, static_cast<scaleup::pcap::link_type>(link),
-                                         scaleup::pcap::max_snaplen, error);
-  if (!w) {
+  scaleup::pcap::capture_file w;
+  if (!w.open(path, static_cast<scaleup::pcap::link_type>(link), scaleup::pcap::max_snaplen,
+              error)) {
     PyErr_SetString(PyExc_OSError, error.c_str());
     throw py::error_already_set();
   }
@@ -373,11 +373,11 @@ std::size_t write_pcap(const std::string& path, const py::iterable& frames, std:
     } else {
       b = bytes_of(f);
     }
-    if (!w->write(b, ts)) throw py::value_error(w->error());
+    if (!w.write(b, ts)) throw py::value_error(w.error());
     ++n;
   }
-  if (!w->close()) {
-    PyErr_SetString(PyExc_OSError, w->error().c_str());
+  if (!w.close()) {
+    PyErr_SetString(PyExc_OSError, w.error().c_str());
     throw py::error_already_set();
   }
   return n;
@@ -439,6 +439,6 @@ Raises ValueError naming the command (#index) and its offset when the profile re
   m.def("write_pcap", &write_pcap, py::arg("path"), py::arg("frames"), py::kw_only(),
         py::arg("link") = 1, py::arg("start_ns") = 0, py::arg("interval_ns") = 1000,
         R"(Writes frames (bytes, or (time_ns, bytes) tuples) to a pcap file with nanosecond
-time stamps (pcap::writer, libpcap); returns how many. link: the link type (1 Ethernet, 147
+time stamps (pcap::writer, libpcap), or to pcapng for a path ending in .pcapng; returns how many. link: the link type (1 Ethernet, 147
 bare AFH Gen 2 frames). Frames without a time are start_ns + i * interval_ns.)");
 }

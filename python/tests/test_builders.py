@@ -122,12 +122,17 @@ def test_bare_afh2_link(tmp_path):
 
 
 def test_write_pcap_times(tmp_path):
-    p = str(tmp_path / "t.pcap")
-    f = scaleup.frame("afh2", rh={"npsn": 1})
-    scaleup.write_pcap(p, [(1_700_000_000_123_456_789, f), f], start_ns=5_000_000_000,
-                       interval_ns=7)
-    times = [x["frame.time_epoch"] for x in scaleup.read(p)]
-    assert times == ["1700000000.123456789", "5.000000007"]
+    for name in ("t.pcap", "t.pcapng"):  # pcapng by its name, its frames on interface 0
+        p = str(tmp_path / name)
+        f = scaleup.frame("afh2", rh={"npsn": 1})
+        scaleup.write_pcap(p, [(1_700_000_000_123_456_789, f), f], start_ns=5_000_000_000,
+                           interval_ns=7)
+        with open(p, "rb") as fh:
+            assert (fh.read(4) == b"\x0a\x0d\x0d\x0a") == name.endswith("ng")
+        frames = list(scaleup.read(p))
+        assert [x["frame.time_epoch"] for x in frames] == ["1700000000.123456789", "5.000000007"]
+        assert [x.get("frame.interface_id") for x in frames] == (
+            [0, 0] if name.endswith("ng") else [None, None])
 
 
 def test_pack_golden():
