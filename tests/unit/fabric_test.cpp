@@ -868,6 +868,26 @@ TEST_CASE("fabric: a link going down returns the credits of the frames waiting f
   CHECK(st.unreachable == 0);
 }
 
+TEST_CASE("fabric: an instance made for a link already down takes no other XPU's link down") {
+  // XPU 2's link is down from the start. Its instance is made when XPU 0 first has a command for
+  // it; the instance's note that its own link is down is XPU 2's, not XPU 0's, whose link stays
+  // up: 0 and 1 reach each other, and only what 2 sends fails.
+  sim::fabric_config cfg;
+  cfg.xpus = 3;
+  cfg.ports = 1;
+  cfg.link_events = {{0, 2, 0, false}};
+  sim::fabric f(cfg);
+  for (std::uint32_t i = 0; i < 20; ++i) {
+    REQUIRE(!f.add({.at = 100 + i, .src = 0, .dst = 1, .vc = 0, .data = 64}));
+    REQUIRE(!f.add({.at = 100 + i, .src = 2, .dst = 0, .vc = 0, .data = 64}));
+    REQUIRE(!f.add({.at = 200 + i, .src = 1, .dst = 0, .vc = 0, .data = 64}));
+  }
+  const auto& st = f.run(100'000'000);
+  CHECK(st.delivered == 40);
+  CHECK(st.failed == 20);
+  CHECK(st.llr_links_down == 0);
+}
+
 TEST_CASE("fabric: with CBFC a run ends when its work is done") {
   // A refresh of CBFC's credits would keep timers going on idle links; the fabric's link
   // messages are never lost, so it runs none: run() returns once every command completed, and

@@ -700,8 +700,11 @@ class fabric {
       xs.sue->set_notes({this, [](void* self, const transport::instance_note& n) {
                            static_cast<fabric*>(self)->on_note(n);
                          }});
+      // Its notes are its own, whichever XPU's step made it (a command or a frame for it).
+      const std::uint16_t outer = std::exchange(stepping_, x);
       for (std::uint8_t p = 0; p < cfg_.ports; ++p)
         if (!xs.ports[p].up) xs.sue->step(now_, transport::instance_event::link_status(p, false));
+      stepping_ = outer;
     }
     return *xs.sue;
   }
