@@ -5,7 +5,7 @@
 // and a few options; the rest is the frame. Beyond not crashing, what is read must lie inside
 // the bytes, the layers and problems must be in order, an accepted PDU's R-CRC must hold, and
 // the dissection tree must report exactly the reader's problems when no commands are walked, and
-// a receiver's fast path must read an Ethernet frame as the full reader does.
+// read_frame's fast path and a receiver's must read a frame as the full reader does.
 // The custom mutator (selected_frame.hpp) keeps the frame a SUE frame with a good R-CRC.
 #include <array>
 #include <cstddef>
@@ -126,12 +126,15 @@ void check_frame(wire::bytes b, std::uint32_t link, const dissect::options& o,
     const std::size_t pad_at = f.pdu_offset + f.bounds.payload_end + wire::rcrc_size;
     fuzz::check(wire::all_zero(b.subspan(pad_at, f.bounds.pad)), "frame: padding not zero");
   }
+  wire::receive_options ro = o;
+  const pack::profile_boundaries boundaries(o.profile ? *o.profile : pack::default_profile);
+  ro.commands = o.profile ? &boundaries : nullptr;
+  // read_frame's fast path (header prediction) reads what its full reader does.
+  fuzz::check(wire::same_reading(f, wire::detail::read_frame_with(b, link, ro, wire_length, false)),
+              "frame: the fast path differs from the full reader");
   // A receiver's reading (an instance's, a switch's): where its fast path reads the frame, it
   // reads what the full reader does.
   if (link == wire::link_ethernet && f.not_captured == 0) {
-    wire::receive_options ro = o;
-    const pack::profile_boundaries boundaries(o.profile ? *o.profile : pack::default_profile);
-    ro.commands = o.profile ? &boundaries : nullptr;
     if (const auto fast = transport::read_sue_frame_fast(b, ro))
       fuzz::check(*fast == transport::detail::project(f),
                   "receiver: the fast path differs from the full reader");

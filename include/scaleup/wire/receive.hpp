@@ -7,7 +7,9 @@
 // The rules applied live with their formats: IPv4, IPv6 and UDP lengths and checksums in ip.hpp,
 // AFH Gen 1's shim length in afh_gen1.hpp, AFH Gen 2 recognition in afh_gen2.hpp, the FCS in
 // ethernet.hpp, the end of a PDU in pdu.hpp. This file only chains them, by link type first
-// (one table, link_readers) and then by what each header says comes next.
+// (one table, link_readers) and then by what each header says comes next. A whole Ethernet
+// frame without an FCS is offered first to the fast path (header_prediction.hpp), which reads the
+// path nearly every frame takes and gives the same value.
 //
 // Consumers below dissect/ read frames only through read_frame; the dissection tree
 // (dissect/engine.hpp) is built from its value. A receiver accepts a PDU when
@@ -18,7 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string_view>
 
 #include "scaleup/wire/afh_gen1.hpp"
@@ -29,250 +30,16 @@
 #include "scaleup/wire/failover.hpp"
 #include "scaleup/wire/field.hpp"
 #include "scaleup/wire/frame.hpp"
+#include "scaleup/wire/header_prediction.hpp"
 #include "scaleup/wire/ip.hpp"
 #include "scaleup/wire/ip_fragment.hpp"
 #include "scaleup/wire/linux_sll.hpp"
 #include "scaleup/wire/pdu.hpp"
+#include "scaleup/wire/received_frame.hpp"
 #include "scaleup/wire/reliability_header.hpp"
 #include "scaleup/wire/udp_flow.hpp"
 
 namespace scaleup::wire {
-
-// Link types (pcap LINKTYPE_*): Ethernet, and USER0 for bare AFH Gen 2 frames (no Ethernet
-// header: the frame starts with the AFH Gen 2 header, R2 3.5.2).
-inline constexpr std::uint32_t link_ethernet = 1;
-inline constexpr std::uint32_t link_afh2 = 147;
-// Frames that start with an IP header: LINKTYPE_RAW (the version nibble tells IPv4 from IPv6),
-// LINKTYPE_IPV4 and LINKTYPE_IPV6 (what a tunnel interface or a reassembled datagram gives).
-inline constexpr std::uint32_t link_raw = 101;
-inline constexpr std::uint32_t link_ipv4 = 228;
-inline constexpr std::uint32_t link_ipv6 = 229;
-// What libpcap writes where there is no link-layer header to keep: BSD loopback (LINKTYPE_NULL,
-// the family in the capturing host's byte order; LINKTYPE_LOOP, in network byte order) and
-// Linux cooked captures (LINKTYPE_LINUX_SLL and LINKTYPE_LINUX_SLL2: `tcpdump -i any`).
-inline constexpr std::uint32_t link_null = 0;
-inline constexpr std::uint32_t link_loop = 108;
-inline constexpr std::uint32_t link_linux_sll = 113;
-inline constexpr std::uint32_t link_linux_sll2 = 276;
-
-// What a receiver is configured with. Every default follows decisions.md; each is a parameter
-// because a fabric could reasonably differ.
-struct receive_options {
-  // UDP ports the user names as SUE, on either side of a datagram: decoded as SUE whatever they
-  // hold. None by default: no port is assigned to SUE (R2 3.5.1 gives none), and 4793, the
-  // port once assumed, is Ultra Ethernet Transport's (docs/wire-format.md, "Ethernet, IP, UDP").
-  std::array<std::uint16_t, 16> udp_ports{};
-  std::size_t udp_port_count = 0;
-  // SUE on any other UDP port when the payload passes for a PDU (plausible_pdu): "the dissector
-  // also finds SUE on other ports heuristically" (decisions.md "Network headers").
-  bool heuristics = true;
-  // Flows found SUE by that test, whose later datagrams stay SUE (udp_flow.hpp); null: each
-  // datagram is judged alone. Consulted and updated by read_frame.
-  flow_binding* flows = nullptr;
-  fcs_mode fcs = fcs_mode::detect;  // Ethernet link only
-  // IPv4 header and UDP checksums: checked only when asked, and then a mismatch is a warning
-  // (ip.hpp checksum_status). A sending host's capture holds checksums left to the NIC; the
-  // R-CRC is SUE's own integrity check and is always checked.
-  bool check_checksums = false;
-  std::uint16_t sue_ethertype = ethertype::sue;
-  std::uint16_t shim_ethertype = ethertype::afh1_shim;
-  std::uint8_t shim_next_sue = wire::shim_next_sue;  // the shim's next header naming SUE
-  // Where the commands of a payload end, for the PDU end rule of minimum-size Layer 2 frames and
-  // the padding of SUE Lite payloads (pdu.hpp); pack/receive.hpp supplies it from a command
-  // profile. Null: every byte boundary is a candidate, and a SUE Lite payload has no padding.
-  const command_boundaries* commands = nullptr;
-  // Read a UDP datagram only as far as whether it carries SUE (is_sue_datagram, which asks and
-  // teaches `flows`), and no further: for a pass whose one use is to teach the flow table, such
-  // as the rest of a cut file's first pass once it is certain to be read again: that pass builds no
-  // layers.
-  bool flows_only = false;
-
-  constexpr bool add_udp_port(std::uint16_t port) noexcept {
-    if (udp_port_count == udp_ports.size()) return false;
-    udp_ports[udp_port_count++] = port;
-    return true;
-  }
-  constexpr bool is_sue_port(std::uint16_t port) const noexcept {
-    for (std::size_t i = 0; i < udp_port_count; ++i)
-      if (udp_ports[i] == port) return true;
-    return false;
-  }
-};
-
-// The layers of a frame, in the order they were found: each decoded header, and the parts of the
-// PDU around them.
-enum class layer_kind : std::uint8_t {
-  ethernet,
-  vlan,
-  afh1,  // AFH Gen 1's reading of the Ethernet addresses (offset 0, found after the tags)
-  afh1_shim,
-  ipv4,
-  ipv4_options,
-  ipv6,
-  ipv6_fragment,
-  udp,
-  afh2,  // normal format
-  afh2c,
-  afh2_ethertype,
-  sue_rh,
-  sue_payload,  // between RH and R-CRC
-  sue_rcrc,
-  sue_pad,   // zeros after the R-CRC, to the minimum frame
-  sue_lite,  // a SUE Lite payload, padding excluded
-  fcs,
-  service_tag,  // a tag announced by 802.1ad's 0x88A8 (in `vlan`, shown as wire::service_tag)
-  sll,          // Linux cooked capture v1
-  sll2,         // Linux cooked capture v2
-  null,         // BSD loopback (LINKTYPE_NULL, LINKTYPE_LOOP)
-  failover,     // a message of the failover exchange (failover.hpp)
-};
-
-struct layer_ref {
-  layer_kind kind = layer_kind::ethernet;
-  std::uint32_t offset = 0;
-  std::uint32_t length = 0;  // bytes of the layer in the capture
-  // Entries of `errors` found before this layer: with it, a consumer can put each problem
-  // between the layers it was found between (the dissection tree does).
-  std::uint32_t errors_before = 0;
-  // Bytes of the layer on the wire after `length`, which the capture did not keep (its
-  // snapshot length cut the frame there).
-  std::uint32_t not_captured = 0;
-};
-
-// A header as decoded, and where it starts in the frame.
-template <class T>
-struct located {
-  T value{};
-  std::size_t offset = 0;
-};
-
-// How far a frame that is not (or not yet) SUE was read: what its outermost recognised protocol
-// is. A SUE frame is named by its encap instead.
-enum class carrier : std::uint8_t {
-  unknown,
-  ethernet,
-  ipv4,
-  ipv6,
-  ipv4_udp,
-  ipv6_udp,
-  afh2,
-  linux_sll,  // either version: what follows is not one the reader knows
-  null,
-};
-
-inline constexpr std::array<std::string_view, 9> carrier_names{
-    "unknown", "eth", "ipv4", "ipv6", "ipv4/udp", "ipv6/udp", "afh2", "sll", "null"};
-
-constexpr std::string_view to_string(carrier c) noexcept {
-  return carrier_names[static_cast<std::size_t>(c)];
-}
-
-struct received_frame {
-  // 802.1Q or 802.1ad tags read in a row; a frame of more is reported (errc::unsupported).
-  static constexpr std::size_t max_vlan_tags = 8;
-  static constexpr std::size_t max_layers = 24;
-  static constexpr std::size_t max_errors = 16;
-
-  std::uint32_t link = 0;
-  bytes frame{};           // the bytes given, FCS included: the spans below point into them
-  std::size_t length = 0;  // bytes before the FCS, what the headers were read from
-  // The frame on the wire (pcap's original length), FCS included as in `frame`, and how many of
-  // its bytes the capture did not keep: lengths are checked against the wire, and what was not
-  // captured is no fault of the frame (one note in `errors` says how much is missing).
-  std::size_t wire_length = 0;
-  std::size_t not_captured = 0;
-  std::size_t length_on_wire = 0;  // `length`'s counterpart on the wire: the bytes before the FCS
-
-  // The SUE encapsulation recognised from the network headers, whether or not a PDU could be
-  // read behind them (the RH cut off, or a shim or AFH Gen 2 Ethertype naming another
-  // transport, which a warning reports); none: not a SUE frame, see `net`.
-  std::optional<encap> kind;
-  carrier net = carrier::unknown;
-
-  // Each network header the frame carries, decoded (also when a fixed field is wrong: the
-  // error is in `errors`), with its offset. Absent: not in the frame, or cut off.
-  std::optional<located<linux_sll>> sll;    // link type 113
-  std::optional<located<linux_sll2>> sll2;  // link type 276
-  // Link types 0 and 108: the family after the byte-order rule (bsd_family_of).
-  std::optional<located<bsd_loopback>> null;
-  std::optional<located<ethernet_header>> eth;
-  // Every tag, outermost first; the layer list says which were 802.1ad service tags.
-  list_storage<located<vlan_tag>, max_vlan_tags> vlan;  // the first vlan_count
-  std::size_t vlan_count = 0;
-  std::optional<located<afh1_addresses>> afh1;
-  std::optional<located<afh1_shim>> shim;
-  std::optional<located<ipv4_header>> ipv4;
-  bytes ipv4_options{};
-  std::optional<located<ipv6_header>> ipv6;
-  std::optional<located<ipv6_fragment_header>> ipv6_frag;
-  std::optional<located<udp_header>> udp;
-  checksum_status ipv4_checksum = checksum_status::unverified;  // with ipv4
-  checksum_status udp_checksum = checksum_status::unverified;   // with udp
-  std::optional<located<afh2_normal>> afh2;
-  std::optional<located<afh2_compressed>> afh2c;
-  std::optional<located<afh2_ethertype>> afh2_type;
-  // A message of two SUE instances' failover exchange, in the carrier that names it (UDP port
-  // failover_udp_port unless that port is named as SUE's; the shim's next header
-  // shim_next_failover). Such a frame is not SUE: `kind` stays empty.
-  std::optional<located<failover_message>> failover;
-
-  // The endpoints exactly as the frame carries them: only AFH Gen 1 (addresses, then the shim's
-  // 32-bit ids when there is one) and AFH Gen 2 carry XPU ids. Over IP the addresses are in
-  // ipv4/ipv6; a fabric that follows frame.hpp's plan maps them with xpu_of_ipv4/xpu_of_ipv6.
-  std::optional<std::uint32_t> src_xpu;
-  std::optional<std::uint32_t> dst_xpu;
-
-  // A fragment of an IP datagram (IPv4 MF or offset set; an IPv6 Fragment header that does not
-  // hold the whole datagram): what ip_reassembler needs to join it. Nothing after the IP layer
-  // (and the Fragment header) is read from such a frame.
-  std::optional<ip_fragment> fragment;
-
-  // The PDU: where the RH starts (or the SUE Lite payload), the RH, the packed payload (between
-  // RH and R-CRC; for SUE Lite the payload before its padding), and where the PDU ends: the
-  // R-CRC's place and verdict and the padding after it (bounds.payload_end counts from
-  // pdu_offset, on the wire). `payload` holds the bytes captured: fewer than on the wire when the
-  // snapshot length cut it (its layer's not_captured says how many are missing).
-  std::size_t pdu_offset = 0;
-  std::optional<reliability_header> rh;
-  bytes payload{};
-  pdu_bounds bounds{};
-
-  fcs_check fcs{};
-
-  list_storage<layer_ref, max_layers> layers;  // the first layer_count
-  std::size_t layer_count = 0;
-  error_list<max_errors> errors;
-  // read_frame does not walk the commands of the payload (that takes pack/); a consumer that
-  // does puts what it finds here in `errors`, after the payload's length warning and before the
-  // R-CRC's verdict.
-  std::size_t command_errors_at = 0;
-
-  constexpr std::span<const layer_ref> layer_list() const noexcept {
-    return {layers.data(), layer_count};
-  }
-  // No problem of error severity (warnings allowed).
-  constexpr bool ok() const noexcept { return errors.ok(); }
-  // The payload's length on the wire (what the analysis counts), captured or not.
-  constexpr std::size_t payload_length() const noexcept {
-    if (!rh) return payload.size();
-    return bounds.payload_end - layout<reliability_header>::size;
-  }
-  // A PDU a receiver takes: an RH and an R-CRC that matches it and the payload.
-  constexpr bool accepted() const noexcept {
-    return rh.has_value() && bounds.status == rcrc_status::good;
-  }
-  // The RH in place, for field access without a copy.
-  constexpr result<view<reliability_header>> rh_view() const noexcept {
-    if (!rh)
-      return truncated(layout<reliability_header>::name, pdu_offset,
-                       layout<reliability_header>::size, 0, "no RH in this frame");
-    return view<reliability_header>::make(frame, pdu_offset);
-  }
-  // "udp4", "afh2c", ... for SUE frames; "eth", "ipv4/udp", ... for others.
-  constexpr std::string_view name() const noexcept {
-    return kind ? to_string(*kind) : to_string(net);
-  }
-};
 
 namespace detail {
 
@@ -874,14 +641,11 @@ constexpr bool reads_link(std::uint32_t link) noexcept {
   return false;
 }
 
-// One frame as captured on `link`. Never fails as a call: what it could not read is in
-// f.errors (an unknown link type, an empty or cut-off frame, a bad checksum, ...).
-// `wire_length`: the frame's length on the wire (pcap's original length, cap::packet::len) when
-// the capture kept fewer bytes; 0 or anything below frame.size() means the frame is whole. The
-// FCS of a cut frame is not in the capture: with fcs_mode::present its four bytes end the wire
-// length, otherwise the frame is taken to have none.
-constexpr received_frame read_frame(bytes frame, std::uint32_t link, const receive_options& o = {},
-                                    std::size_t wire_length = 0) noexcept {
+namespace detail {
+
+// read_frame, with or without its fast path (`predict`; the tests compare the two).
+constexpr received_frame read_frame_with(bytes frame, std::uint32_t link, const receive_options& o,
+                                         std::size_t wire_length, bool predict) noexcept {
   received_frame f;
   f.link = link;
   f.frame = frame;
@@ -918,11 +682,28 @@ constexpr received_frame read_frame(bytes frame, std::uint32_t link, const recei
     }
   }
   f.length_on_wire = wire;
+  // A whole Ethernet frame without an FCS: nearly always the fast path's.
+  if (predict && link == link_ethernet && f.not_captured == 0 && !f.fcs.present &&
+      detail::predicted_reader(f, o).ethernet_link())
+    return f;
   detail::frame_reader r(f, o, wire);
   (r.*(detail::link_readers[how].start))();
   if (f.fcs.present) r.fcs();
   detail::note_not_captured(f);
   return f;
+}
+
+}  // namespace detail
+
+// One frame as captured on `link`. Never fails as a call: what it could not read is in
+// f.errors (an unknown link type, an empty or cut-off frame, a bad checksum, ...).
+// `wire_length`: the frame's length on the wire (pcap's original length, cap::packet::len) when
+// the capture kept fewer bytes; 0 or anything below frame.size() means the frame is whole. The
+// FCS of a cut frame is not in the capture: with fcs_mode::present its four bytes end the wire
+// length, otherwise the frame is taken to have none.
+constexpr received_frame read_frame(bytes frame, std::uint32_t link, const receive_options& o = {},
+                                    std::size_t wire_length = 0) noexcept {
+  return detail::read_frame_with(frame, link, o, wire_length, true);
 }
 
 // A SUE PDU on its own, its length given by its carrier (RH, payload, R-CRC): for a carrier
