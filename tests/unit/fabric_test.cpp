@@ -631,9 +631,11 @@ TEST_CASE("fabric: a network that carries frames itself hands them back with the
 // Ports, ordering, VCs, keying, loss of every kind, encapsulations, packing limits, links going
 // down and up, commands closing their PDU, CBFC and LLR: each drawn from a seed, the run checked
 // against the invariants. Its statistics are returned.
-static sim::fabric_stats random_configuration(std::uint64_t seed) {
+static sim::fabric_stats random_configuration(
+    std::uint64_t seed, std::size_t failed_memory = sim::fabric_config{}.failed_memory) {
   std::mt19937_64 r(seed * 7919 + 1);
   sim::fabric_config c;
+  c.failed_memory = failed_memory;
   c.xpus = static_cast<std::uint16_t>(2 + r() % 12);
   c.ports = std::array<std::uint8_t, 3>{1, 2, 4}[r() % 3];
   c.unordered = r() % 2;
@@ -706,6 +708,55 @@ TEST_CASE("fabric: random configurations keep the invariants") {
   // arrival is the command's first, not a duplicate.
   const sim::fabric_stats late = random_configuration(4809);
   CHECK(late.failed_then_delivered > 0);
+}
+
+// A failed command is remembered while a frame may still bring it (its first delivery, not a
+// duplicate); forgetting, at every failure, those no frame in flight or in an LLR's store
+// carries changes no count of any run.
+TEST_CASE("fabric: forgetting failed commands no frame can bring changes nothing") {
+  std::uint64_t failed = 0, late = 0;
+  for (const std::uint64_t seed : {4809u, 0u, 3u, 7u, 11u, 19u, 23u, 42u, 57u, 99u, 108u}) {
+    CAPTURE(seed);
+    const sim::fabric_stats a = random_configuration(seed);
+    const sim::fabric_stats b = random_configuration(seed, 0);
+    CHECK(b.delivered == a.delivered);
+    CHECK(b.failed == a.failed);
+    CHECK(b.failed_then_delivered == a.failed_then_delivered);
+    CHECK(b.duplicates == a.duplicates);
+    CHECK(b.out_of_order == a.out_of_order);
+    CHECK(b.mismatched == a.mismatched);
+    CHECK(b.frames == a.frames);
+    failed += a.failed;
+    late += a.failed_then_delivered;
+  }
+  CHECK(failed > 100);
+  CHECK(late > 0);
+}
+
+// The fabric's memory of failed commands has a bound: commands refused for good were never sent
+// and are not remembered, and those taken and failed are forgotten once no frame carries them.
+TEST_CASE("fabric: failed commands are not remembered without end") {
+  sim::fabric_config cfg;
+  cfg.xpus = 3;
+  cfg.failed_memory = 64;
+  cfg.llr = true;
+  cfg.corrupt = 0.2;
+  // XPU 2's link goes down and up again and again: what was taken for it fails each time.
+  for (std::uint64_t t = 1'000; t < 400'000; t += 20'000) {
+    cfg.link_events.push_back({t, 2, 0, false});
+    cfg.link_events.push_back({t + 12'000, 2, 0, true});
+  }
+  sim::fabric f(cfg);
+  for (std::uint32_t i = 0; i < 40'000; ++i)
+    REQUIRE(!f.add(
+        {.at = i * 10, .src = static_cast<std::uint16_t>(i % 2), .dst = 2, .vc = 0, .data = 64}));
+  const auto& st = f.run(10'000'000'000);
+  CHECK(st.delivered + st.failed == 40'000);
+  CHECK(st.duplicates == 0);
+  CHECK(st.failed > 2'000);
+  // Two streams, each at most twice what it held at its last look or the memory's size.
+  MESSAGE(st.failed << " failed, " << f.failed_remembered() << " remembered");
+  CHECK(f.failed_remembered() <= 2 * 2 * 64);
 }
 
 // R1's keying (one connection per {port, peer}, VCs sharing it) must still send each PDU on the

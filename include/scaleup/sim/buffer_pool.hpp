@@ -62,6 +62,16 @@ class buffer_pool {
   wire::mutable_bytes span(std::uint32_t i) noexcept {
     return wire::mutable_bytes(data(i), bufs_[i].len);
   }
+  // Calls f(i) for each buffer handed out and not given back: a walk over every buffer the
+  // pool has made.
+  template <class F>
+  void for_each_in_use(F&& f) const {
+    std::vector<bool> given(bufs_.size());
+    for (const auto& l : free_)
+      for (const std::uint32_t i : l) given[i] = true;
+    for (std::uint32_t i = 0; i < bufs_.size(); ++i)
+      if (!given[i]) f(i);
+  }
   // Buffers handed out and not given back.
   std::size_t in_use() const noexcept {
     std::size_t free = 0;

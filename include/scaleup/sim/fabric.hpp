@@ -118,6 +118,9 @@ struct fabric_config {
   bool llr = false;  // Link Layer Retransmission on every link (R2 3.5.5)
   // A peer unreachable on every plane this long has its commands failed (the instance's).
   std::uint64_t unreachable_after = transport::instance_config{}.unreachable_after;
+  // Failed commands a stream remembers, since a frame on its way may still bring one (its first
+  // delivery, not a duplicate), before the fabric forgets those no frame can bring any more.
+  std::size_t failed_memory = 4096;
   misbehaviour misbehave = misbehaviour::none;  // once, by XPU 0
 
   // What the library refuses: Table 1's 1, 2 or 4 ports; SUE Lite (no RH) for a fabric of PDUs;
@@ -425,6 +428,12 @@ class fabric {
     return n;
   }
   std::size_t streams() const { return streams_.size(); }
+  // Failed commands remembered in case one still arrives (every stream's).
+  std::size_t failed_remembered() const {
+    std::size_t n = 0;
+    for (const auto& s : streams_) n += s.failed_unseen.size();
+    return n;
+  }
   std::size_t buffers_in_use() const {
     std::size_t n = frames_.in_use() + bytes_.in_use();
     for (const auto& x : xpus_)
@@ -440,7 +449,9 @@ class fabric {
       if (x.sue) n += x.sue->memory();
     for (const auto& s : switch_)
       if (s) n += sizeof(switch_port) + s->link.memory();
-    for (const auto& s : streams_) n += s.entries.size() * sizeof(command_entry);
+    for (const auto& s : streams_)
+      n += s.entries.size() * sizeof(command_entry) +
+           s.failed_unseen.size() * (sizeof(std::pair<const std::uint64_t, command_entry>) + 32);
     return n;
   }
 
@@ -602,6 +613,7 @@ class fabric {
     std::uint16_t size = 0;
     bool delivered = false;
     bool failed = false;
+    bool refused = false;  // failed before the instance took it: no frame ever carries it
   };
   struct stream_state {
     std::uint16_t src = 0, dst = 0;
@@ -614,8 +626,9 @@ class fabric {
     std::uint64_t refused = 0;
     ring<command_entry> entries;  // [base, next)
     // Failed commands taken off the front before they arrived: one may arrive still, which is
-    // its first delivery, not a duplicate.
+    // its first delivery, not a duplicate. Bounded by forget_failed.
     std::map<std::uint64_t, command_entry> failed_unseen;
+    std::size_t forget_at = 0;  // its size when forget_failed looks again
   };
   // A command on its way to the XPU's instance, held while it has no credit for it.
   struct waiting_offer {
@@ -882,7 +895,7 @@ class fabric {
           const std::uint64_t seq = n.first_seq + st.refused + i;
           if (seq >= st.base && seq < st.next) st.entries[seq - st.base].failed = true;
         }
-        advance_base(st);
+        advance_base(s);
         break;
       }
       case note_kind::dropped: {
@@ -1028,8 +1041,11 @@ class fabric {
       // Refused for good (the destination declared unreachable): the command failed.
       ++stats_.failed;
       ++s2.refused;
-      if (w.seq >= s2.base && w.seq < s2.next) s2.entries[w.seq - s2.base].failed = true;
-      advance_base(s2);
+      if (w.seq >= s2.base && w.seq < s2.next) {
+        s2.entries[w.seq - s2.base].failed = true;
+        s2.entries[w.seq - s2.base].refused = true;
+      }
+      advance_base(w.stream);
       return true;
     }
     if (a.seq + s2.refused != w.seq) ++stats_.mismatched;
@@ -1083,6 +1099,7 @@ class fabric {
       return;
     }
     if (v.what == link_verdict::fate::take) {
+      links_took_ = true;
       frames_.give(f);
       return;
     }
@@ -1310,16 +1327,55 @@ class fabric {
       if (delivery_sink_)
         delivery_sink_(delivery{e.offered_at, now_, st.src, st.dst, st.vc, seq,
                                 wire::bytes(cv.control.data(), cv.size())});
-      advance_base(st);
+      advance_base(tag.stream);
     }
     if (u.next(cv) || u.error_found()) ++stats_.mismatched;  // more, or other, than packed
   }
-  static void advance_base(stream_state& st) {
+  void advance_base(std::uint32_t s) {
+    stream_state& st = streams_[s];
     while (!st.entries.empty() && (st.entries.front().delivered || st.entries.front().failed)) {
-      if (!st.entries.front().delivered) st.failed_unseen.emplace(st.base, st.entries.front());
+      const command_entry& e = st.entries.front();
+      if (!e.delivered && !e.refused) st.failed_unseen.emplace(st.base, e);
       st.entries.pop_front();
       ++st.base;
     }
+    if (st.failed_unseen.size() > std::max(st.forget_at, cfg_.failed_memory)) forget_failed(s);
+  }
+  // A failed command is never sent again, so only a frame on its way, or one an LLR has not seen
+  // acknowledged and may replay, can still bring it: the failed commands of stream s that none of
+  // those carries are forgotten. Looked at again once as many more are remembered as are left, so
+  // the walk over the frames costs each failure a constant share. A link model that has taken
+  // frames may give them back at any time (receive_frame): with one, nothing is forgotten.
+  void forget_failed(std::uint32_t s) {
+    stream_state& st = streams_[s];
+    if (!links_took_) {
+      held_.clear();
+      const auto hold = [&](const pdu_tag& t) {
+        if (t.stream == s && t.count > 0) held_.emplace_back(t.first_seq, t.first_seq + t.count);
+      };
+      // An LLR's tags of the frames it may still replay.
+      const auto replayable = [&](const link_t& link, const std::vector<pdu_tag>& tags) {
+        if (tags.empty()) return;
+        const auto run = link.replayable();
+        for (std::size_t i = 0; i < run.size(); ++i) hold(tags[run[i].seq.value % llr_slots]);
+      };
+      frames_.for_each_in_use([&](std::uint32_t f) { hold(tag_of(f).pdu); });
+      for (const auto& x : xpus_)
+        if (x.sue)
+          for (std::uint8_t p = 0; p < cfg_.ports; ++p)
+            replayable(x.sue->link(p), x.ports[p].llr_tags);
+      for (const auto& sw : switch_)
+        if (sw) replayable(sw->link, sw->llr_tags);
+      std::sort(held_.begin(), held_.end());
+      std::size_t h = 0;
+      std::uint64_t covered_to = 0;  // the end of the ranges that start at or before seq
+      for (auto it = st.failed_unseen.begin(); it != st.failed_unseen.end();) {
+        for (; h < held_.size() && held_[h].first <= it->first; ++h)
+          covered_to = std::max(covered_to, held_[h].second);
+        it = it->first < covered_to ? std::next(it) : st.failed_unseen.erase(it);
+      }
+    }
+    st.forget_at = 2 * st.failed_unseen.size();
   }
 
   // ---- link status (R2 3.5.8) ------------------------------------------------------------
@@ -1414,8 +1470,10 @@ class fabric {
   slot_pool<pending_offer> offers_;  // waiting for their time
   slot_pool<message> messages_;      // link messages on their way
   buffer_pool<frame_tag> frames_;    // frames in flight, each with its tag
-  buffer_pool<> bytes_;              // the caller's commands until their instance takes them
-  bool perfect_links_ = false;       // the default model, all its probabilities 0
+  bool links_took_ = false;          // the link model has taken a frame (forget_failed)
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> held_;  // forget_failed's scratch
+  buffer_pool<> bytes_;         // the caller's commands until their instance takes them
+  bool perfect_links_ = false;  // the default model, all its probabilities 0
   event_queue<event> events_;
   event_queue<event> offer_queue_;
   std::uint64_t now_ = 0;

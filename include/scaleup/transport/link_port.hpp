@@ -167,6 +167,10 @@ class link_port {
   const wire::error& config_error() const noexcept { return error_; }
   const link_counters& counters() const noexcept { return n_; }
   bool down() const noexcept { return cfg_->llr && f().tx.down; }
+  // The frames LLR may still send again: those not yet acknowledged (none without LLR).
+  typename sender::run_type replayable() const noexcept {
+    return cfg_->llr && on_ ? f().tx.outstanding() : typename sender::run_type{};
+  }
 
   // The link came up (or is starting): CBFC advertises this end's buffer at once.
   void start(std::uint64_t now) noexcept {
