@@ -329,7 +329,7 @@ capture_source::status capture_source::next_live(cap::packet& pkt) {
 }
 
 bool capture_source::save(const cap::packet& pkt) {
-  if (write_path_.ends_with(".pcapng")) return save_pcapng(pkt);
+  if (cap::names_pcapng(write_path_)) return save_pcapng(pkt);
   if (!writer_) {
     std::string err;
     writer_ = cap::writer::create(

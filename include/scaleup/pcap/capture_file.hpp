@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,11 +20,15 @@
 
 namespace scaleup::pcap {
 
+// Whether a file's name asks for pcapng rather than pcap: the one test of every writer that
+// picks a format by name (this one, and dump -w's, which opens its writer at the first frame).
+inline bool names_pcapng(std::string_view path) noexcept { return path.ends_with(".pcapng"); }
+
 class capture_file {
  public:
   bool open(const std::string& path, link_type link, std::uint32_t snaplen, std::string& error,
             unsigned interfaces = 1) {
-    if (!path.ends_with(".pcapng")) {
+    if (!names_pcapng(path)) {
       pcap_ = writer::create(path, link, snaplen, error);
       return pcap_.has_value();
     }
