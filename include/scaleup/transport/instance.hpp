@@ -1870,6 +1870,19 @@ class sue_instance {
     mark_plane(pi, p, true);
   }
 
+  // Strict: peer pi's streams pinned to a plane `leaving` names go to a plane that reaches the
+  // peer, when one does.
+  template <class Leaving>
+  void repin_streams(std::uint16_t pi, Leaving leaving) noexcept {
+    if (cfg_.unordered) return;
+    for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc) {
+      const peer_state& ps = peers_[pi];
+      if (!ps.pinned[vc] || !leaving(ps.pin[vc])) continue;
+      const std::uint8_t q = plane_for(pi, ps.pin[vc]);
+      if (q != no_port) repin(pi, vc, q);
+    }
+  }
+
   // Sets or clears plane p of peer pi; on a change, work moves (down) or resumes (up).
   void mark_plane(std::uint16_t pi, std::uint8_t p, bool down) noexcept {
     peer_state& ps = peers_[pi];
@@ -1882,12 +1895,7 @@ class sue_instance {
         if (c != nil) move_work(c);
       }
       // Strict: streams pinned here go to a plane that reaches the peer.
-      if (!cfg_.unordered)
-        for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc)
-          if (peers_[pi].pinned[vc] && peers_[pi].pin[vc] == p) {
-            const std::uint8_t q = plane_for(pi, p);
-            if (q != no_port) repin(pi, vc, q);
-          }
+      repin_streams(pi, [p](std::uint8_t pin) { return pin == p; });
     }
     if (!down) {
       // The link status says the plane works: what is in flight on it goes again now, with
@@ -2145,13 +2153,7 @@ class sue_instance {
   void resume(std::uint16_t pi) noexcept {
     // Strict: a stream left pinned to a plane that does not reach the peer (no other plane did
     // when it was lost) goes to one that does, or its queued commands wait there for good.
-    if (!cfg_.unordered)
-      for (std::uint8_t vc = 0; vc < cfg_.vcs; ++vc) {
-        const peer_state& ps = peers_[pi];
-        if (!ps.pinned[vc] || usable(pi, ps.pin[vc])) continue;
-        const std::uint8_t q = plane_for(pi, ps.pin[vc]);
-        if (q != no_port) repin(pi, vc, q);
-      }
+    repin_streams(pi, [&](std::uint8_t pin) { return !usable(pi, pin); });
     for (std::size_t i = 0; i < cfg_.ports * max_vcs; ++i) {
       const std::uint32_t c = peers_[pi].conn[i];
       if (c == nil) continue;
