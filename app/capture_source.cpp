@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "app/gzip_source.hpp"
+#include "scaleup/pcap/capture_file.hpp"
 
 namespace scaleup::app {
 

@@ -19,7 +19,6 @@
 
 #include "scaleup/dissect/frame_meta.hpp"
 #include "scaleup/pcap/capture.hpp"
-#include "scaleup/pcap/capture_file.hpp"
 #include "scaleup/pcap/pcapng_writer.hpp"
 
 struct pcap;  // libpcap's handle (pcap_t)

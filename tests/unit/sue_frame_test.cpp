@@ -174,6 +174,15 @@ struct reading_tally {
   std::size_t differ = 0;
 };
 
+// The fast path on its own, given a whole frame as read_frame gives it one (no FCS to look for):
+// whether it read the frame into `p`.
+bool predicted(w::bytes f, const w::receive_options& o, w::received_frame& p) {
+  p.link = w::link_ethernet;
+  p.frame = f;
+  p.length = p.wire_length = p.length_on_wire = f.size();
+  return w::detail::predicted_reader(p, o).ethernet_link();
+}
+
 // One frame: read_frame gives the full reader's reading; and where the options leave no FCS to
 // look for, the fast path on its own either leaves the frame or reads exactly that.
 void compare_reading(w::bytes f, const w::receive_options& o, reading_tally& n) {
@@ -183,10 +192,7 @@ void compare_reading(w::bytes f, const w::receive_options& o, reading_tally& n) 
   if (o.fcs == w::fcs_mode::absent) {
     ++n.tried;
     w::received_frame p;
-    p.link = w::link_ethernet;
-    p.frame = f;
-    p.length = p.wire_length = p.length_on_wire = f.size();
-    if (w::detail::predicted_reader(p, o).ethernet_link()) {
+    if (predicted(f, o, p)) {
       ++n.predicted;
       same = same && w::same_reading(p, full);
     } else {
@@ -275,12 +281,9 @@ TEST_CASE("read_frame: its fast path reads what the full reader reads, frame by 
 
 TEST_CASE("read_frame: what its fast path reads and what it leaves") {
   const auto o = t::sue_receive_options();
-  const auto predicted = [&](w::bytes f, const w::receive_options& opts) {
+  const auto predicted = [](w::bytes f, const w::receive_options& opts) {
     w::received_frame p;
-    p.link = w::link_ethernet;
-    p.frame = f;
-    p.length = p.wire_length = p.length_on_wire = f.size();
-    return w::detail::predicted_reader(p, opts).ethernet_link();
+    return ::predicted(f, opts, p);
   };
   // Every encapsulation as emitted, and frames of other protocols.
   for (const w::encap kind : all_encaps) {

@@ -227,27 +227,17 @@ class predicted_reader {
     f_.net = v6 ? carrier::ipv6_udp : carrier::ipv4_udp;
     if (!take(f_.udp, layer_kind::udp, at, end)) return false;
     const udp_header& u = f_.udp->value;
-    const ones_sum pseudo = !o_.check_checksums ? ones_sum{}
-                            : v6                ? udp_pseudo_header(f_.ipv6->value, u.length)
-                                                : udp_pseudo_header(f_.ipv4->value, u.length);
     bool broken = false;
-    const ip_extent x =
-        udp_datagram(u, b_.first(end), end, at, pseudo, v6, o_.check_checksums, found{broken});
-    if (broken) return false;
+    const ip_extent x = udp_datagram(u, b_.first(end), end, at, pseudo_header_of(f_, u, v6, o_), v6,
+                                     o_.check_checksums, found{broken});
+    if (broken || failover_datagram(u, o_)) return false;
     f_.udp_checksum = x.checksum;
-    const bool named = o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port);
-    if (!named && (u.dst_port == failover_udp_port || u.src_port == failover_udp_port))
-      return false;  // the failover exchange
     constexpr std::size_t header = layout<udp_header>::size;
-    if (!named) {
+    if (!o_.is_sue_port(u.dst_port) && !o_.is_sue_port(u.src_port)) {
       if (!o_.heuristics) return true;  // not SUE
       // SUE by its flow, or by what it carries; a flow not bound yet that carries what passes for
       // a PDU is bound by the full reader.
-      const udp_flow flow =
-          v6 ? udp_flow::make(ip_address::v6(f_.ipv6->value.src), u.src_port,
-                              ip_address::v6(f_.ipv6->value.dst), u.dst_port)
-             : udp_flow::make_v4(f_.ipv4->value.src, u.src_port, f_.ipv4->value.dst, u.dst_port);
-      if (!o_.flows || !o_.flows->bound(flow)) {
+      if (!o_.flows || !o_.flows->bound(flow_of(f_, u, v6))) {
         if (!plausible_pdu(b_.subspan(at + header, x.end - at - header))) return true;
         if (o_.flows) return false;
       }

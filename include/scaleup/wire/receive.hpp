@@ -486,17 +486,13 @@ class frame_reader {
     f_.net = v6 ? carrier::ipv6_udp : carrier::ipv4_udp;
     const auto u = read(f_.udp, layer_kind::udp, at, end);
     if (!u) return;
-    // The pseudo-header's sum only serves a checksum that is checked.
-    const ones_sum pseudo = !o_.check_checksums ? ones_sum{}
-                            : v6                ? udp_pseudo_header(f_.ipv6->value, u->length)
-                                                : udp_pseudo_header(f_.ipv4->value, u->length);
-    const ip_extent x = udp_datagram(*u, b_.first(present(end)), end, at, pseudo, v6,
-                                     o_.check_checksums, [this](const error& e) { report(e); });
+    const ip_extent x =
+        udp_datagram(*u, b_.first(present(end)), end, at, pseudo_header_of(f_, *u, v6, o_), v6,
+                     o_.check_checksums, [this](const error& e) { report(e); });
     f_.udp_checksum = x.checksum;
     if (!x.usable) return;
     constexpr std::size_t header = layout<udp_header>::size;
-    if ((u->dst_port == failover_udp_port || u->src_port == failover_udp_port) &&
-        !o_.is_sue_port(u->dst_port) && !o_.is_sue_port(u->src_port)) {
+    if (failover_datagram(*u, o_)) {
       if (!o_.flows_only) failover(at + header, x.end);
       return;
     }
@@ -532,10 +528,7 @@ class frame_reader {
     if (o_.is_sue_port(u.dst_port) || o_.is_sue_port(u.src_port)) return true;
     if (!o_.heuristics) return false;
     if (!o_.flows) return plausible_pdu(payload);
-    const udp_flow flow =
-        v6 ? udp_flow::make(ip_address::v6(f_.ipv6->value.src), u.src_port,
-                            ip_address::v6(f_.ipv6->value.dst), u.dst_port)
-           : udp_flow::make_v4(f_.ipv4->value.src, u.src_port, f_.ipv4->value.dst, u.dst_port);
+    const udp_flow flow = flow_of(f_, u, v6);
     if (o_.flows->bound(flow)) return true;
     if (payload.size() < on_wire && plausible_rh(payload)) {
       if (o_.flows->port_bound(u.dst_port) || o_.flows->port_bound(u.src_port)) {

@@ -264,6 +264,31 @@ struct received_frame {
   }
 };
 
+namespace detail {
+
+// What both of read_frame's readers (receive.hpp, header_prediction.hpp) take from a frame read as
+// far as its UDP header `u`, over f.ipv6 when `v6`, else f.ipv4.
+// The datagram's flow, as a flow table keys it.
+constexpr udp_flow flow_of(const received_frame& f, const udp_header& u, bool v6) noexcept {
+  return v6 ? udp_flow::make(ip_address::v6(f.ipv6->value.src), u.src_port,
+                             ip_address::v6(f.ipv6->value.dst), u.dst_port)
+            : udp_flow::make_v4(f.ipv4->value.src, u.src_port, f.ipv4->value.dst, u.dst_port);
+}
+// The sum of its checksum's pseudo-header, which only a checked checksum needs.
+constexpr ones_sum pseudo_header_of(const received_frame& f, const udp_header& u, bool v6,
+                                    const receive_options& o) noexcept {
+  if (!o.check_checksums) return {};
+  return v6 ? udp_pseudo_header(f.ipv6->value, u.length)
+            : udp_pseudo_header(f.ipv4->value, u.length);
+}
+// Whether it is a message of the failover exchange: on its port, unless that port is named SUE's.
+constexpr bool failover_datagram(const udp_header& u, const receive_options& o) noexcept {
+  return (u.dst_port == failover_udp_port || u.src_port == failover_udp_port) &&
+         !o.is_sue_port(u.dst_port) && !o.is_sue_port(u.src_port);
+}
+
+}  // namespace detail
+
 // Whether two readings of the same bytes say the same: every header with its place, the layers,
 // the PDU and every problem (spans compare where they point). What the tests hold read_frame's
 // fast path to.
