@@ -53,10 +53,8 @@ struct engine_settings {
 };
 
 // The port a frame crossed, as the analysis and the conformance rules key connections by it.
-// Interfaces beyond the last port number share it.
 inline std::uint16_t port_of(const engine_settings& e, const cap::packet& p) noexcept {
-  if (!e.port_by_interface) return 0;
-  return static_cast<std::uint16_t>(std::min<std::uint32_t>(p.interface, 0xFFFF));
+  return e.port_by_interface ? dissect::port_of_interface(p.interface) : 0;
 }
 
 // What a display filter (-Y) decides of the frames it does not keep.

@@ -326,7 +326,7 @@ int show(const Tree& t, const ws::placement& at, packet_info* pinfo, proto_tree*
   std::optional<dissect::frame_facts> facts;
   std::uint16_t port = 0;
   if (pref_port_by_interface && pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID))
-    port = static_cast<std::uint16_t>(pinfo->rec->rec_header.packet_header.interface_id);
+    port = dissect::port_of_interface(pinfo->rec->rec_header.packet_header.interface_id);
   const std::int64_t ns =
       static_cast<std::int64_t>(pinfo->abs_ts.secs) * 1'000'000'000 + pinfo->abs_ts.nsecs;
   // A frame cut by the snapshot length counts too: the engine read it against the length on

@@ -544,3 +544,15 @@ TEST_CASE(
     for (const auto& k : conns) CHECK(k.ack_rtt().count() == k.acks);
   }
 }
+
+TEST_CASE("analysis: a capture interface is the port its number names, the last port beyond") {
+  CHECK(d::port_of_interface(0) == 0);
+  CHECK(d::port_of_interface(3) == 3);
+  CHECK(d::port_of_interface(0xFFFE) == 0xFFFE);
+  CHECK(d::port_of_interface(0xFFFF) == 0xFFFF);
+  // Not port 0 (a wrapped number): that port's connections are another plane's.
+  CHECK(d::port_of_interface(0x10000) == 0xFFFF);
+  CHECK(d::port_of_interface(0x10003) == 0xFFFF);
+  CHECK(d::port_of_interface(0xFFFFFFFF) == 0xFFFF);
+  static_assert(d::port_of_interface(70000) == 0xFFFF);
+}

@@ -120,6 +120,14 @@ struct connection_key {
   friend constexpr auto operator<=>(const connection_key&, const connection_key&) = default;
 };
 
+// The port of a frame taken on capture interface `interface` (a pcapng of a fabric's planes,
+// one interface per port): what connections are keyed by when interfaces are ports. Interfaces
+// beyond the last port number share it, in every tool alike: a wrapped number would put a frame
+// of interface 65536 on port 0's connections.
+constexpr std::uint16_t port_of_interface(std::uint32_t interface) noexcept {
+  return static_cast<std::uint16_t>(interface < 0xFFFF ? interface : 0xFFFF);
+}
+
 // The key of the connection an ACK acknowledges: the frame's own, its ends swapped. Looked up
 // as it is (flat_index::insert), not built: a key assembled field by field on the stack and read
 // back at once with wide loads stalled every ACK (store forwarding fails).
