@@ -974,6 +974,30 @@ RULE_IDS = ("psn.next", "gbn.resend", "nack.once", "ack.past_gap", "ack.monotoni
             "lite.size", "cbfc.credit", "pfc.paused", "llr.replay")
 
 
+def relabel_interface(src, dst, old, new):
+    """Copies pcapng `src` (little-endian, as `scaleup gen` writes it) to `dst` with interface
+    `old` renumbered `new` (at least the count of its interfaces): the numbers between are
+    described as copies of `old` that carry no frame."""
+    with open(src, "rb") as f:
+        data = f.read()
+    blocks, at = [], 0
+    while at < len(data):
+        kind, length = struct.unpack_from("<II", data, at)
+        blocks.append((kind, data[at:at + length]))
+        at += length
+    idbs = [b for k, b in blocks if k == 1]  # Interface Description Blocks, in number order
+    check(old < len(idbs) <= new, f"{src}: {len(idbs)} interfaces")
+    out = []
+    for kind, b in blocks:
+        if kind == 6 and struct.unpack_from("<I", b, 8)[0] == old:  # its Enhanced Packet Blocks
+            b = b[:8] + struct.pack("<I", new) + b[12:]
+        out.append(b)
+        if kind == 1 and b is idbs[-1]:
+            out.extend([idbs[old]] * (new - len(idbs) + 1))
+    with open(dst, "wb") as f:
+        f.write(b"".join(out))
+
+
 def checked_frames(pcap, *opts):
     """The frames that carry each rule's sue.check expert info, by rule id."""
     frames = present_frames(pcap, ["sue.check." + r for r in RULE_IDS], *opts)
@@ -1023,6 +1047,15 @@ def case_check_rules():
     fired = {r for r, f in checked_frames(path).items() if f}
     check(fired and fired == violated, f"planes as one port: tshark {fired}, check {violated}")
     print("4 planes: told apart by interface, conformant; as one port, the same rules fire")
+    # Plane 1 on interface 65536, past the last port number: both tools take it as port 65535,
+    # still apart from the other planes (a number wrapped to 16 bits would put it on port 0).
+    far = os.path.join(TMP, "planes-far.pcapng")
+    relabel_interface(path, far, 1, 65536)
+    readable(far)
+    scaleup("check", "--port-by-interface", far)
+    fired = {r: f for r, f in checked_frames(far, "-o", "sue.port_by_interface:TRUE").items() if f}
+    check(not fired, f"plane 1 on interface 65536: rules fire: {fired}")
+    print("a plane on interface 65536: told apart by both tools")
 
 
 def case_two_pass():
