@@ -291,7 +291,7 @@ enum class instance_drop : std::uint8_t {
   misaddressed,  // not for this XPU, or from an XPU that cannot be
   version,       // an RH of another version
   partition,     // a partition not allowed for its source (R2 4.1)
-  duplicate,     // go-back-N: a PSN already delivered (re-ACKed)
+  duplicate,     // go-back-N: a PSN already delivered (re-ACKed); a failover request overtaken
   gap,           // go-back-N: a PSN after a missing one (NACKed once per gap)
   no_room,       // a peer beyond the sizing's
   management,    // a management packet whose FCS is bad
@@ -2038,7 +2038,15 @@ class sue_instance {
       // attempt of a sender whose reply was lost, which has sent nothing since) gets the same
       // answer and moves nothing; answering it with the expected PSN of now, the base itself,
       // would tell the sender that everything it keeps was delivered.
-      if (!cs.synced_any || cs.synced_base.value != m->base) {
+      const bool repeat = cs.synced_any && cs.synced_base.value == m->base;
+      // A sender's base is ahead of anything it sent (start_failover), so of what this end
+      // expects: a request whose base is behind it is an older attempt (delayed on a plane, or
+      // repeated by one) that a newer one overtook. Acting on it would move this end back, and
+      // PDUs still on their way over the old plane, delivered since through the new one, would
+      // be delivered again. The sender waits for the newer attempt's reply, not for this one's.
+      if (!repeat && before(psn<16>(m->base), cs.m.rx.expected))
+        return drop(p, instance_drop::duplicate, m->xpuid, m->vc, m->base);
+      if (!repeat) {
         cs.synced_any = true;
         cs.synced_expected = cs.m.rx.expected;
         cs.synced_base = psn<16>(m->base);

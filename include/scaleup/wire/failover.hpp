@@ -11,8 +11,9 @@
 // the old plane is then a duplicate, dropped and never delivered twice. The sender releases what
 // was delivered and sends the rest again on the new connection. A request is repeated on the
 // retransmit timeout until answered; a repeat (the same generation) gets the same answer and
-// resets nothing. The same exchange resynchronises a connection whose work was failed when its
-// peer was declared unreachable.
+// resets nothing, and an older attempt that arrives after a newer one (its base behind what the
+// receiver now expects) is dropped: acted on, it would move the receiver back. The same exchange
+// resynchronises a connection whose work was failed when its peer was declared unreachable.
 //
 // Wire format (scaleup's; 12 bytes): ver(2) type(2) port(2) vc(2) generation(8) rsvd(6)
 // xpuid(10) base(16) expected(16) crc(32). The CRC (CRC-32 as the R-CRC, over the first eight
