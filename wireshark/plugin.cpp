@@ -212,55 +212,87 @@ wire::bytes bytes_of(tvbuff_t* tvb, [[maybe_unused]] packet_info* pinfo) {
 // ---- showing a tree ----------------------------------------------------------------------
 
 // `dst`: the destination where the frame or the XPU map names one: an XPU id (shown bare, as the
-// source's), else the IP address; "?" when neither is known.
-template <class Tree>
-std::string info_text(const Tree& t, const std::optional<dissect::endpoint>& dst) {
-  std::string s;
+// source's), else the IP address; "?" when neither is known. Written into `out` a piece at a
+// time, as the tree's labels are: a frame's summary costs no allocation.
+template <class Tree, class Out>
+void put_info(Out& out, const Tree& t, const std::optional<dissect::endpoint>& dst) {
+  using dissect::detail::put_uint;
   const auto value = [&](std::string_view filter) -> std::optional<std::uint64_t> {
     if (const auto* f = t.find(filter)) return f->value;
     return std::nullopt;
   };
-  const auto num = [](std::uint64_t v) { return std::to_string(v); };
-  constexpr const char* arrow = " \xe2\x86\x92 ";
-  const auto to = [&]() -> std::string {
-    if (!dst) return "?";
-    return dst->is_xpu() ? num(dst->xpu) : dissect::to_string(*dst);
+  const auto from_to = [&](std::uint64_t src) {
+    out("XPU ");
+    put_uint(out, src);
+    out(" \xe2\x86\x92 ");  // an arrow
+    if (!dst)
+      out("?");
+    else if (dst->is_xpu())
+      put_uint(out, dst->xpu);
+    else
+      dissect::put_endpoint(out, *dst);
   };
   if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>().filter)) {
-    s = "XPU " + num(*src) + arrow + to();
-    if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) s += " VC " + num(*vc);
+    from_to(*src);
+    if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) {
+      out(" VC ");
+      put_uint(out, *vc);
+    }
     const auto payload = value(dissect::computed_fields::payload_len.filter);
     const auto op = value(wire::info_of<rh_t, &rh_t::op>().filter);
     const auto apsn = value(wire::info_of<rh_t, &rh_t::apsn>().filter);
     if (payload && *payload > 0)
-      if (const auto npsn = value(wire::info_of<rh_t, &rh_t::npsn>().filter))
-        s += " PSN " + num(*npsn);
-    if (op && apsn && *op == 0) s += " ACK " + num(*apsn);
-    if (op && apsn && *op == 1) s += " NACK " + num(*apsn);
-    if (payload) s += *payload ? " Len=" + num(*payload) : " (RH only)";
+      if (const auto npsn = value(wire::info_of<rh_t, &rh_t::npsn>().filter)) {
+        out(" PSN ");
+        put_uint(out, *npsn);
+      }
+    if (op && apsn && *op <= 1) {
+      out(*op == 0 ? " ACK " : " NACK ");
+      put_uint(out, *apsn);
+    }
+    if (payload && *payload) {
+      out(" Len=");
+      put_uint(out, *payload);
+    } else if (payload) {
+      out(" (RH only)");
+    }
   } else if (const auto* src = t.find(
                  wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>().filter)) {
-    s = "XPU " + num(src->value) + arrow + to();
+    from_to(src->value);
     if (const auto tc =
-            value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>().filter))
-      s += " TC " + num(*tc);
-    if (const auto len = value(dissect::computed_fields::lite_len.filter)) s += " Len=" + num(*len);
+            value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>().filter)) {
+      out(" TC ");
+      put_uint(out, *tc);
+    }
+    if (const auto len = value(dissect::computed_fields::lite_len.filter)) {
+      out(" Len=");
+      put_uint(out, *len);
+    }
   } else {
     // Other formats: the summary line `scaleup dump` prints, without its frame columns.
     std::string line;
-    ws::string_sink out{line};
-    dissect::put_summary(out, t, 0);
+    ws::string_sink all{line};
+    dissect::put_summary(all, t, 0);
     line = line.substr(0, line.find('\n'));
-    const auto cols = line.find(" B  ");
-    return cols == std::string::npos ? std::string() : line.substr(cols + 4);
+    if (const auto cols = line.find(" B  "); cols != std::string::npos) out(line.substr(cols + 4));
+    return;
   }
   std::size_t items = 0;
   for (const auto& l : t.layer_list()) items += !l.list.empty();
-  if (items) s += ", " + num(items) + (items == 1 ? " command" : " commands");
+  if (items) {
+    out(", ");
+    put_uint(out, items);
+    out(items == 1 ? " command" : " commands");
+  }
   std::size_t errors = 0;
   for (const auto& e : t.error_list()) errors += e.level == wire::severity::error;
-  if (errors) s += errors == 1 ? " [1 error]" : " [" + num(errors) + " errors]";
-  return s;
+  if (errors == 1) {
+    out(" [1 error]");
+  } else if (errors) {
+    out(" [");
+    put_uint(out, errors);
+    out(" errors]");
+  }
 }
 
 void show_analysis(const dissect::frame_result& res, const ws::rendered& r, tvbuff_t* tvb,
@@ -336,12 +368,14 @@ int show(const Tree& t, const ws::placement& at, packet_info* pinfo, proto_tree*
     if (!conformance) init_capture();
     conformance->add(t, bytes_of(at.tvb, pinfo), pinfo->num, ns, port);
     proto_tree* parent = r.rh_tree ? r.rh_tree : r.first_tree;
+    const auto len = [](std::string_view v) { return static_cast<int>(v.size()); };
     for (const auto& v : conformance->of_frame(pinfo->num))
-      if (expert_field* ei = reg.expert_for(v.which))
-        proto_tree_add_expert_format(parent, pinfo, ei, at.tvb, 0, 0, "%.*s: expected %s; seen %s",
-                                     static_cast<int>(dissect::rule_info_of(v.which).id.size()),
-                                     dissect::rule_info_of(v.which).id.data(), v.expected.c_str(),
-                                     v.seen.c_str());
+      if (expert_field* ei = reg.expert_for(v.which)) {
+        const std::string_view id = dissect::rule_info_of(v.which).id;
+        proto_tree_add_expert_format(
+            parent, pinfo, ei, at.tvb, 0, 0, "%.*s: expected %.*s; seen %.*s", len(id), id.data(),
+            len(v.expected), v.expected.data(), len(v.seen), v.seen.data());
+      }
   }
   // The facts hold the destination (the tree's, else the hint): the search is done once.
   std::optional<dissect::endpoint> dst;
@@ -353,11 +387,20 @@ int show(const Tree& t, const ws::placement& at, packet_info* pinfo, proto_tree*
     dst = dissect::endpoint::of_xpu(*x);
   col_set_str(pinfo->cinfo, COL_PROTOCOL,
               proto_get_protocol_short_name(find_protocol_by_id(r.last->id)));
-  const std::string info = info_text(t, dst);
+  char text[ITEM_LABEL_LENGTH];
+  ws::detail::label_sink line{text};
+  put_info(line, t, dst);
+  std::string longer;  // the rare line longer than a label: Wireshark cuts it
+  if (line.full) {
+    ws::string_sink all{longer};
+    put_info(all, t, dst);
+  }
+  const char* info = line.full ? longer.c_str() : text;
+  text[line.size] = '\0';
   col_clear(pinfo->cinfo, COL_INFO);
-  col_add_str(pinfo->cinfo, COL_INFO, info.c_str());
+  col_add_str(pinfo->cinfo, COL_INFO, info);
   col_set_fence(pinfo->cinfo, COL_INFO);
-  if (r.rh_item) proto_item_append_text(r.rh_item, ", %s", info.c_str());
+  if (r.rh_item) proto_item_append_text(r.rh_item, ", %s", info);
   if (!facts) return static_cast<int>(tvb_captured_length(at.tvb));
   if (!analysis) init_capture();
   show_analysis(analysis->add(*facts), r, at.tvb, pinfo);

@@ -193,6 +193,14 @@ inline void add_field(registry& reg, proto_tree* tree, const placement& at, pack
   if (f.generated) proto_item_set_generated(item);
 }
 
+// What render() works in.
+struct render_scratch {
+  std::vector<proto_tree*> layer_tree;
+  std::vector<std::size_t> open, first, next;
+  std::vector<const dissect::field_node*> by_layer;
+  std::vector<const protocol*> protocol_at;
+};
+
 }  // namespace detail
 
 // `fallback`: the protocol the hook expected at `fallback_offset`, which holds the errors when
@@ -204,11 +212,15 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
                 std::uint32_t fallback_offset = 0, bool whole_frame = false) {
   rendered r;
   const auto layers = t.layer_list();
-  std::vector<proto_tree*> layer_tree(layers.size(), nullptr);
+  // The lists below, kept from frame to frame: a frame allocates none of them.
+  thread_local detail::render_scratch scratch;
+  auto& layer_tree = scratch.layer_tree;
+  layer_tree.assign(layers.size(), nullptr);
   const protocol* current = nullptr;
   proto_tree* current_tree = nullptr;
   proto_item* current_item = nullptr;
-  std::vector<std::size_t> open;  // layers of the current protocol that may hold later ones
+  auto& open = scratch.open;  // layers of the current protocol that may hold later ones
+  open.clear();
   std::size_t list_index = 0;
   std::string_view list_name;
   const auto holds = [&](std::size_t outer, const dissect::layer_node& l) {
@@ -218,19 +230,23 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
   };
   // Each layer's fields right after its heading, as `scaleup dump -v` prints them; generated
   // fields may come later in the tree than the layers after theirs.
-  std::vector<std::size_t> first(layers.size() + 1, 0);
+  auto& first = scratch.first;
+  first.assign(layers.size() + 1, 0);
   const auto fields = t.field_list();
   for (const auto& f : fields)
     if (f.layer < layers.size()) ++first[f.layer + 1];
   for (std::size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
-  std::vector<const dissect::field_node*> by_layer(first.back());
+  auto& by_layer = scratch.by_layer;
+  by_layer.resize(first.back());
   {
-    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    auto& next = scratch.next;
+    next.assign(first.begin(), first.end() - 1);
     for (const auto& f : fields)
       if (f.layer < layers.size()) by_layer[next[f.layer]++] = &f;
   }
   // Each layer's protocol, once: a protocol item looks ahead over the run of its layers.
-  std::vector<const protocol*> protocol_at(layers.size());
+  auto& protocol_at = scratch.protocol_at;
+  protocol_at.resize(layers.size());
   for (std::size_t li = 0; li < layers.size(); ++li)
     protocol_at[li] = reg.protocol_of(layers[li].name);
   for (std::size_t li = 0; li < layers.size(); ++li) {

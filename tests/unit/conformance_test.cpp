@@ -624,6 +624,51 @@ TEST_CASE("conformance: per-frame violations for the plugin, and a second pass c
   CHECK(!cap.c.seen(4));
 }
 
+TEST_CASE("conformance: a violation judged after its frame joins the frame's others") {
+  judged_capture cap(d::check_config{.per_frame = true});
+  cap.pdu(1);
+  cap.add(cap.pdu_frame(3, 4));  // frame 2: another traffic class, and PSN 2 skipped
+  cap.pdu(4);
+  cap.ack(9);  // frame 4: an ACK of a PSN never sent
+  REQUIRE(cap.c.of_frame(2).size() == 1);
+  cap.c.finish();  // the skip is judged now, at frame 2
+  const auto two = cap.c.of_frame(2);
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].which == rule::pdu_one_vc);
+  CHECK(two[0].seen == "traffic class 4");
+  CHECK(two[1].which == rule::psn_next);
+  CHECK(two[1].expected == "npsn 2 sent");
+  CHECK(two[1].seen == "npsn 2 never sent");
+  CHECK(cap.c.of_frame(1).empty());
+  CHECK(cap.c.of_frame(3).empty());
+  REQUIRE(cap.c.of_frame(4).size() == 1);
+  CHECK(cap.c.of_frame(4)[0].which == rule::ack_unsent);
+  CHECK(cap.c.of_frame(5).empty());
+}
+
+TEST_CASE("conformance: the texts of many frames' violations stay where they were kept") {
+  judged_capture cap(d::check_config{.per_frame = true});
+  cap.pdu(1);
+  // An ACK of a PSN never sent in each, each apsn its own: over 64 KB of texts, more than one
+  // block of them. Each frame's texts as read right after it, against the same read at the end.
+  constexpr std::uint16_t acks = 2000;
+  std::vector<std::string> read;
+  for (std::uint16_t i = 0; i < acks; ++i) {
+    cap.ack(static_cast<std::uint16_t>(9 + i));
+    const auto v = cap.c.of_frame(cap.frame);
+    REQUIRE(v.size() == 1);
+    read.push_back(std::string(v[0].expected) + "; " + std::string(v[0].seen));
+  }
+  CHECK(cap.c.tally(rule::ack_unsent).violations == acks);
+  CHECK(read[0] != read[1]);
+  for (std::uint64_t f = 2; f <= acks + 1; ++f) {
+    const auto v = cap.c.of_frame(f);
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].frame == f);
+    CHECK(std::string(v[0].expected) + "; " + std::string(v[0].seen) == read[f - 2]);
+  }
+}
+
 TEST_CASE("conformance: a connection's state stays bounded, and skips cost a visit each") {
   judged_capture cap(
       d::check_config{.selected = d::rule_set{}.set(static_cast<std::size_t>(rule::psn_next))});

@@ -69,7 +69,7 @@ d::display_filter compiled(std::string_view text) {
 }
 
 bool keeps(std::string_view text, const frame& f, const d::frame_result* analysis = nullptr,
-           std::span<const d::violation> violations = {}) {
+           std::span<const d::frame_violation> violations = {}) {
   const auto filter = compiled(text);
   const d::filter_frame ff{&f.meta, w::bytes(f.bytes.data(), f.bytes.size()), analysis, violations};
   const bool whole = filter.matches(*f.tree, ff);
@@ -308,7 +308,7 @@ TEST_CASE("display filter: the sequence analysis and the conformance rules") {
   CHECK_FALSE(keeps("sue.analysis.nack || sue.analysis.gap", f, &r));
   CHECK(keeps("sue.analysis.first_frame == 5 && !sue.analysis.acks_frame", f, &r));
   CHECK(keeps("sue.analysis.ack_rtt > 0.00001 && sue.analysis.ack_rtt < 0.000013", f, &r));
-  const std::array<d::violation, 1> v{{{d::rule::gbn_resend, 12, "a", "b"}}};
+  const std::array<d::frame_violation, 1> v{{{d::rule::gbn_resend, 12, "a", "b"}}};
   const auto check = compiled("sue.check.gbn.resend");
   CHECK(check.needs_conformance());
   CHECK(keeps("sue.check.gbn.resend", f, nullptr, v));

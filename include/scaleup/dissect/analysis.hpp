@@ -98,17 +98,21 @@ struct endpoint {
 };
 
 // "XPU 7", "192.168.1.10", "fd00::1".
-inline std::string to_string(const endpoint& e) {
-  std::string s;
-  const auto out = [&](std::string_view v) { s.append(v); };
+template <class Out>
+void put_endpoint(Out& out, const endpoint& e) {
   if (e.is_xpu()) {
-    s = "XPU ";
+    out("XPU ");
     detail::put_uint(out, e.xpu);
   } else if (e.ip.version == 4) {
     detail::put_ipv4(out, e.ip.ipv4());
   } else {
     detail::put_ipv6(out, e.ip.bytes.data());
   }
+}
+inline std::string to_string(const endpoint& e) {
+  std::string s;
+  const auto out = [&](std::string_view v) { s.append(v); };
+  put_endpoint(out, e);
   return s;
 }
 

@@ -32,6 +32,9 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -40,6 +43,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "scaleup/dissect/address_text.hpp"
@@ -283,6 +287,15 @@ struct violation {
   std::string seen;
 };
 
+// A violation as kept for its frame (check_config::per_frame): its texts are in the checker's
+// store, and valid while the checker is.
+struct frame_violation {
+  rule which{};
+  std::uint64_t frame = 0;
+  std::string_view expected;
+  std::string_view seen;
+};
+
 struct rule_tally {
   std::uint64_t examined = 0;
   std::uint64_t not_examinable = 0;
@@ -342,15 +355,53 @@ inline constexpr std::array<const field_info*, check_slot_count> check_fields{{
 
 using check_nodes = std::array<const field_node*, check_slot_count>;
 
+// The slot of a field, found by its entry's address in one probe or two rather than by
+// comparing it with every slot's: every field of every frame is looked up.
+class check_slot_table {
+ public:
+  check_slot_table() noexcept {
+    for (std::size_t i = 0; i < check_slot_count; ++i) {
+      std::size_t h = home(check_fields[i]);
+      while (key_[h]) h = (h + 1) % size;
+      key_[h] = check_fields[i];
+      slot_[h] = static_cast<std::uint8_t>(i);
+    }
+  }
+  // check_slot_count: not a field the rules read.
+  std::size_t find(const field_info* f) const noexcept {
+    for (std::size_t h = home(f);; h = (h + 1) % size) {
+      if (key_[h] == f) return slot_[h];
+      if (!key_[h]) return check_slot_count;
+    }
+  }
+
+ private:
+  static constexpr std::size_t size = 64;  // a power of two, over twice check_slot_count
+  static_assert(size >= 2 * check_slot_count);
+  // Fibonacci hashing of the address: its top six bits.
+  static std::size_t home(const field_info* f) noexcept {
+    const std::uint64_t address = std::hash<const field_info*>{}(f);
+    return static_cast<std::size_t>(address * 0x9E3779B97F4A7C15ull >> 58);
+  }
+  std::array<const field_info*, size> key_{};
+  std::array<std::uint8_t, size> slot_{};
+};
+
+inline const check_slot_table& check_slots() noexcept {
+  static const check_slot_table table;
+  return table;
+}
+
 template <class Tree>
 check_nodes find_check_fields(const Tree& t) {
   check_nodes out{};
+  const check_slot_table& slots = check_slots();
   // Commands come after every field read here but the R-CRC status, which closes the PDU: the
-  // walk skips their layers' fields rather than comparing each.
+  // walk skips their layers' fields rather than looking each up.
   for (const auto& f : t.field_list()) {
     if (t.layers[f.layer].name == "sue.cmd") continue;
-    for (std::size_t i = 0; i < check_slot_count; ++i)
-      if (f.info == check_fields[i] && !out[i]) out[i] = &f;
+    const std::size_t i = slots.find(f.info);
+    if (i < check_slot_count && !out[i]) out[i] = &f;
   }
   return out;
 }
@@ -444,10 +495,13 @@ class conformance {
   dissect::probe_stats probe_stats() const noexcept { return index_.probe_stats(); }
 
   // The violations found in a frame (check_config::per_frame), for a frame seen before.
-  std::span<const violation> of_frame(std::uint64_t frame) const noexcept {
-    const auto it = by_frame_.find(frame);
-    if (it == by_frame_.end()) return {};
-    return it->second;
+  std::span<const frame_violation> of_frame(std::uint64_t frame) const noexcept {
+    if (const auto it = late_.find(frame); it != late_.end()) return it->second;
+    // Most often asked: the frame just judged, whose violations are the last ones.
+    auto hi = by_frame_.end(), lo = hi;
+    while (lo != by_frame_.begin() && std::prev(lo)->frame == frame) --lo;
+    if (lo == hi) std::tie(lo, hi) = std::equal_range(by_frame_.begin(), hi, frame, by_number{});
+    return {lo, hi};
   }
   bool seen(std::uint64_t frame) const noexcept { return frame != 0 && frame <= last_frame_; }
 
@@ -521,14 +575,60 @@ class conformance {
   void record(rule r, std::uint64_t frame, std::string expected, std::string seen) {
     auto& t = tallies_[static_cast<std::size_t>(r)];
     ++t.violations;
+    if (cfg_.per_frame) keep_by_frame({r, frame, texts_.keep(expected), texts_.keep(seen)});
     violation v{r, frame, std::move(expected), std::move(seen)};
-    if (cfg_.per_frame) by_frame_[frame].push_back(v);
     if (t.first.size() < cfg_.keep) return t.first.push_back(std::move(v));
     // The first frames are kept, whatever order they are found in (psn.next's come late).
     const auto last =
         std::max_element(t.first.begin(), t.first.end(),
                          [](const auto& a, const auto& b) { return a.frame < b.frame; });
     if (last != t.first.end() && frame < last->frame) *last = std::move(v);
+  }
+
+  // The texts of the violations kept by frame, together: an allocation per 64 KB of them rather
+  // than two per violation, at addresses that do not move.
+  class text_store {
+   public:
+    std::string_view keep(std::string_view s) {
+      if (s.size() > room_) {
+        const std::size_t n = std::max(s.size(), chunk);
+        chunks_.emplace_back(new char[n]);
+        next_ = chunks_.back().get();
+        room_ = n;
+      }
+      if (!s.empty()) std::memcpy(next_, s.data(), s.size());
+      const std::string_view kept(next_, s.size());
+      next_ += s.size();
+      room_ -= s.size();
+      return kept;
+    }
+
+   private:
+    static constexpr std::size_t chunk = 64 * 1024;
+    std::vector<std::unique_ptr<char[]>> chunks_;
+    char* next_ = nullptr;
+    std::size_t room_ = 0;
+  };
+
+  // Frames come in order, and so do nearly all of their violations: those are appended, rather
+  // than a node and a list allocated for each frame. A violation found late (psn.next's, judged
+  // after its frame) goes with the rest of its frame's into late_.
+  struct by_number {
+    bool operator()(const frame_violation& v, std::uint64_t n) const noexcept {
+      return v.frame < n;
+    }
+    bool operator()(std::uint64_t n, const frame_violation& v) const noexcept {
+      return n < v.frame;
+    }
+  };
+  void keep_by_frame(const frame_violation& v) {
+    if (const auto it = late_.find(v.frame); it != late_.end()) return it->second.push_back(v);
+    if (by_frame_.empty() || by_frame_.back().frame <= v.frame) return by_frame_.push_back(v);
+    const auto [lo, hi] =
+        std::equal_range(by_frame_.begin(), by_frame_.end(), v.frame, by_number{});
+    auto& all = late_[v.frame];
+    all.assign(lo, hi);
+    all.push_back(v);
   }
 
   // ---- psn.next's skips ----
@@ -1054,8 +1154,10 @@ class conformance {
   // those that end after a frame.
   std::array<std::set<std::pair<std::int64_t, std::uint64_t>>, transport::pfc_priorities> pausing_;
   static constexpr std::size_t max_pause_looks = 64;
-  std::uint64_t pause_looks_ = 0;  // by the MAC of the station that paused
-  std::map<std::uint64_t, std::vector<violation>> by_frame_;
+  std::uint64_t pause_looks_ = 0;          // by the MAC of the station that paused
+  std::vector<frame_violation> by_frame_;  // in frame order
+  std::map<std::uint64_t, std::vector<frame_violation>> late_;
+  text_store texts_;
   std::uint64_t last_frame_ = 0;
   bool finished_ = false;
   std::uint64_t number_ = 0;

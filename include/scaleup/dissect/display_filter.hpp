@@ -52,7 +52,7 @@ struct filter_frame {
   // The frame's sequence-analysis result (sue.analysis.*), when the frame was analysed.
   const frame_result* analysis = nullptr;
   // The conformance violations judged at the frame (sue.check.<rule id>).
-  std::span<const violation> violations{};
+  std::span<const frame_violation> violations{};
 };
 
 // Why a filter did not compile, and where: `at` and `length` are bytes of the filter's text.
