@@ -17,6 +17,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <vector>
@@ -598,6 +599,73 @@ TEST_CASE("instance: work moved to a plane that then fails too does not stall th
   CHECK(tw.x[0]->stats().failovers >= 2);
   CHECK(tw.x[0]->stats().failed == 0);
   CHECK(tw.x[0]->buffers_in_use() == 0);
+}
+
+TEST_CASE("instance: a failover request overtaken by a newer one moves the receiver back no more") {
+  t::instance_config a = config(1, 2), b = config(2, 2);
+  twin tw(a, b);
+  // Planes fail and come back as above; A's failover requests and PDUs are kept as they went on
+  // the wire.
+  struct kept {
+    std::uint8_t port;
+    std::vector<std::uint8_t> bytes;
+    t::link_info link;
+  };
+  std::vector<kept> requests, pdus;
+  tw.judge = [&](int from, std::uint8_t p, const t::instance_frame& f) {
+    const kept k{p, {tw.buf.begin(), tw.buf.begin() + static_cast<std::ptrdiff_t>(f.size)}, f.link};
+    if (from == 0 && f.kind == t::frame_kind::control) requests.push_back(k);
+    if (from == 0 && (f.kind == t::frame_kind::pdu || f.kind == t::frame_kind::retransmission))
+      pdus.push_back(k);
+    const bool dead0 = p == 0 && tw.now >= 5'000 && tw.now < 300'000;
+    const bool dead1 = p == 1 && tw.now >= 120'000;
+    return dead0 || dead1 ? twin::fate::drop : twin::fate::deliver;
+  };
+  auto want = traffic(tw, 2000, 2, 100);
+  tw.run(300'000);
+  for (int i : {0, 1})
+    tw.step(i, t::instance_event::peer_status(static_cast<std::uint16_t>(2 - i), 0, true));
+  tw.run();
+  check_delivered(tw, want);
+  REQUIRE(tw.x[0]->stats().failovers >= 2);
+  REQUIRE(!requests.empty());
+  // An older attempt of A's last request, as a plane could have held it back: an earlier
+  // generation, and a base behind the one B moved to, at PDUs A sent on the failed plane before
+  // (and B delivered). It arrives now, after B acted on the newer one: B drops it, answers
+  // nothing, and stays where it is...
+  kept old = requests.back();
+  const auto read = w::read_frame(w::bytes(old.bytes.data(), old.bytes.size()), w::link_ethernet);
+  REQUIRE(read.failover);
+  w::failover_message m = read.failover->value;
+  REQUIRE(m.generation >= 2);
+  std::optional<std::uint16_t> last_sent;  // on the failed connection, before the base
+  for (const kept& k : pdus) {
+    const auto r = w::read_frame(w::bytes(k.bytes.data(), k.bytes.size()), w::link_ethernet);
+    REQUIRE(r.rh);
+    if (k.port == m.port && r.rh->vc == m.vc && r.rh->npsn < m.base)
+      last_sent = std::max(last_sent.value_or(0), r.rh->npsn);
+  }
+  REQUIRE(last_sent >= 4);
+  --m.generation;
+  m.base = static_cast<std::uint16_t>(*last_sent - 3);
+  REQUIRE(w::encode(w::sealed(m), w::mutable_bytes(old.bytes.data() + read.failover->offset,
+                                                   w::layout<w::failover_message>::size)));
+  const auto duplicates = [&] {
+    return std::count_if(tw.notes[1].begin(), tw.notes[1].end(), [](const t::instance_note& n) {
+      return n.kind == t::note_kind::dropped && n.why == t::instance_drop::duplicate;
+    });
+  };
+  const auto before = duplicates();
+  const std::size_t answers = tw.sent[1].size();
+  tw.step(1, t::instance_event::frame(old.port, old.bytes, old.link));
+  tw.run();
+  CHECK(duplicates() == before + 1);
+  for (std::size_t i = answers; i < tw.sent[1].size(); ++i)
+    CHECK(tw.sent[1][i].kind != t::frame_kind::control);
+  // ...so every PDU A sent, arriving again, delivers nothing twice.
+  for (const kept& k : pdus) tw.step(1, t::instance_event::frame(k.port, k.bytes, k.link));
+  tw.run();
+  check_delivered(tw, want);
 }
 
 TEST_CASE("instance: commands queued for a plane lost when no other worked move once one does") {
