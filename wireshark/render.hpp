@@ -212,8 +212,9 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
                 std::uint32_t fallback_offset = 0, bool whole_frame = false) {
   rendered r;
   const auto layers = t.layer_list();
-  // The lists below, kept from frame to frame: a frame allocates none of them.
-  thread_local detail::render_scratch scratch;
+  // The lists below, kept from frame to frame: a frame allocates none of them. Wireshark
+  // dissects on one thread, as the plugin's other state assumes.
+  static detail::render_scratch scratch;
   auto& layer_tree = scratch.layer_tree;
   layer_tree.assign(layers.size(), nullptr);
   const protocol* current = nullptr;

@@ -501,7 +501,10 @@ class analysis {
     not_analysed_ += r.has(flag::not_analysed);
     // Not a frame number, or not asked to: nothing to cache under.
     if (f.frame == 0 || !cfg_.keep_results) return scratch_ = r;
-    if (f.frame > results_.size()) results_.resize(f.frame);
+    // Grown some thousand frames at a time rather than one: the entries past the frame are not
+    // analysed (result() answers nothing for them) until their frame comes.
+    if (f.frame > results_.size())
+      results_.resize(std::max<std::size_t>(f.frame, results_.size() + results_step));
     return results_[f.frame - 1] = r;
   }
 
@@ -630,6 +633,7 @@ class analysis {
   static constexpr std::uint32_t no_reverse = 0xFFFFFFFFu;
   std::vector<std::uint32_t> reverse_;
   std::vector<psn_trace> traces_;  // numbered as conns_, with record_events
+  static constexpr std::size_t results_step = 4096;
   std::vector<frame_result> results_;
   std::uint64_t not_analysed_ = 0;
   frame_result scratch_;

@@ -497,7 +497,8 @@ class conformance {
   // The violations found in a frame (check_config::per_frame), for a frame seen before.
   std::span<const frame_violation> of_frame(std::uint64_t frame) const noexcept {
     if (const auto it = late_.find(frame); it != late_.end()) return it->second;
-    // Most often asked: the frame just judged, whose violations are the last ones.
+    // Most often asked: the frame just judged, whose violations are the last ones if any.
+    if (by_frame_.empty() || by_frame_.back().frame < frame) return {};
     auto hi = by_frame_.end(), lo = hi;
     while (lo != by_frame_.begin() && std::prev(lo)->frame == frame) --lo;
     if (lo == hi) std::tie(lo, hi) = std::equal_range(by_frame_.begin(), hi, frame, by_number{});
