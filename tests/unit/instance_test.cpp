@@ -580,12 +580,15 @@ TEST_CASE("instance: reachability per plane lasts until the link status says oth
   CHECK(back_on0 > 0);
 }
 
-TEST_CASE("instance: work moved to a plane that then fails too does not stall there") {
-  t::instance_config a = config(1, 2), b = config(2, 2);
-  twin tw(a, b);
-  // Plane 0 dies at 5 us (its work moves to plane 1 some 70 us later, after go-back-N's retry
-  // limit); plane 1 dies at 120 us, with work moved there; plane 0 is reported up at 300 us.
-  tw.judge = [&](int, std::uint8_t p, const t::instance_frame&) {
+namespace {
+
+// Plane 0 dies at 5 us (its work moves to plane 1 some 70 us later, after go-back-N's retry
+// limit); plane 1 dies at 120 us, with work moved there; plane 0 is reported up at 300 us. A
+// sends 2000 commands on two VCs meanwhile; `watch` sees every frame sent. Returns them by VC.
+std::array<std::vector<std::vector<std::uint8_t>>, 4> planes_fail_and_return(
+    twin& tw, std::function<void(int, std::uint8_t, const t::instance_frame&)> watch = {}) {
+  tw.judge = [&tw, watch](int from, std::uint8_t p, const t::instance_frame& f) {
+    if (watch) watch(from, p, f);
     const bool dead0 = p == 0 && tw.now >= 5'000 && tw.now < 300'000;
     const bool dead1 = p == 1 && tw.now >= 120'000;
     return dead0 || dead1 ? twin::fate::drop : twin::fate::deliver;
@@ -595,6 +598,15 @@ TEST_CASE("instance: work moved to a plane that then fails too does not stall th
   for (int i : {0, 1})
     tw.step(i, t::instance_event::peer_status(static_cast<std::uint16_t>(2 - i), 0, true));
   tw.run();
+  return want;
+}
+
+}  // namespace
+
+TEST_CASE("instance: work moved to a plane that then fails too does not stall there") {
+  t::instance_config a = config(1, 2), b = config(2, 2);
+  twin tw(a, b);
+  const auto want = planes_fail_and_return(tw);
   check_delivered(tw, want);
   CHECK(tw.x[0]->stats().failovers >= 2);
   CHECK(tw.x[0]->stats().failed == 0);
@@ -612,20 +624,13 @@ TEST_CASE("instance: a failover request overtaken by a newer one moves the recei
     t::link_info link;
   };
   std::vector<kept> requests, pdus;
-  tw.judge = [&](int from, std::uint8_t p, const t::instance_frame& f) {
+  const auto want = planes_fail_and_return(tw, [&](int from, std::uint8_t p,
+                                                   const t::instance_frame& f) {
     const kept k{p, {tw.buf.begin(), tw.buf.begin() + static_cast<std::ptrdiff_t>(f.size)}, f.link};
     if (from == 0 && f.kind == t::frame_kind::control) requests.push_back(k);
     if (from == 0 && (f.kind == t::frame_kind::pdu || f.kind == t::frame_kind::retransmission))
       pdus.push_back(k);
-    const bool dead0 = p == 0 && tw.now >= 5'000 && tw.now < 300'000;
-    const bool dead1 = p == 1 && tw.now >= 120'000;
-    return dead0 || dead1 ? twin::fate::drop : twin::fate::deliver;
-  };
-  auto want = traffic(tw, 2000, 2, 100);
-  tw.run(300'000);
-  for (int i : {0, 1})
-    tw.step(i, t::instance_event::peer_status(static_cast<std::uint16_t>(2 - i), 0, true));
-  tw.run();
+  });
   check_delivered(tw, want);
   REQUIRE(tw.x[0]->stats().failovers >= 2);
   REQUIRE(!requests.empty());
