@@ -17,7 +17,8 @@
 // analysis' counts agree with the facts the session handed over (data PDUs, ACKs and NACKs, per
 // connection retransmissions within PDUs, duplicates within retransmissions, RTTs within ACKs),
 // every frame's result names a connection that exists; the conformance tallies add up, keep at
-// most their first violations in frame order, and name frames that were read; the flow table
+// most their first violations in frame order, name frames that were read, and keep every
+// violation for its frame once (check_config::per_frame, the plugin's); the flow table
 // holds at most a flow per frame; and every hash table kept to its probe bound.
 //
 // The custom mutator (sue_mutator.hpp) keeps the capture's frames SUE frames with good R-CRCs,
@@ -172,6 +173,14 @@ void check_conformance(dissect::conformance& c, const consumer& r) {
     }
   }
   fuzz::check(violations == c.violations(), "conformance: tallies do not add up");
+  // Every violation is kept for its frame, once, whenever it was judged.
+  std::uint64_t by_frame = 0;
+  for (std::uint64_t f = 0; f <= r.frames + 1; ++f)
+    for (const auto& v : c.of_frame(f)) {
+      fuzz::check(v.frame == f, "conformance: a violation kept for another frame");
+      ++by_frame;
+    }
+  fuzz::check(by_frame == violations, "conformance: a violation not kept for its frame, or twice");
   fuzz::check(c.pdus() == r.rhs, "conformance: PDUs not those with an RH");
   fuzz::check(c.lite_frames() == r.lites, "conformance: SUE Lite frames miscounted");
   check_probes(c, "conformance: probe bound");
@@ -212,6 +221,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ccfg->vcs = o.vcs;
     ccfg->ports = o.two_ports ? 2 : 1;
     ccfg->profile = se.options().profile != nullptr;
+    ccfg->per_frame = true;  // as the plugin and `-Y sue.check.*` keep them
   }
   consumer c(ccfg);
   if (se.run(c) == app::read_end::unreadable) return 0;
