@@ -2039,14 +2039,14 @@ class sue_instance {
       // answer and moves nothing; answering it with the expected PSN of now, the base itself,
       // would tell the sender that everything it keeps was delivered.
       const bool repeat = cs.synced_any && cs.synced_base.value == m->base;
-      // A sender's base is ahead of anything it sent (start_failover), so of what this end
-      // expects: a request whose base is behind it is an older attempt (delayed on a plane, or
-      // repeated by one) that a newer one overtook. Acting on it would move this end back, and
-      // PDUs still on their way over the old plane, delivered since through the new one, would
-      // be delivered again. The sender waits for the newer attempt's reply, not for this one's.
-      if (!repeat && before(psn<16>(m->base), cs.m.rx.expected))
-        return drop(p, instance_drop::duplicate, m->xpuid, m->vc, m->base);
       if (!repeat) {
+        // A sender's base is ahead of anything it sent (start_failover), so of what this end
+        // expects: a request whose base is behind it is an older attempt (delayed on a plane, or
+        // repeated by one) that a newer one overtook. Acting on it would move this end back, and
+        // PDUs still on their way over the old plane, delivered since through the new one, would
+        // be delivered again. The sender waits for the newer attempt's reply, not this one's.
+        if (before(psn<16>(m->base), cs.m.rx.expected))
+          return drop(p, instance_drop::duplicate, m->xpuid, m->vc, m->base);
         cs.synced_any = true;
         cs.synced_expected = cs.m.rx.expected;
         cs.synced_base = psn<16>(m->base);
