@@ -217,8 +217,8 @@ wire::bytes bytes_of(tvbuff_t* tvb, [[maybe_unused]] packet_info* pinfo) {
 template <class Tree, class Out>
 void put_info(Out& out, const Tree& t, const std::optional<dissect::endpoint>& dst) {
   using dissect::detail::put_uint;
-  const auto value = [&](std::string_view filter) -> std::optional<std::uint64_t> {
-    if (const auto* f = t.find(filter)) return f->value;
+  const auto value = [&](const wire::field_info& entry) -> std::optional<std::uint64_t> {
+    if (const auto* f = t.find(entry)) return f->value;
     return std::nullopt;
   };
   const auto from_to = [&](std::uint64_t src) {
@@ -232,17 +232,17 @@ void put_info(Out& out, const Tree& t, const std::optional<dissect::endpoint>& d
     else
       dissect::put_endpoint(out, *dst);
   };
-  if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>().filter)) {
+  if (const auto src = value(wire::info_of<rh_t, &rh_t::xpuid>())) {
     from_to(*src);
-    if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>().filter)) {
+    if (const auto vc = value(wire::info_of<rh_t, &rh_t::vc>())) {
       out(" VC ");
       put_uint(out, *vc);
     }
-    const auto payload = value(dissect::computed_fields::payload_len.filter);
-    const auto op = value(wire::info_of<rh_t, &rh_t::op>().filter);
-    const auto apsn = value(wire::info_of<rh_t, &rh_t::apsn>().filter);
+    const auto payload = value(dissect::computed_fields::payload_len);
+    const auto op = value(wire::info_of<rh_t, &rh_t::op>());
+    const auto apsn = value(wire::info_of<rh_t, &rh_t::apsn>());
     if (payload && *payload > 0)
-      if (const auto npsn = value(wire::info_of<rh_t, &rh_t::npsn>().filter)) {
+      if (const auto npsn = value(wire::info_of<rh_t, &rh_t::npsn>())) {
         out(" PSN ");
         put_uint(out, *npsn);
       }
@@ -256,15 +256,14 @@ void put_info(Out& out, const Tree& t, const std::optional<dissect::endpoint>& d
     } else if (payload) {
       out(" (RH only)");
     }
-  } else if (const auto* src = t.find(
-                 wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>().filter)) {
+  } else if (const auto* src =
+                 t.find(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>())) {
     from_to(src->value);
-    if (const auto tc =
-            value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>().filter)) {
+    if (const auto tc = value(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::tc>())) {
       out(" TC ");
       put_uint(out, *tc);
     }
-    if (const auto len = value(dissect::computed_fields::lite_len.filter)) {
+    if (const auto len = value(dissect::computed_fields::lite_len)) {
       out(" Len=");
       put_uint(out, *len);
     }
@@ -332,9 +331,8 @@ void set_xpu_addresses(const Tree& t, packet_info* pinfo) {
       t.encap != wire::to_string(wire::encap::afh2c) &&
       t.encap != wire::to_string(wire::encap::lite))
     return;
-  const auto* src = t.find(wire::info_of<wire::afh2_normal, &wire::afh2_normal::src_xpu>().filter);
-  if (!src)
-    src = t.find(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>().filter);
+  const auto* src = t.find(wire::info_of<wire::afh2_normal, &wire::afh2_normal::src_xpu>());
+  if (!src) src = t.find(wire::info_of<wire::afh2_compressed, &wire::afh2_compressed::src_xpu>());
   const auto dst = dissect::destination_xpu(t);
   if (!src || !dst) return;
   auto* ids = wmem_alloc_array(pinfo->pool, guint32, 2);

@@ -180,6 +180,17 @@ void check_rh(const d::tree& t) {
   CHECK(val(t, "sue.rh.vc") == 1);
   CHECK(val(t, "sue.rh.partition") == 5);
   CHECK(val(t, "sue.rh.apsn") == 0x42);
+  // Code that knows the header finds a field by its table entry: the node its name finds. A copy
+  // of the entry, the same name at another address, is not the entry.
+  const auto by_entry = [&](const w::field_info& f) {
+    CHECK(t.find(f.filter) != nullptr);
+    CHECK(t.find(f) == t.find(f.filter));
+  };
+  std::apply([&](const auto&... f) { (by_entry(f), ...); },
+             w::layout<w::reliability_header>::fields);
+  CHECK(t.find(d::computed_fields::payload_len) == t.find("sue.payload.len"));
+  const w::field_info copy = w::info_of<w::reliability_header, &w::reliability_header::npsn>();
+  CHECK(t.find(copy) == nullptr);
 }
 
 // ---- a small strict JSON parser (RFC 8259 subset: no floats needed, but accepted) ----------

@@ -157,6 +157,13 @@ struct basic_tree {
       if (f.info->filter == filter) return &f;
     return nullptr;
   }
+  // The first field of this table entry (wire::info_of, computed_fields), or nullptr: what code
+  // that knows the header asks, by the entry itself rather than by its name.
+  constexpr const field_node* find(const field_info& entry) const noexcept {
+    for (const auto& f : field_list())
+      if (f.info == &entry) return &f;
+    return nullptr;
+  }
 
   constexpr const layer_node* find_layer(std::string_view name) const noexcept {
     for (const auto& l : layer_list())
