@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <utility>
 
 #include "scaleup/dissect/registry.hpp"
@@ -319,10 +318,7 @@ const field_spec* registry::field(std::string_view filter) const {
 
 registry::known_field& registry::slot_for(const wire::field_info* info) {
   const std::size_t mask = by_info_.size() - 1;
-  // Fibonacci hashing of the address (std::hash of a pointer is the address itself).
-  const std::size_t address = std::hash<const wire::field_info*>{}(info);
-  std::size_t i = address * 0x9E3779B97F4A7C15ull >> 24;
-  for (;; ++i)
+  for (std::size_t i = dissect::entry_hash(info) >> 24;; ++i)
     if (by_info_[i & mask].info == info || !by_info_[i & mask].info) return by_info_[i & mask];
 }
 

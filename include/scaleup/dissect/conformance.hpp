@@ -378,10 +378,8 @@ class check_slot_table {
  private:
   static constexpr std::size_t size = 64;  // a power of two, over twice check_slot_count
   static_assert(size >= 2 * check_slot_count);
-  // Fibonacci hashing of the address: its top six bits.
   static std::size_t home(const field_info* f) noexcept {
-    const std::uint64_t address = std::hash<const field_info*>{}(f);
-    return static_cast<std::size_t>(address * 0x9E3779B97F4A7C15ull >> 58);
+    return static_cast<std::size_t>(entry_hash(f) >> 58);  // the top six bits
   }
   std::array<const field_info*, size> key_{};
   std::array<std::uint8_t, size> slot_{};

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -42,6 +43,14 @@ struct field_node {
 
   constexpr std::string_view value_name() const noexcept { return info->name_of(value); }
 };
+
+// A table entry's address spread over all 64 bits (Fibonacci hashing): a table that looks a
+// node's field up by its entry (`info`) takes the slot from the top bits, where every bit of
+// the address counts.
+inline std::uint64_t entry_hash(const field_info* f) noexcept {
+  const std::uint64_t address = std::hash<const field_info*>{}(f);
+  return address * 0x9E3779B97F4A7C15ull;
+}
 
 // Whether a problem a reader found makes a receiver drop the PDU (analysis.hpp says which
 // frames count): errors, except those of the packed commands (layers "sue.cmd", "sue.opaque"),
