@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "generator_text.hpp"
+#include "scaleup/dissect/registered_fields.hpp"
 #include "scaleup/dissect/registry.hpp"
 
 namespace scaleup::docgen {
@@ -101,46 +102,11 @@ std::string table_text(std::string_view name, std::string_view title, std::size_
   return out + "  }}";
 }
 
-// ---- what the plugin registers, in its order (wireshark/registry.cpp) ----------------------
-
-struct registered {
-  std::string filter, name, blurb;
-  wire::kind kind = wire::kind::uint;
-  unsigned width = 0;
-  std::span<const wire::value_name> names;
-};
+// ---- what the plugin registers, in its order (dissect/registered_fields.hpp) --------------
 
 std::string_view prefix_of(std::string_view filter) { return filter.substr(0, filter.find('.')); }
 
-// Every field table's fields, every dissector's computed fields and each shipped profile's name
-// field; a filter name several tables share is one field, as wide as the widest, named as the
-// first names it (registry::collect).
-std::vector<registered> registered_fields() {
-  std::vector<registered> out;
-  std::map<std::string, std::size_t, std::less<>> at;
-  const auto collect = [&](const field_info& f) {
-    auto it = at.find(f.filter);
-    if (it == at.end()) {
-      it = at.emplace(std::string(f.filter), out.size()).first;
-      out.push_back({std::string(f.filter),
-                     std::string(f.name),
-                     std::string(f.description.empty() ? f.seed : f.description),
-                     f.type,
-                     0,
-                     {}});
-    }
-    registered& r = out[it->second];
-    r.width = std::max<unsigned>(r.width, f.width);
-    if (r.names.empty()) r.names = f.names;
-  };
-  for (const auto& t : dissect::tables)
-    for (const auto& f : t.fields) collect(f);
-  for (const auto* f : dissect::computed) collect(*f);
-  for (const auto* prof : pack::shipped_profiles) collect(prof->name_field());
-  return out;
-}
-
-std::string protocols_text(const std::vector<registered>& fields) {
+std::string protocols_text(const std::vector<dissect::registered_field>& fields) {
   // "sue" first (it owns the preferences and the expert infos), then each prefix as it first
   // appears, named as a person looks for it or after its first table.
   std::vector<std::string_view> prefixes{"sue"};
@@ -165,12 +131,14 @@ std::string protocols_text(const std::vector<registered>& fields) {
   return out + "}\n";
 }
 
-std::string fields_text(const std::vector<registered>& fields) {
+std::string fields_text(const std::vector<dissect::registered_field>& fields) {
   std::string out = "G.fields = {\n";
   for (const auto& f : fields) {
     out += "  {" + lua_str(f.filter) + ", " + lua_str(f.name) + ", " + lua_str(kind_name(f.kind)) +
            ", " + num(f.width);
     if (!f.names.empty() && names_fit(f.names)) out += ", names = " + names_of(f.names);
+    if (const std::uint32_t mask = f.bitmask())
+      out += ", mask = " + num(mask) + ", shift = " + num(f.shift());
     out += ", blurb = " + lua_str(f.blurb) + "},\n";
   }
   return out + "}\n";
@@ -486,7 +454,9 @@ std::string experts_text() {
 }
 
 std::string generated() {
-  const auto fields = registered_fields();
+  dissect::registered_fields registered;
+  registered.collect_shipped();
+  const auto& fields = registered.list();
   std::string out = "local G = {}\n\n";
   out += protocols_text(fields) + "\n";
   out += fields_text(fields) + "\n";

@@ -30,6 +30,27 @@ ftenum uint_type(unsigned width) {
   return FT_UINT64;
 }
 
+unsigned bits_of(ftenum type) {
+  switch (type) {
+    case FT_UINT8:
+      return 8;
+    case FT_UINT16:
+      return 16;
+    case FT_UINT24:
+      return 24;
+    case FT_UINT32:
+      return 32;
+    case FT_UINT40:
+      return 40;
+    case FT_UINT48:
+      return 48;
+    case FT_UINT56:
+      return 56;
+    default:
+      return 64;
+  }
+}
+
 // The value names Wireshark gets: each name (in any case, as Wireshark matches names) for the
 // first value that has it only; sue.rh.op's "none" is 2 and 3, tofu.rh.pat's "reserved" 3 to 7.
 // For a name of several values, Wireshark 4.4's display-filter compiler (semcheck.c,
@@ -73,20 +94,6 @@ int group_of(wire::errc code) {
 
 const char* registry::keep(std::string_view s) { return strings_.emplace_back(s).c_str(); }
 
-void registry::collect(const wire::field_info& f) {
-  auto [it, fresh] = pending_.try_emplace(std::string(f.filter));
-  pending& p = it->second;
-  if (fresh) {
-    pending_order_.emplace_back(f.filter);
-    p.filter = std::string(f.filter);
-    p.name = std::string(f.name);
-    p.blurb = std::string(f.description.empty() ? f.seed : f.description);
-    p.kind = f.type;
-  }
-  p.width = std::max<unsigned>(p.width, f.width);
-  if (p.names.empty()) p.names.assign(f.names.begin(), f.names.end());
-}
-
 int registry::protocol_for_prefix(std::string_view prefix, std::string_view title) {
   for (const auto& p : protocols_)
     if (p.prefix == prefix) return p.id;
@@ -110,11 +117,11 @@ int registry::protocol_for_prefix(std::string_view prefix, std::string_view titl
 
 int* registry::hf_into(std::map<int, std::vector<hf_register_info>>& by_protocol, int proto,
                        const char* name, const char* abbrev, ftenum type, int display,
-                       const void* strings, const char* blurb) {
+                       const void* strings, const char* blurb, std::uint64_t bitmask) {
   int* id = &ids_.emplace_back(-1);
   hf_register_info h{};
   h.p_id = id;
-  h.hfinfo = header_field_info{name, abbrev, type, display, strings, 0, blurb, HFILL};
+  h.hfinfo = header_field_info{name, abbrev, type, display, strings, bitmask, blurb, HFILL};
   by_protocol[proto].push_back(h);
   return id;
 }
@@ -122,18 +129,15 @@ int* registry::hf_into(std::map<int, std::vector<hf_register_info>>& by_protocol
 // An hf for every collected filter not registered yet, into `by_protocol`; the ids by filter.
 std::vector<std::pair<std::string, int*>> registry::field_hfs(
     std::map<int, std::vector<hf_register_info>>& by_protocol) {
-  const auto add = [&](int proto, const char* name, const char* abbrev, ftenum type, int display,
-                       const void* strings, const char* blurb) -> int* {
-    return hf_into(by_protocol, proto, name, abbrev, type, display, strings, blurb);
-  };
   std::vector<std::pair<std::string, int*>> ids_by_filter;
-  for (const auto& filter : pending_order_) {
-    const pending& p = pending_.at(filter);
+  for (const auto& p : collected_.list()) {
+    const std::string& filter = p.filter;
     const auto* proto = protocol_named(prefix_of(filter));
     if (!proto || proto_registrar_get_byname(filter.c_str())) continue;
     field_spec spec;
     spec.kind = p.kind;
     spec.width = p.width;
+    spec.name = p.name;
     int display = BASE_NONE;
     const void* strings = nullptr;
     switch (p.kind) {
@@ -163,6 +167,9 @@ std::vector<std::pair<std::string, int*>> registry::field_hfs(
       case wire::kind::hex:
         spec.type = uint_type(p.width);
         display = p.kind == wire::kind::hex ? BASE_HEX : BASE_DEC;
+        spec.named = !p.names.empty();
+        spec.bitmask = p.bitmask();
+        if (spec.bitmask) spec.shift = p.shift(), spec.bit_in_byte = p.bit_in_byte;
         if (!p.names.empty() && p.width <= 32) {
           auto& v = vals_.emplace_back();
           for (const auto& n : named_once(p.names))
@@ -179,8 +186,9 @@ std::vector<std::pair<std::string, int*>> registry::field_hfs(
         }
         break;
     }
-    ids_by_filter.emplace_back(filter, add(proto->id, keep(p.name), keep(filter), spec.type,
-                                           display, strings, keep(p.blurb)));
+    ids_by_filter.emplace_back(
+        filter, hf_into(by_protocol, proto->id, keep(p.name), keep(filter), spec.type, display,
+                        strings, keep(p.blurb), spec.bitmask));
     fields_.emplace(filter, spec);
   }
 
@@ -188,10 +196,7 @@ std::vector<std::pair<std::string, int*>> registry::field_hfs(
 }
 
 int registry::register_all() {
-  for (const auto& t : dissect::tables)
-    for (const auto& f : t.fields) collect(f);
-  for (const auto* f : dissect::computed) collect(*f);  // every dissector's generated fields
-  for (const auto* prof : pack::shipped_profiles) collect(prof->name_field());
+  collected_.collect_shipped();
 
   // Protocols in order of first appearance, each named after its first table.
   const auto title_of = [](std::string_view prefix) -> std::string_view {
@@ -200,8 +205,8 @@ int registry::register_all() {
     return {};
   };
   const int sue = protocol_for_prefix("sue", title_of("sue"));
-  for (const auto& filter : pending_order_) {
-    const std::string_view prefix = prefix_of(filter);
+  for (const auto& f : collected_.list()) {
+    const std::string_view prefix = prefix_of(f.filter);
     protocol_for_prefix(prefix, title_of(prefix));
   }
 
@@ -283,9 +288,9 @@ int registry::register_all() {
 }
 
 void registry::register_profile(const pack::profile& prof) {
-  collect(prof.name_field());
+  collected_.collect(prof.name_field());
   for (const auto& t : prof.types())
-    for (const auto& f : t.fields) collect(f);
+    for (const auto& f : t.fields) collected_.collect(f);
   std::map<int, std::vector<hf_register_info>> by_protocol;
   const auto ids = field_hfs(by_protocol);
   // Wireshark takes fields after its start (as HTTP's custom header fields do).
@@ -322,9 +327,45 @@ registry::known_field& registry::slot_for(const wire::field_info* info) {
     if (by_info_[i & mask].info == info || !by_info_[i & mask].info) return by_info_[i & mask];
 }
 
-const field_spec* registry::field(const wire::field_info& info) {
+// Whether Wireshark's label of an item of the entry is put_field_text's: the name, the value as
+// the library writes it (decimal; hex in as many digits as the field's bits need; a label's
+// text), no value names (Wireshark writes them first), and the bits drawn by both or neither.
+field_use registry::use_for(const wire::field_info& info) const {
+  field_use u;
+  u.spec = field(info.filter);
+  if (!u.spec) return u;
+  const field_spec& s = *u.spec;
+  const bool own_bits = (info.bit % 8 != 0 || info.width % 8 != 0) && info.width <= 32;
+  const bool same_bits = s.bitmask != 0 && info.bit % 8 == s.bit_in_byte && info.width == s.width;
+  u.fits = s.bitmask == 0 || same_bits;
+  if (info.name != s.name || info.type != s.kind) return u;
+  bool plain = false;
+  switch (s.kind) {
+    case wire::kind::label:
+      plain = true;  // the value's name, as the library writes it
+      break;
+    case wire::kind::uint:
+      plain = !s.named;
+      break;
+    case wire::kind::hex:
+      plain = !s.named && info.width == s.width &&
+              (s.bitmask != 0 || info.width == bits_of(s.type));  // Wireshark's digits
+      break;
+    default:
+      break;
+  }
+  if (!plain) return u;
+  u.wireshark_label = own_bits ? same_bits : s.bitmask == 0;
+  u.wireshark_label_generated = s.bitmask == 0;
+  return u;
+}
+
+const field_use& registry::use_of(const wire::field_info& info) {
   if (by_info_.empty()) by_info_.resize(1024);
   known_field* k = &slot_for(&info);
+  const auto fill = [&] {
+    *k = known_field{&info, info.filter, info.bit, info.width, use_for(info)};
+  };
   if (!k->info) {
     if (2 * (known_ + 1) > by_info_.size()) {  // keep it at most half full
       std::vector<known_field> old(by_info_.size() * 2);
@@ -334,12 +375,12 @@ const field_spec* registry::field(const wire::field_info& info) {
       k = &slot_for(&info);
     }
     ++known_;
-    *k = known_field{&info, info.filter, field(info.filter)};
-  } else if (k->filter.data() != info.filter.data() || k->filter.size() != info.filter.size()) {
-    // An entry at an address once used by another (a table built at run time): looked up again.
-    *k = known_field{&info, info.filter, field(info.filter)};
+    fill();
+  } else if (k->filter.data() != info.filter.data() || k->filter.size() != info.filter.size() ||
+             k->bit != info.bit || k->width != info.width) {
+    fill();  // an entry at an address once used by another (a table built at run time)
   }
-  return k->spec;
+  return k->use;
 }
 
 int registry::ett_for(std::string_view layer_name) {

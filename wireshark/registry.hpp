@@ -1,7 +1,7 @@
 // What the plugin registers with Wireshark, built from the library's field tables: a protocol
 // per filter prefix, one hf per filter name, subtree indices, and expert infos for every error
 // the library can report, every sequence-analysis flag and every conformance rule. Nothing here
-// knows a bit position.
+// writes a bit position: a field's bits, where Wireshark draws them, are its table's.
 #pragma once
 
 #include <wireshark.h>
@@ -18,6 +18,7 @@
 
 #include "scaleup/dissect/analysis.hpp"
 #include "scaleup/dissect/conformance.hpp"
+#include "scaleup/dissect/registered_fields.hpp"
 #include "scaleup/pack/command.hpp"
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/field.hpp"
@@ -37,6 +38,24 @@ struct field_spec {
   wire::kind kind = wire::kind::uint;
   unsigned width = 0;
   ftenum type = FT_NONE;
+  std::string name;    // the hf's: the first table's name for the filter
+  bool named = false;  // value names registered: Wireshark labels a value "name (value)"
+  // A field that does not fill its bytes, registered with its bits (every entry of the filter a
+  // header's, at one place in its first byte): Wireshark draws the bits itself. It takes the
+  // value as it lies in the item's bytes (shifted left by `shift`), and masks and shifts back.
+  std::uint32_t bitmask = 0;
+  unsigned shift = 0;
+  unsigned bit_in_byte = 0;
+};
+
+// How one table entry's nodes are shown: the spec of its filter, and whether the label
+// Wireshark makes from the hf (when it needs one: a tree shown or printed) is the library's
+// text for the entry, so that the plugin need not write it for every item of every frame.
+struct field_use {
+  const field_spec* spec = nullptr;
+  bool fits = true;              // false: the entry's bits are not the hf's bitmask (shown as text)
+  bool wireshark_label = false;  // for the entry's nodes read from the frame
+  bool wireshark_label_generated = false;  // for its computed nodes
 };
 
 class registry {
@@ -55,9 +74,10 @@ class registry {
 
   // The field registered for a filter name; nullptr when it belongs to Wireshark.
   const field_spec* field(std::string_view filter) const;
-  // The same for a table entry, remembered by its address: every field of every frame comes
-  // here, and the search by name costs more than the item it is for.
-  const field_spec* field(const wire::field_info& info);
+  // The same for a table entry, with how its nodes are shown, remembered by the entry's
+  // address: every field of every frame comes here, and the search by name costs more than the
+  // item it is for.
+  const field_use& use_of(const wire::field_info& info);
 
   // A subtree index per layer name, handed out on first use from a pool.
   int ett_for(std::string_view layer_name);
@@ -71,16 +91,9 @@ class registry {
   int ett_analysis = -1;
 
  private:
-  struct pending {
-    std::string filter, name, blurb;
-    wire::kind kind = wire::kind::uint;
-    unsigned width = 0;
-    std::vector<wire::value_name> names;
-  };
-  void collect(const wire::field_info& f);
   int* hf_into(std::map<int, std::vector<hf_register_info>>& by_protocol, int proto,
                const char* name, const char* abbrev, ftenum type, int display, const void* strings,
-               const char* blurb);
+               const char* blurb, std::uint64_t bitmask = 0);
   std::vector<std::pair<std::string, int*>> field_hfs(
       std::map<int, std::vector<hf_register_info>>& by_protocol);
   void register_hfs(std::map<int, std::vector<hf_register_info>>& by_protocol,
@@ -90,16 +103,19 @@ class registry {
 
   std::deque<std::string> strings_;
   std::deque<protocol> protocols_;
-  std::map<std::string, pending, std::less<>> pending_;
-  std::vector<std::string> pending_order_;
+  dissect::registered_fields collected_;
   std::map<std::string, field_spec, std::less<>> fields_;
   // Open addressing on the entry's address, a power-of-two table at most half full: cheaper
   // than a std::unordered_map, whose bucket index is a division.
   struct known_field {
     const wire::field_info* info = nullptr;
-    std::string_view filter;  // the entry's name when it was looked up
-    const field_spec* spec = nullptr;
+    // The entry's filter, bit and width when it was looked up: an entry at an address once
+    // another's (a table built at run time) is looked up again.
+    std::string_view filter;
+    std::uint16_t bit = 0, width = 0;
+    field_use use;
   };
+  field_use use_for(const wire::field_info& info) const;
   std::vector<known_field> by_info_;
   std::size_t known_ = 0;
   known_field& slot_for(const wire::field_info* info);

@@ -144,7 +144,9 @@ inline proto_item* add_value(const field_spec& spec, proto_tree* tree, tvbuff_t*
     case FT_UINT16:
     case FT_UINT24:
     case FT_UINT32:
-      return proto_tree_add_uint(tree, hf, tvb, start, length, static_cast<guint32>(f.value));
+      // With a bitmask Wireshark takes the value where it lies in the item's bytes.
+      return proto_tree_add_uint(tree, hf, tvb, start, length,
+                                 static_cast<guint32>(f.value << spec.shift));
     default:
       return proto_tree_add_uint64(tree, hf, tvb, start, length, f.value);
   }
@@ -182,14 +184,21 @@ inline proto_tree* add_layer_subtree(proto_tree* parent, tvbuff_t* tvb, int star
 }
 
 inline void add_field(registry& reg, proto_tree* tree, const placement& at, packet_info* pinfo,
-                      const dissect::field_node& f, std::uint32_t layer_offset) {
+                      const dissect::field_node& f, const dissect::layer_node& l) {
   if (!tree) return;  // no tree asked for: Wireshark would add nothing
-  const field_spec* spec = reg.field(*f.info);
+  const field_use& use = reg.use_of(*f.info);
+  const field_spec* spec = use.spec;
   if (!spec || spec->hf < 0) return;
-  const auto [start, length] = field_range(at, f, layer_offset);
+  // An entry whose bits are not its filter's registered ones (a profile loaded later that puts
+  // a field elsewhere): its value would be masked wrongly, so it is text.
+  if (!use.fits) return add_text(tree, at, reg.ett_for(l.name), f, l.offset);
+  const auto [start, length] = field_range(at, f, l.offset);
   proto_item* item = add_value(*spec, tree, at.tvb, start, length, pinfo, f);
   if (!item) return;
-  set_label(tree, item, f);
+  // Wireshark writes a label only when one is shown or printed, and for most fields it is the
+  // library's text; the plugin writes the others' for every item of every frame.
+  if (!(f.generated ? use.wireshark_label_generated : use.wireshark_label))
+    set_label(tree, item, f);
   if (f.generated) proto_item_set_generated(item);
 }
 
@@ -304,7 +313,7 @@ rendered render(registry& reg, const Tree& t, const placement& at, packet_info* 
                                                  l, list_index);
     }
     for (std::size_t k = first[li]; k < first[li + 1]; ++k)
-      detail::add_field(reg, layer_tree[li], at, pinfo, *by_layer[k], l.offset);
+      detail::add_field(reg, layer_tree[li], at, pinfo, *by_layer[k], l);
     open.push_back(li);
   }
 

@@ -7,6 +7,7 @@
 #include <scaleup/dissect/engine.hpp>
 #include <scaleup/dissect/field_tree.hpp>
 #include <scaleup/dissect/frame_json.hpp>
+#include <scaleup/dissect/registered_fields.hpp>
 #include <scaleup/dissect/summary.hpp>
 #include <scaleup/wire/frame.hpp>
 
@@ -392,6 +393,36 @@ void check_invariants(const d::tree& t, std::size_t input_len) {
 }  // namespace
 
 // ---- each encapsulation, emitted then dissected --------------------------------------------
+
+TEST_CASE("dissect: the fields a Wireshark dissector registers, and the bits it draws") {
+  d::registered_fields r;
+  r.collect_shipped();
+  const auto bits = [&](std::string_view filter) {
+    const d::registered_field* f = r.find(filter);
+    REQUIRE(f != nullptr);
+    return std::pair{f->bitmask(), f->shift()};
+  };
+  // RH octet 0 (R2 Table 5): ver, op and rsv, two bits each; xpuid's ten bits end octet 1.
+  CHECK(bits("sue.rh.ver") == std::pair{0xC0u, 6u});
+  CHECK(bits("sue.rh.op") == std::pair{0x30u, 4u});
+  CHECK(bits("sue.rh.rsv") == std::pair{0x0Cu, 2u});
+  CHECK(bits("sue.rh.xpuid") == std::pair{0x03FFu, 0u});
+  CHECK(bits("ip.frag_offset") == std::pair{0x1FFFu, 0u});
+  CHECK(bits("sue.rh.npsn").first == 0);  // fills its bytes
+  CHECK(bits("ipv6.flow").first == 0);    // hex: tshark's digits would follow the bits
+  CHECK(bits("tofu.rh.di").first == 0);   // three bits over two bytes, an 8-bit type
+  CHECK(bits("rdma.payload.len").first == 0);  // computed
+  // An entry elsewhere in its byte, of another width, or a command's: registered without.
+  r.collect(w::field_info{.name = "ver", .filter = "sue.rh.ver", .bit = 1, .width = 2}, true);
+  CHECK(bits("sue.rh.ver").first == 0);
+  r.collect(w::field_info{.name = "op", .filter = "sue.rh.op", .bit = 2, .width = 3}, true);
+  CHECK(bits("sue.rh.op").first == 0);
+  r.collect(w::field_info{.name = "rsv", .filter = "sue.rh.rsv", .bit = 4, .width = 2});
+  CHECK(bits("sue.rh.rsv").first == 0);
+  CHECK(r.find("sue.rh.rsv")->width == 2);
+  CHECK(r.find("sue.rh.xpuid")->name == "xpuid");
+  CHECK(r.find("no.such.field") == nullptr);
+}
 
 TEST_CASE("dissect: every encapsulation round-trips through the emitter") {
   for (w::encap e : all_encaps) {

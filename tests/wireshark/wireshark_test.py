@@ -29,6 +29,8 @@ What is compared, and what is normalised (README.md, "Wireshark"):
 - fields_csv: the text itself, `scaleup dump -T fields` against `tshark -T fields` byte for byte
   under tshark's -E options (quote, occurrence, aggregator, separator, header, bom), on fields
   whose notation the two share.
+- labels: every label tshark shows for a field of ours (`-T pdml`'s showname) against the line
+  `scaleup dump -v` prints for that field in that frame, brackets of computed fields aside.
 """
 import json
 import os
@@ -331,6 +333,68 @@ def case_fields_basic():
     compare_fields(pcap, profile="none")
 
 
+EXPERTS = ("sue.error.", "sue.warning.", "sue.note.")  # the library's problems, as expert infos
+
+
+def unbracketed(label):
+    return label[1:-1] if label.startswith("[") and label.endswith("]") else label
+
+
+def dump_labels(pcap, *opts):
+    """The field lines of `scaleup dump -v`, by frame number: {(filter, label)}, a computed
+    field's label without its brackets."""
+    frames, n = {}, None
+    for line in scaleup("dump", "-v", *opts, pcap).stdout.splitlines():
+        if m := re.match(r"Frame (\d+):", line):
+            n = int(m.group(1))
+            frames.setdefault(n, set())
+        elif (m := re.match(r"\s+(.*)  \{([^}]+)\}$", line)) and n is not None:
+            frames[n].add((m.group(2), unbracketed(m.group(1))))
+    return frames
+
+
+def compare_labels(pcap, *opts, dump_opts=()):
+    """Each label tshark shows for a field of our protocols (-T pdml's showname) is the line
+    `scaleup dump -v` prints for that field in that frame: where the plugin leaves a label to
+    Wireshark, which makes it from the hf only when it is shown, Wireshark's must be the
+    library's (bits drawn alike, a value without names, hex digits alike)."""
+    want = dump_labels(pcap, *dump_opts)
+    pdml = ET.fromstring(tshark(*NO_ANALYSIS, *opts, "-r", pcap, "-T", "pdml").stdout)
+    labels = 0
+    for packet in pdml.iter("packet"):
+        num = int(next(f.get("show") for f in packet.iter("field") if f.get("name") == "num"))
+        for f in packet.iter("field"):
+            name = f.get("name") or ""
+            if name.split(".")[0] not in OURS or name.startswith(PLUGIN_ONLY + EXPERTS):
+                continue
+            label = unbracketed(f.get("showname") or "")
+            check((name, label) in want.get(num, ()),
+                  f"{os.path.basename(pcap)} frame {num}: {name} is {label!r} in tshark; dump -v: "
+                  f"{sorted(l for n, l in want.get(num, ()) if n == name)}")
+            labels += 1
+    check(labels > 0, f"{pcap}: no field of ours in tshark's tree")
+    print(f"{os.path.basename(pcap)}: {labels} labels as dump -v prints them")
+    return labels
+
+
+def case_labels():
+    """The labels of every kind of field: every encapsulation's headers, a session's commands
+    and padding, Tofu's and RDMA's headers, damaged frames."""
+    basic, _ = capture("basic", "basic", "--count", "6")
+    compare_labels(basic)
+    session, _ = lossy_session("session-afh1-vlan-shim", "--encap", "afh1-vlan-shim",
+                               commands=200)
+    compare_labels(session)
+    afh2, _ = capture("traffic-afh2", "traffic", "--pattern", "uniform", "--encap",
+                      "afh2,afh2c,lite", "--link", "afh2")
+    compare_labels(afh2)
+    rdma, _ = capture("rdma", "rdma", "--transfers", "3", "--loss", "0.01", "--seed", "5")
+    compare_labels(rdma)
+    damaged = os.path.join(TMP, "basic-damaged.pcap")
+    run([EDITCAP, "-E", "0.02", "--seed", "1", "-F", "pcap", basic, damaged])
+    compare_labels(readable(damaged))
+
+
 def with_fcs(src, name):
     """A copy of the pcap `src` whose frames end in their FCS, as some capture hardware records
     them."""
@@ -426,6 +490,8 @@ def case_profile_file():
     check(got.get("sue.cmd.name") == ["FENCE", "DOORBELL"] and
           got.get("sue.cmd.queue") == [0x0A0B0C], f"tshark with the file: sue.cmd.name "
           f"{got.get('sue.cmd.name')}, sue.cmd.queue {got.get('sue.cmd.queue')}")
+    # The labels of the file's fields, registered after the start, as of the shipped ones.
+    compare_labels(doorbell, "-o", f"sue.profile_file:{vendor}", dump_opts=("--profile", vendor))
     # A broken file is reported and the enum's profile stays.
     bad = os.path.join(TMP, "bad.json")
     prof["types"][1]["code"] = prof["types"][0]["code"]
