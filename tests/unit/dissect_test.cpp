@@ -408,9 +408,9 @@ TEST_CASE("dissect: the fields a Wireshark dissector registers, and the bits it 
   CHECK(bits("sue.rh.rsv") == std::pair{0x0Cu, 2u});
   CHECK(bits("sue.rh.xpuid") == std::pair{0x03FFu, 0u});
   CHECK(bits("ip.frag_offset") == std::pair{0x1FFFu, 0u});
-  CHECK(bits("sue.rh.npsn").first == 0);  // fills its bytes
-  CHECK(bits("ipv6.flow").first == 0);    // hex: tshark's digits would follow the bits
-  CHECK(bits("tofu.rh.di").first == 0);   // three bits over two bytes, an 8-bit type
+  CHECK(bits("sue.rh.npsn").first == 0);       // fills its bytes
+  CHECK(bits("ipv6.flow").first == 0);         // hex: tshark's digits would follow the bits
+  CHECK(bits("tofu.rh.di").first == 0);        // three bits over two bytes, an 8-bit type
   CHECK(bits("rdma.payload.len").first == 0);  // computed
   // An entry elsewhere in its byte, of another width, or a command's: registered without.
   r.collect(w::field_info{.name = "ver", .filter = "sue.rh.ver", .bit = 1, .width = 2}, true);
