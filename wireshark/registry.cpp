@@ -30,27 +30,6 @@ ftenum uint_type(unsigned width) {
   return FT_UINT64;
 }
 
-unsigned bits_of(ftenum type) {
-  switch (type) {
-    case FT_UINT8:
-      return 8;
-    case FT_UINT16:
-      return 16;
-    case FT_UINT24:
-      return 24;
-    case FT_UINT32:
-      return 32;
-    case FT_UINT40:
-      return 40;
-    case FT_UINT48:
-      return 48;
-    case FT_UINT56:
-      return 56;
-    default:
-      return 64;
-  }
-}
-
 // The value names Wireshark gets: each name (in any case, as Wireshark matches names) for the
 // first value that has it only; sue.rh.op's "none" is 2 and 3, tofu.rh.pat's "reserved" 3 to 7.
 // For a name of several values, Wireshark 4.4's display-filter compiler (semcheck.c,
@@ -348,8 +327,9 @@ field_use registry::use_for(const wire::field_info& info) const {
       plain = !s.named;
       break;
     case wire::kind::hex:
-      plain = !s.named && info.width == s.width &&
-              (s.bitmask != 0 || info.width == bits_of(s.type));  // Wireshark's digits
+      // Wireshark writes as many digits as the bitmask's bits, else as its type's (uint_type:
+      // the width rounded up to whole bytes); the library as many as the width's.
+      plain = !s.named && info.width == s.width && (s.bitmask != 0 || s.width % 8 == 0);
       break;
     default:
       break;
