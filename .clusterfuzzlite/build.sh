@@ -6,6 +6,9 @@
 # target reads wire formats, fuzz/scaleup.dict as fuzz_<name>.dict. The library is header-only;
 # the application layer (app/: the capture session) is compiled first, with the same flags, for
 # the targets that include it. libpcap is linked for the capture targets (pcap/ may use it).
+# SCALEUP_FUZZ_TARGETS, when set, names the targets to build (fuzz/<name>.cpp's names, separated
+# by spaces): one target rebuilt with the services' flags while working on it, or a test of this
+# script that need not compile them all. Unset: every target, as the services build.
 src=${SRC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$src"
 
@@ -36,21 +39,13 @@ compiled() {  # compiled NAME...: waits for them, then prints the failures' outp
 }
 declare -A pids=()
 
-# The application layer, once, for the targets that include it (zlib and nlohmann-json are its).
-app_objects=() app_names=()
-for f in app/*.cpp; do
-  name=app_$(basename "$f" .cpp)
-  # shellcheck disable=SC2086
-  compile "$name" $CXX $CXXFLAGS -std=c++20 -Iinclude -I. -c "$f" -o "$WORK/$name.o"
-  app_objects+=("$WORK/$name.o")
-  app_names+=("$name")
-done
-
-# The targets without it first, while it compiles; then those with it.
-names=() later=()
+# The targets, those that include the application layer apart: they are compiled after it.
+selected=" ${SCALEUP_FUZZ_TARGETS:-} "
+plain=() later=()
 for f in fuzz/*.cpp; do
   name=$(basename "$f" .cpp)
   [[ $name == replay ]] && continue
+  [[ -n ${SCALEUP_FUZZ_TARGETS:-} && $selected != *" $name "* ]] && continue
   if [[ -d fuzz/corpus/$name ]] && compgen -G "fuzz/corpus/$name/*" >/dev/null; then
     rm -f "$OUT/fuzz_${name}_seed_corpus.zip"
     zip -q -j "$OUT/fuzz_${name}_seed_corpus.zip" fuzz/corpus/"$name"/*
@@ -60,8 +55,34 @@ for f in fuzz/*.cpp; do
   fi
   if grep -q '^#include "app/' "$f"; then
     later+=("$f")
-    continue
+  else
+    plain+=("$f")
   fi
+done
+
+for name in ${SCALEUP_FUZZ_TARGETS:-}; do
+  if [[ $name == replay || ! -f fuzz/$name.cpp ]]; then
+    echo "SCALEUP_FUZZ_TARGETS: no fuzz target $name (fuzz/$name.cpp)" >&2
+    exit 1
+  fi
+done
+
+# The application layer, once, for the targets that include it (zlib and nlohmann-json are its).
+app_objects=() app_names=()
+if ((${#later[@]} > 0)); then
+  for f in app/*.cpp; do
+    name=app_$(basename "$f" .cpp)
+    # shellcheck disable=SC2086
+    compile "$name" $CXX $CXXFLAGS -std=c++20 -Iinclude -I. -c "$f" -o "$WORK/$name.o"
+    app_objects+=("$WORK/$name.o")
+    app_names+=("$name")
+  done
+fi
+
+# The targets without it while it compiles; then those with it.
+names=()
+for f in "${plain[@]}"; do
+  name=$(basename "$f" .cpp)
   # shellcheck disable=SC2086  # the flag variables are word lists by contract
   compile "fuzz_$name" $CXX $CXXFLAGS -std=c++20 -Iinclude -Ifuzz "$f" -o "$OUT/fuzz_$name" \
     $LIB_FUZZING_ENGINE -lpcap
