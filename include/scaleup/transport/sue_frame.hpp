@@ -285,8 +285,11 @@ class fast_reader {
     const wire::bytes p = b_.subspan(at, end - at);
     // The RH's rules stop nothing either: a receiver is given it as carried.
     wire::view<wire::reliability_header>::make(p)->read(r.rh.emplace());
-    const wire::pdu_bounds bounds =
-        exact ? wire::pdu_bounds_exact(p) : wire::pdu_bounds_l2(p, b_.size(), o_.commands);
+    wire::pdu_bounds bounds;
+    if (exact)
+      wire::pdu_bounds_exact_in(bounds, p);
+    else
+      wire::pdu_bounds_l2_in(bounds, p, b_.size(), o_.commands);
     const std::size_t payload = bounds.payload_end - rh_size;
     r.payload = p.subspan(rh_size, payload < p.size() - rh_size ? payload : p.size() - rh_size);
     r.status = bounds.status;

@@ -255,9 +255,9 @@ class predicted_reader {
     if (!take(f_.rh.emplace(), layer_kind::sue_rh, at, end) || f_.rh->ver != 0) return false;
     const bytes pdu = b_.subspan(at, end - at);
     if (exact)
-      f_.bounds = pdu_bounds_exact(pdu);
+      pdu_bounds_exact_in(f_.bounds, pdu);
     else
-      f_.bounds = pdu_bounds_l2(pdu, b_.size(), o_.commands);
+      pdu_bounds_l2_in(f_.bounds, pdu, b_.size(), o_.commands);
     const std::size_t payload = f_.bounds.payload_end - rh_size;
     if (payload > sue_max_payload || f_.bounds.status == rcrc_status::bad) return false;
     const std::size_t kept = payload < pdu.size() - rh_size ? payload : pdu.size() - rh_size;

@@ -212,9 +212,9 @@ class frame_reader {
     if (cut)
       f_.bounds = pdu_bounds_not_captured(end - at);
     else if (exact)
-      f_.bounds = pdu_bounds_exact(pdu);
+      pdu_bounds_exact_in(f_.bounds, pdu);
     else
-      f_.bounds = pdu_bounds_l2(pdu, w_ - cooked_extra_, o_.commands);
+      pdu_bounds_l2_in(f_.bounds, pdu, w_ - cooked_extra_, o_.commands);
     const std::size_t payload = f_.bounds.payload_end - rh_size;
     const std::size_t kept = payload < pdu.size() - rh_size ? payload : pdu.size() - rh_size;
     f_.payload = pdu.subspan(rh_size, kept);
