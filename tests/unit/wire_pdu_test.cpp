@@ -552,6 +552,38 @@ TEST_CASE("pdu_bounds_l2: random PDUs in padded minimum frames") {
   CHECK(failures == 0);
 }
 
+// The in-place forms write every field of the bounds they are given: a reader hands them the
+// bounds of its value, which hold whatever they held before.
+bool same_bounds(const w::pdu_bounds& a, const w::pdu_bounds& b) {
+  return a.payload_end == b.payload_end && a.pad == b.pad && a.status == b.status &&
+         a.rcrc == b.rcrc && a.computed == b.computed;
+}
+
+TEST_CASE("pdu_bounds_exact_in, pdu_bounds_l2_in: every field written, as the returned value") {
+  const w::pdu_bounds stale{.payload_end = 999,
+                            .pad = 77,
+                            .status = rcrc_status::not_captured,
+                            .rcrc = 0xDEADBEEF,
+                            .computed = 0x12345678};
+  auto bad = pdu_golden;
+  bad[9] ^= 0x01;
+  const byte_vector padded = padded_frame(pdu_golden, 60);
+  for (const w::bytes pdu :
+       {w::bytes(pdu_golden), w::bytes(bad), w::bytes(pdu_empty), w::bytes(pdu_golden).first(8),
+        w::bytes(pdu_golden).first(11), w::bytes{}, w::bytes(padded).subspan(14)}) {
+    CAPTURE(hex(byte_vector(pdu.begin(), pdu.end())));
+    w::pdu_bounds b = stale;
+    w::pdu_bounds_exact_in(b, pdu);
+    CHECK(same_bounds(b, w::pdu_bounds_exact(pdu)));
+    for (const std::size_t frame_len : {std::size_t{60}, std::size_t{61}, std::size_t{1514}}) {
+      CAPTURE(frame_len);
+      b = stale;
+      w::pdu_bounds_l2_in(b, pdu, frame_len, nullptr);
+      CHECK(same_bounds(b, w::pdu_bounds_l2(pdu, frame_len)));
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("ones_sum: pieces of odd length continue mid-word") {
