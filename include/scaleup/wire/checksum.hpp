@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "scaleup/wire/bits.hpp"
 #include "scaleup/wire/crc32_clmul.hpp"
@@ -44,17 +45,18 @@ inline constexpr auto crc32_tables = [] {
   return t;
 }();
 
-SCALEUP_ALWAYS_INLINE constexpr std::uint64_t load_le64(const std::uint8_t* p) noexcept {
-  if (!std::is_constant_evaluated()) return boost::endian::load_little_u64(p);
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-SCALEUP_ALWAYS_INLINE constexpr std::uint32_t load_le32(const std::uint8_t* p) noexcept {
-  if (!std::is_constant_evaluated()) return boost::endian::load_little_u32(p);
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+// A little-endian word of 4 or 8 bytes; byte by byte in a constant expression.
+template <class T>
+SCALEUP_ALWAYS_INLINE constexpr T load_le(const std::uint8_t* p) noexcept {
+  static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>);
+  if (!std::is_constant_evaluated()) {
+    if constexpr (sizeof(T) == 8)
+      return boost::endian::load_little_u64(p);
+    else
+      return boost::endian::load_little_u32(p);
+  }
+  T v = 0;
+  for (int i = sizeof(T) - 1; i >= 0; --i) v = static_cast<T>(v << 8) | p[i];
   return v;
 }
 
@@ -72,16 +74,17 @@ constexpr std::uint32_t crc32_update_tables(std::uint32_t crc, const std::uint8_
                                             std::size_t n) noexcept {
   if constexpr (detail::crc32_slices == 16) {
     for (; n >= 16; p += 16, n -= 16)
-      crc = detail::crc32_word<15>(detail::load_le64(p) ^ crc) ^
-            detail::crc32_word<7>(detail::load_le64(p + 8));
+      crc = detail::crc32_word<15>(detail::load_le<std::uint64_t>(p) ^ crc) ^
+            detail::crc32_word<7>(detail::load_le<std::uint64_t>(p + 8));
   }
   if constexpr (detail::crc32_slices >= 8) {
-    for (; n >= 8; p += 8, n -= 8) crc = detail::crc32_word<7>(detail::load_le64(p) ^ crc);
+    for (; n >= 8; p += 8, n -= 8)
+      crc = detail::crc32_word<7>(detail::load_le<std::uint64_t>(p) ^ crc);
     // Four of the last 4-7 bytes in one step: four lookups side by side, where a byte at a time
     // is four in a chain.
     if (n >= 4) {
       const auto& t = detail::crc32_tables;
-      const std::uint32_t w = detail::load_le32(p) ^ crc;
+      const std::uint32_t w = detail::load_le<std::uint32_t>(p) ^ crc;
       crc = t[3][w & 0xFF] ^ t[2][(w >> 8) & 0xFF] ^ t[1][(w >> 16) & 0xFF] ^ t[0][w >> 24];
       p += 4;
       n -= 4;
@@ -135,7 +138,7 @@ struct ones_sum {
     // per word, one at the end. 2^31 steps cannot carry out of 64 bits.
     std::uint64_t wide = 0;
     for (; i + 7 < data.size(); i += 8) {
-      const std::uint64_t w = detail::load_le64(data.data() + i);
+      const std::uint64_t w = detail::load_le<std::uint64_t>(data.data() + i);
       wide += (w & 0xFFFFFFFF) + (w >> 32);
     }
     wide = fold16(wide);
