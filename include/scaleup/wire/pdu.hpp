@@ -164,16 +164,10 @@ constexpr bool all_zero(bytes b) noexcept {
   return true;
 }
 
-// The PDU runs to the end of a Layer 2 frame, FCS already removed. When the frame is at the
-// 60-byte minimum the sender may have padded with zeros after the R-CRC: the R-CRC is then at
-// the first boundary where the running CRC matches and only zeros follow (decisions.md "R-CRC
-// and the end of a PDU"). With `commands` the boundaries are those of the packed commands;
-// without them, or when the commands do not parse, every byte boundary is a candidate.
-// frame_len: the whole frame's length, to know whether padding was possible.
-constexpr pdu_bounds pdu_bounds_l2(bytes pdu, std::size_t frame_len,
-                                   const command_boundaries* commands = nullptr) noexcept {
+namespace detail {
+// pdu_bounds_l2's search for the R-CRC before the padding of a minimum-size frame.
+constexpr pdu_bounds pdu_bounds_padded(bytes pdu, const command_boundaries* commands) noexcept {
   constexpr std::size_t rh = layout<reliability_header>::size;
-  if (frame_len > ethernet_min_frame || pdu.size() < rh + rcrc_size) return pdu_bounds_exact(pdu);
   if (commands) {
     std::uint32_t running = crc32_update(crc32_init, pdu.first(rh));
     for (std::size_t pos = rh; pos + rcrc_size <= pdu.size();) {
@@ -199,16 +193,29 @@ constexpr pdu_bounds pdu_bounds_l2(bytes pdu, std::size_t frame_len,
   }
   return pdu_bounds_exact(pdu);  // no candidate matched: report the last four bytes as bad
 }
+}  // namespace detail
 
-// pdu_bounds_l2 written into `b` (as pdu_bounds_exact_in): in place for every frame over the
-// minimum, the one case nearly every frame is.
+// The PDU runs to the end of a Layer 2 frame, FCS already removed. When the frame is at the
+// 60-byte minimum the sender may have padded with zeros after the R-CRC: the R-CRC is then at
+// the first boundary where the running CRC matches and only zeros follow (decisions.md "R-CRC
+// and the end of a PDU"). With `commands` the boundaries are those of the packed commands;
+// without them, or when the commands do not parse, every byte boundary is a candidate.
+// frame_len: the whole frame's length, to know whether padding was possible. Written into `b`
+// (as pdu_bounds_exact_in): in place for every frame over the minimum, nearly every frame.
 SCALEUP_SPEED_INLINE constexpr void pdu_bounds_l2_in(pdu_bounds& b, bytes pdu,
                                                      std::size_t frame_len,
                                                      const command_boundaries* commands) noexcept {
-  if (frame_len > ethernet_min_frame)
+  if (frame_len > ethernet_min_frame || pdu.size() < layout<reliability_header>::size + rcrc_size)
     pdu_bounds_exact_in(b, pdu);
   else
-    b = pdu_bounds_l2(pdu, frame_len, commands);
+    b = detail::pdu_bounds_padded(pdu, commands);
+}
+
+constexpr pdu_bounds pdu_bounds_l2(bytes pdu, std::size_t frame_len,
+                                   const command_boundaries* commands = nullptr) noexcept {
+  pdu_bounds b;
+  pdu_bounds_l2_in(b, pdu, frame_len, commands);
+  return b;
 }
 
 // How many bytes of a packed payload that runs to the end of a Layer 2 frame are commands: the
