@@ -7,8 +7,9 @@
 # Every target is compiled with clang and the sanitizers elsewhere in the suite (the sanitizer
 # tree's replay driver holds each fuzz/<name>.cpp), so the script compiles two here (it names
 # them in SCALEUP_FUZZ_TARGETS): one of the library alone and the one that links the
-# application layer, its two ways of building a target. Its walk over every target (a binary,
-# a seed corpus, a dictionary for each) is checked by a run whose compiler is `true`.
+# application layer, its two ways of building a target. Its walk over every target (the count
+# it builds, a seed corpus zipped for each, the dictionary copied) is checked by a run whose
+# compiler is `true`.
 # usage: oss_fuzz_build.sh SOURCE_DIR WORK_DIR
 set -euo pipefail
 src=$1
