@@ -76,17 +76,37 @@ declare -A described=(
   [cooked]="the session, Linux cooked (SLL), editcap -s 80"
 )
 
-# Median wall time (seconds) of a command, its output discarded. A command that fails stops the
-# script with its error output: a failed run would otherwise be timed as a fast one.
-median() {
-  local ts=() i s e
+# One run's wall time (seconds) in `last`, the command's output discarded. A command that fails
+# stops the script with its error output: a failed run would otherwise be timed as a fast one.
+timed() {
+  local s e
+  s=$(date +%s.%N)
+  quiet "$@"
+  e=$(date +%s.%N)
+  last=$(calc "$e - $s")
+}
+middle() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# Median wall times of the commands held in the arrays named, timed in turn, a round of all of
+# them a run; in the array `medians`, in the order named. A row's two sides then share the VM's
+# spells, which move its speed by a quarter within minutes: timing all of one command's runs
+# and then all of the other's set one spell against another.
+interleaved() {
+  local -a times=()
+  local i k
   for ((i = 0; i < RUNS; i++)); do
-    s=$(date +%s.%N)
-    quiet "$@"
-    e=$(date +%s.%N)
-    ts+=("$(calc "$e - $s")")
+    for ((k = 1; k <= $#; k++)); do
+      local -n command=${!k}
+      timed "${command[@]}"
+      unset -n command
+      times[k]+="$last "
+    done
   done
-  printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  medians=()
+  for ((k = 1; k <= $#; k++)); do
+    # shellcheck disable=SC2086 # the times, split at their spaces
+    medians+=("$(middle ${times[k]})")
+  done
 }
 
 have_tshark=""
@@ -140,23 +160,43 @@ done
 header
 fields=(-e frame.number -e sue.rh.npsn)
 frames_json=""
+# shellcheck disable=SC2034 # the c_* arrays are read by name (interleaved)
 for name in basic session cooked; do
   cap=${!name}
   got=$("$READ" "$cap" | awk '{print $1}')
   frames_json+="\"$name\": $got, "
-  t_read=$(median "$READ" "$cap")
-  t_json=$(median "$TOOL" dump --json "$cap")
-  t_text=$(median "$TOOL" dump "$cap")
-  t_fields=$(median "$TOOL" dump -T fields "${fields[@]}" "$cap")
-  t_stats=$(median "$TOOL" stats --json "$cap")
+  c_read=("$READ" "$cap")
+  c_json=("$TOOL" dump --json "$cap")
+  c_text=("$TOOL" dump "$cap")
+  c_fields=("$TOOL" dump -T fields "${fields[@]}" "$cap")
+  c_stats=("$TOOL" stats --json "$cap")
+  c_reader=("$READ" --reader "$cap")
+  c_ts_fields=(ts -r "$cap" -T fields "${fields[@]}")
+  c_ts_text=(ts -r "$cap")
+  # The same frames as plain UDP data: the plugin's protocol disabled. On every capture: the
+  # plugin judges the conformance rules, and basic's random PSNs break one almost every frame
+  # (an expert item each), where a session breaks none.
+  c_ts_plain=(ts -r "$cap" --disable-protocol sue -T fields -e frame.number -e data.len)
+  timing=(c_read c_json c_text c_fields c_stats)
+  [[ "$name" == basic ]] && timing+=(c_reader)
+  [[ -n "$have_tshark" ]] && timing+=(c_ts_fields c_ts_text c_ts_plain)
+  interleaved "${timing[@]}"
+  t_read=${medians[0]} t_json=${medians[1]} t_text=${medians[2]} t_fields=${medians[3]}
+  t_stats=${medians[4]}
+  k=5
+  if [[ "$name" == basic ]]; then
+    t_reader=${medians[k]}
+    k=$((k + 1))
+  fi
+  if [[ -n "$have_tshark" ]]; then
+    t_ts_fields=${medians[k]} t_ts_text=${medians[k + 1]} t_plain=${medians[k + 2]}
+  fi
   r_read=$(rate "$t_read")
   if [[ "$name" == basic ]]; then
-    row "$name" "capture reader (dump's, stats' input)" "$(rate "$(median "$READ" --reader "$cap")")" \
+    row "$name" "capture reader (dump's, stats' input)" "$(rate "$t_reader")" \
       "$r_read" "libpcap read loop" 1 ">= libpcap"
   fi
   if [[ -n "$have_tshark" ]]; then
-    t_ts_fields=$(median ts -r "$cap" -T fields "${fields[@]}")
-    t_ts_text=$(median ts -r "$cap")
     # The goals carry a margin over the lines the product needs (30 x, 0.5 x), so that one
     # run's noise does not move a figure across them.
     row "$name" "dump --json" "$(rate "$t_json")" "$(rate "$t_ts_fields")" "tshark -T fields" 33 \
@@ -170,8 +210,10 @@ for name in basic session cooked; do
   # (Amdahl), with what 16 and 64 cores would give: 1 / (f + (1 - f) / N).
   for cmd in "dump --json" "stats --json"; do
     read -ra args <<<"$cmd"
-    t1=$(median "$TOOL" "${args[@]}" --threads 1 "$cap")
-    t2=$(median "$TOOL" "${args[@]}" --threads 2 "$cap")
+    c_t1=("$TOOL" "${args[@]}" --threads 1 "$cap")
+    c_t2=("$TOOL" "${args[@]}" --threads 2 "$cap")
+    interleaved c_t1 c_t2
+    t1=${medians[0]} t2=${medians[1]}
     row "$name" "$cmd --threads 1" "$(rate "$t1")" "$r_read" "libpcap read loop" "" "-"
     row "$name" "$cmd --threads 2" "$(rate "$t2")" "$(rate "$t1")" "--threads 1" "" "-"
     f=$(calc "2 * $t2 / $t1 - 1")
@@ -214,10 +256,6 @@ EOF
       "libpcap read loop" "" "-"
   fi
   if [[ -n "$have_tshark" ]]; then
-    # The same frames as plain UDP data: the plugin's protocol disabled. On every capture: the
-    # plugin judges the conformance rules, and basic's random PSNs break one almost every frame
-    # (an expert item each), where a session breaks none.
-    t_plain=$(median ts -r "$cap" --disable-protocol sue -T fields -e frame.number -e data.len)
     row "$name" "tshark with plugin (time)" "$t_ts_fields" "$t_plain" "tshark, plain UDP" 1.3 \
       "<= 1.3 x plain" lower s
   fi
@@ -240,13 +278,18 @@ echo "hash flooding: $CRAFTED PDUs over UDP/IPv6, a flow each; sources colliding
 header
 for cmd in "dump --json --threads 1" "stats --json --threads 1" "check"; do
   read -ra args <<<"$cmd"
-  t_crafted=$(median "$TOOL" "${args[@]}" "$scratch/crafted.pcap")
-  t_random=$(median "$TOOL" "${args[@]}" "$scratch/random.pcap")
+  c_crafted=("$TOOL" "${args[@]}" "$scratch/crafted.pcap")
+  c_random=("$TOOL" "${args[@]}" "$scratch/random.pcap")
+  interleaved c_crafted c_random
+  t_crafted=${medians[0]} t_random=${medians[1]}
   row crafted "$cmd (time)" "$t_crafted" "$t_random" "random sources" 3 "<= 3 x random" lower s
 done
+# shellcheck disable=SC2034 # read by name (interleaved)
 if [[ -n "$have_tshark" ]]; then
-  t_crafted=$(median ts -r "$scratch/crafted.pcap" -T fields "${fields[@]}")
-  t_random=$(median ts -r "$scratch/random.pcap" -T fields "${fields[@]}")
+  c_crafted=(ts -r "$scratch/crafted.pcap" -T fields "${fields[@]}")
+  c_random=(ts -r "$scratch/random.pcap" -T fields "${fields[@]}")
+  interleaved c_crafted c_random
+  t_crafted=${medians[0]} t_random=${medians[1]}
   row crafted "tshark with plugin (time)" "$t_crafted" "$t_random" "random sources" 3 \
     "<= 3 x random" lower s
 fi
