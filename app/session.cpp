@@ -36,6 +36,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <span>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -667,7 +668,6 @@ bool session::impl::read_parallel() {
   };
   std::vector<std::thread> workers;
   workers.reserve(ss.threads - 1);
-  for (unsigned i = 1; i < ss.threads; ++i) workers.emplace_back(worker);
   struct joiner {
     std::vector<std::thread>& w;
     std::mutex& m;
@@ -682,6 +682,13 @@ bool session::impl::read_parallel() {
       for (auto& t : w) t.join();
     }
   } join_at_end{workers, m, work_cv, quit};
+  // Where the process may start fewer threads than asked (RLIMIT_NPROC, a container's pids
+  // limit), the reading runs on those that started: the reading thread dissects too, so any
+  // number of workers, none included, reads the same frames.
+  try {
+    for (unsigned i = 1; i < ss.threads; ++i) workers.emplace_back(worker);
+  } catch (const std::system_error&) {
+  }
 
   // Reading: up to ss.batch frames or 8 MiB of bytes a batch.
   frame_clock clock(input->names_interfaces());
@@ -875,8 +882,14 @@ std::optional<std::string> session::prepare() {
   options_.heuristics = !e.no_heuristics;
   options_.check_checksums = e.check_checksums;
   options_.fcs = e.fcs;
-  for (const unsigned p : e.udp_ports)
+  for (const unsigned p : e.udp_ports) {
+    if (p == 0 || p > 65535)
+      return "--udp-port: " + std::to_string(p) + " is not a port (1 to 65535)";
     if (!options_.add_udp_port(static_cast<std::uint16_t>(p))) return "--udp-port: too many ports";
+  }
+  if (s_.threads == 0 || s_.threads > max_threads)
+    return "--threads: " + std::to_string(s_.threads) + " is not 1 to " +
+           std::to_string(max_threads);
   if (auto bad = profile_.resolve(e.profile, true)) return "--profile: " + *bad;
   options_.profile = profile_.profile();
   filter_.reset();

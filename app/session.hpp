@@ -77,11 +77,16 @@ struct filter_settings {
 // The frames `dump`, `stats` and `check` hold at most by default while their flows are not known.
 inline constexpr std::size_t default_hold = std::size_t{1} << 16;
 
+// The most threads a reading takes (`--threads`): each worker keeps a copy of the UDP flow table,
+// and 2 N + 2 batches are under way, so memory grows with N; past a few dozen, the reading in
+// frame order is the bound anyway (docs/performance.md, the Amdahl lines).
+inline constexpr unsigned max_threads = 64;
+
 struct session_settings {
   source_settings source;
   engine_settings engine;
   filter_settings filter;
-  unsigned threads = 1;  // dissecting threads on a file, the reading one included
+  unsigned threads = 1;  // dissecting threads on a file, the reading one included (max_threads)
   unsigned batch = 512;  // frames a thread takes at a time
   // Frames held at most while their flows are not known (0: none; the commands' --hold gives
   // default_hold); see session.cpp.

@@ -61,11 +61,12 @@ inline void add_engine_options(CLI::App* app, scaleup::app::engine_settings& e) 
 // --threads N (default: every core); --batch N, hidden, lets the tests cross batch boundaries
 // on small captures.
 inline void add_thread_options(CLI::App* app, scaleup::app::session_settings& s) {
-  s.threads = std::max(1u, std::thread::hardware_concurrency());
+  s.threads = std::clamp(std::thread::hardware_concurrency(), 1u, scaleup::app::max_threads);
   app->add_option("--threads", s.threads,
                   "threads that read and dissect a capture file, the reading one included "
-                  "(default: every core; 1: that one alone)")
-      ->check(CLI::PositiveNumber)
+                  "(default: every core, at most " +
+                      std::to_string(scaleup::app::max_threads) + "; 1: that one alone)")
+      ->check(CLI::Range(1u, scaleup::app::max_threads))
       ->capture_default_str();
   app->add_option("--batch", s.batch, "frames a thread takes at a time")
       ->check(CLI::Range(1u, 1u << 20))

@@ -13,9 +13,11 @@ trivial outputs cannot pass for one of these.
 """
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test
@@ -209,6 +211,36 @@ def case_usage():
     # --interval prints tables as frames come: it reads on one thread, whatever --threads says.
     p = run("stats", "--interval", "100", "--threads", "4", cap)
     check("totals" in p.stdout, p.stdout)
+    # At most 64 (each thread costs memory: docs/robustness.md); the default stays under it.
+    p = run("dump", "--threads", "65", cap, expect=2)
+    check("--threads" in p.stderr and "64" in p.stderr, p.stderr)
+    run("dump", "--threads", "64", cap)
+    fewer_threads_start()
+
+
+def fewer_threads_start():
+    """Where the process may start fewer threads than asked (RLIMIT_NPROC, as for a user with a
+    low `ulimit -u`), the reading runs on those that started and prints what one thread prints.
+    Run as a user id of its own, whose processes nothing else counts (root ignores the limit)."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return
+    d = tempfile.mkdtemp()
+    try:
+        os.chmod(d, 0o755)
+        cap = os.path.join(d, "s.pcap")
+        run("gen", "session", "--commands", "3000", "-o", cap)
+        os.chmod(cap, 0o644)
+        want = run("dump", "--json", "--threads", "1", cap).stdout
+        for cmd in (["dump", "--json"], ["stats", "--json"]):
+            want = run(*cmd, "--threads", "1", cap).stdout
+            p = subprocess.run(
+                ["setpriv", "--reuid=54321", "--regid=54321", "--clear-groups", "bash", "-c",
+                 'ulimit -u 4 && exec "$@"', "-", cli_test.SCALEUP, *cmd, "--threads", "16", cap],
+                capture_output=True, text=True, timeout=300)
+            check(p.returncode == 0, f"{cmd} under ulimit -u 4: exit {p.returncode}\n{p.stderr}")
+            check(p.stdout == want, f"{cmd} under ulimit -u 4 differs from --threads 1")
+    finally:
+        shutil.rmtree(d)
 
 
 if __name__ == "__main__":
