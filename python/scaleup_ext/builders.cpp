@@ -138,8 +138,13 @@ const pack::profile& profile_of(const std::string& name, scaleup::app::profile_c
 
 std::vector<std::uint8_t> bytes_of(py::handle b) {
   const py::buffer_info info = py::buffer(py::reinterpret_borrow<py::object>(b)).request();
-  const auto* p = static_cast<const std::uint8_t*>(info.ptr);
-  return {p, p + info.size * info.itemsize};
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(info.size * info.itemsize));
+  // Its elements in order, as bytes(b) gives them: a strided buffer (memoryview(x)[::2], a
+  // numpy slice) does not hold them one after the other from its first.
+  if (!out.empty() &&
+      PyBuffer_ToContiguous(out.data(), info.view(), static_cast<Py_ssize_t>(out.size()), 'C') != 0)
+    throw py::error_already_set();
+  return out;
 }
 
 // One command of `prof` from {"type": code or name, "data": bytes, keyword: value, ...},

@@ -60,7 +60,8 @@ std::unique_ptr<app::session> open_session(const std::string& path, const option
   s.engine.no_heuristics = o.no_heuristics;
   s.engine.port_by_interface = o.port_by_interface;
   s.filter.text = o.display_filter;
-  s.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  s.threads =
+      o.threads ? o.threads : std::clamp(std::thread::hardware_concurrency(), 1u, app::max_threads);
   s.progress = false;
   auto se = std::make_unique<app::session>(s);
   if (const auto bad = se->prepare()) throw py::value_error(*bad);
@@ -104,12 +105,22 @@ class json_frames final : public app::frame_consumer {
     worker_.join();
   }
 
+  // Python's close(): no frame after it, though batches read before it are still queued.
+  void close_by_caller() {
+    const one_caller in(busy_);
+    closed_ = true;
+    close();
+  }
+
   py::object next() {
+    const one_caller in(busy_);
+    if (closed_) throw py::stop_iteration();
     while (at_ == batch_.size()) {
       batch_.clear();
       at_ = 0;
       if (!take_batch()) {
         const bool failed = failed_ && !stop_;  // not a reading close() stopped
+        closed_ = true;
         close();
         if (failed) raise_unreadable(errors_);
         throw py::stop_iteration();
@@ -141,6 +152,19 @@ class json_frames final : public app::frame_consumer {
   }
 
  private:
+  // next() waits for a batch without the GIL, so another Python thread could call next() or
+  // close() meanwhile and join the reading thread twice: refused as a generator refuses it.
+  struct one_caller {
+    bool& busy;
+    explicit one_caller(bool& b) : busy(b) {
+      if (busy) throw py::value_error("Frames already executing (one thread at a time)");
+      busy = true;
+    }
+    ~one_caller() { busy = false; }
+    one_caller(const one_caller&) = delete;
+    one_caller& operator=(const one_caller&) = delete;
+  };
+
   void send() {
     if (filling_.empty()) return;
     std::unique_lock lock(m_);
@@ -181,6 +205,7 @@ class json_frames final : public app::frame_consumer {
   std::condition_variable cv_;
   std::deque<std::string> queue_;
   bool done_ = false, failed_ = false;
+  bool busy_ = false, closed_ = false;  // under the GIL
   std::string batch_;
   std::size_t at_ = 0;
   std::thread worker_;
@@ -443,9 +468,10 @@ PYBIND11_MODULE(scaleup, m) {
   py::class_<json_frames>(m, "Frames")
       .def("__iter__", [](json_frames& f) -> json_frames& { return f; })
       .def("__next__", &json_frames::next)
-      .def("close", &json_frames::close, "Stop the reading (the rest of the capture is not read).")
+      .def("close", &json_frames::close_by_caller,
+           "Stop the reading (the rest of the capture is not read): no frame after it.")
       .def("__enter__", [](json_frames& f) -> json_frames& { return f; })
-      .def("__exit__", [](json_frames& f, py::args) { f.close(); });
+      .def("__exit__", [](json_frames& f, py::args) { f.close_by_caller(); });
 
   const auto opts = [](std::string profile, std::vector<unsigned> udp_ports, bool no_heuristics,
                        std::optional<std::string> display_filter, unsigned threads,

@@ -298,3 +298,26 @@ def test_type_errors(tmp_path):
         scaleup.pack([("type", "RD")])
     with pytest.raises(OSError, match="No such file or directory"):
         scaleup.write_pcap(str(tmp_path / "no" / "x.pcap"), [])
+
+
+def test_any_buffer_as_bytes_gives_it(tmp_path):
+    """A buffer is taken as bytes(b) gives it: a strided view's elements, not the memory that
+    follows its first (which a reversed view does not even own)."""
+    base = bytes(range(64))
+    views = (memoryview(base)[::2], memoryview(base)[::-1], memoryview(base)[5:20],
+             memoryview(bytearray(base)).cast("H")[::3])
+    cmd = {"type": "MSG", "tag": 5, "queue": 9}
+    for v in views:
+        want = bytes(v)
+        assert scaleup.pdu(payload=v) == scaleup.pdu(payload=want)
+        assert scaleup.pack([{**cmd, "data": v}]) == scaleup.pack([{**cmd, "data": want}])
+    frame = scaleup.frame("udp4", payload=base)
+    doubled = bytearray(2 * len(frame))
+    doubled[::2] = frame
+    a, b = str(tmp_path / "a.pcap"), str(tmp_path / "b.pcap")
+    scaleup.write_pcap(a, [memoryview(doubled)[::2]])
+    scaleup.write_pcap(b, [frame])
+    assert open(a, "rb").read() == open(b, "rb").read()
+    np = pytest.importorskip("numpy")
+    x = np.arange(200, dtype=np.uint8)
+    assert scaleup.pdu(payload=x[::3]) == scaleup.pdu(payload=x[::3].tobytes())
