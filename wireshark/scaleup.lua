@@ -2974,13 +2974,10 @@ for _, u in ipairs(user_links) do
   end
 end
 
--- The heuristics, under the names the plugin gives them (--disable-heuristic sue_udp, afh2_eth).
-local sue_udp = Proto("sue_udp", "SUE over UDP on any port")
-function sue_udp.dissector() return 0 end
-sue_udp:register_heuristic("udp", udp_heuristic)
-local afh2_eth = Proto("afh2_eth", "AFH Gen 2 on an Ethernet link")
-function afh2_eth.dissector() return 0 end
-afh2_eth:register_heuristic("eth", eth_heuristic)
+-- The heuristics, under the names the plugin gives them (--disable-heuristic sue_udp, afh2_eth):
+-- Wireshark names a Lua heuristic after its protocol and its list, PROTO_LIST.
+SUE.proto:register_heuristic("udp", udp_heuristic)
+PROTO["afh2"].proto:register_heuristic("eth", eth_heuristic)
 
 -- The UDP ports and Ethertypes of the preferences, registered again when they change.
 local udp_table = DissectorTable.get("udp.port")

@@ -535,20 +535,20 @@ def port5000_capture():
 
 def case_udp_port():
     """SUE on another UDP port: the heuristic finds it; without the heuristic, the port
-    preference or Decode As does."""
+    preference or Decode As does. The Lua dissector's heuristic goes by the plugin's name."""
     moved = port5000_capture()
     count = len(jsonl(scaleup("dump", "--json", moved).stdout))
+    for name, runner in (("plugin", tshark), ("Lua", lua)):
+        def sue_frames(*opts):
+            return len(runner(*opts, "-r", moved, "-Y", "sue.rh.ver", "-T", "fields", "-e",
+                              "frame.number").stdout.split())
 
-    def sue_frames(*opts):
-        return len(tshark(*opts, "-r", moved, "-Y", "sue.rh.ver", "-T", "fields", "-e",
-                          "frame.number").stdout.split())
-
-    check(sue_frames() == count, "the heuristic finds SUE on port 5000")
-    check(sue_frames("--disable-heuristic", "sue_udp") == 0, "without it, UDP only")
-    check(sue_frames("--disable-heuristic", "sue_udp", "-o", "sue.udp.port:5000") == count,
-          "the port preference")
-    check(sue_frames("--disable-heuristic", "sue_udp", "-d", "udp.port==5000,sue") == count,
-          "Decode As")
+        check(sue_frames() == count, f"{name}: the heuristic finds SUE on port 5000")
+        check(sue_frames("--disable-heuristic", "sue_udp") == 0, f"{name}: without it, UDP only")
+        check(sue_frames("--disable-heuristic", "sue_udp", "-o", "sue.udp.port:5000") == count,
+              f"{name}: the port preference")
+        check(sue_frames("--disable-heuristic", "sue_udp", "-d", "udp.port==5000,sue") == count,
+              f"{name}: Decode As")
 
 
 def ones_complement(data):
