@@ -141,7 +141,10 @@ template <class T, class... A>
 T* place(void* storage, std::size_t size, A&&... args) noexcept {
   void* at = storage;
   std::size_t room = size;
-  if (!storage || !std::align(alignof(T), sizeof(T), at, room)) return nullptr;
+  // Strictly what the size function says, not what a given alignment happens to leave room for:
+  // storage that fits today by its alignment would not after a change of the caller's layout.
+  if (!storage || size < room_for<T>() || !std::align(alignof(T), sizeof(T), at, room))
+    return nullptr;
   return ::new (at) T{std::forward<A>(args)...};
 }
 

@@ -54,6 +54,9 @@ struct scaleup_instance {
 
 namespace {
 
+// The sizing of a handle scaleup_instance_fini has finished: no SCALEUP_SIZING_*.
+constexpr std::uint8_t finished = 0xFF;
+
 template <class Sizing>
 struct c_instance : scaleup_instance {
   c_instance(const t::instance_config& c, const pack::allocator& a) noexcept
@@ -278,7 +281,11 @@ scaleup_instance* scaleup_instance_init(void* storage, std::size_t size, int siz
 }
 
 void scaleup_instance_fini(scaleup_instance* inst) {
+  if (!inst || inst->sizing == finished) return;
   with(inst, [](auto& o) { std::destroy_at(&o); });
+  // The storage holds a handle that says so: a second fini (a cleanup path run twice) gives
+  // nothing back twice.
+  ::new (static_cast<void*>(inst)) scaleup_instance{finished, nullptr, nullptr};
 }
 
 void scaleup_instance_set_note_sink(scaleup_instance* inst,

@@ -725,12 +725,20 @@ static void test_profile_refusals(void) {
   CHECK(err.code == SCALEUP_ERRC_BAD_VALUE &&
         same(err.what, err.what_len, "control length outside 1..9 units"));
   t[2].control_units = 9; /* the most: a 144-bit tx_control (R2 Table 3) */
+  t[2].vc = 4;            /* the RH's vc is two bits */
+  CHECK(scaleup_profile_init(storage, size, "vc4", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_BAD_VALUE && same(err.what, err.what_len, "a VC is 0 to 3"));
+  t[2].vc = 3;
   CHECK(scaleup_profile_init(storage, size, NULL, t, 3, &err) != NULL && err.code == 0);
 
-  /* Storage one byte short, or none; more types than a code can name; no table. */
+  /* Storage short, by far or by one byte (however it is aligned: what the size function says),
+   * or none; more types than a code can name; no table. */
   CHECK(scaleup_profile_init(storage, 1024, "v", t, 3, &err) == NULL);
   CHECK(err.code == SCALEUP_ERRC_NO_SPACE && err.needed == scaleup_profile_size() &&
         err.available == 1024);
+  CHECK(scaleup_profile_init(storage, scaleup_profile_size() - 1, "v", t, 3, &err) == NULL);
+  CHECK(err.code == SCALEUP_ERRC_NO_SPACE);
+  CHECK(scaleup_profile_init(storage, scaleup_profile_size(), "v", t, 3, &err) != NULL);
   CHECK(scaleup_profile_init(NULL, size, "v", t, 3, &err) == NULL);
   CHECK(err.code == SCALEUP_ERRC_NO_SPACE);
   CHECK(scaleup_profile_init(storage, size, "v", t, SCALEUP_MAX_COMMAND_TYPES + 1, &err) == NULL);

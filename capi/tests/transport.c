@@ -518,6 +518,8 @@ static void counting_release(void* context, void* p, size_t bytes) {
 
 static void test_fabric_pair(void) {
   counting count = {0, 0, 0};
+  static uint8_t instance_frame[8192];
+  scaleup_instance_actions a;
   scaleup_allocator mem;
   scaleup_instance* xpu[2];
   scaleup_instance_config cfg;
@@ -542,8 +544,17 @@ static void test_fabric_pair(void) {
   scaleup_instance_stats(xpu[0], &n);
   CHECK(n.completed == WRITES && n.retransmissions > 0);
   CHECK(count.allocations > 0 && count.live > 0);
+  /* An event on a port the instance does not have (it has one): refused, said, not taken. */
+  CHECK(scaleup_instance_transmit(xpu[0], 0, 1, instance_frame, sizeof instance_frame, &a) ==
+        SCALEUP_ERRC_BAD_VALUE);
+  CHECK(same(a.error.field, a.error.field_len, "sue.port") && a.error.value == 1);
+  CHECK(scaleup_instance_frame(xpu[0], 0, 250, instance_frame, 60, &a) == SCALEUP_ERRC_BAD_VALUE);
   for (i = 0; i < 2; ++i) scaleup_instance_fini(xpu[i]);
   CHECK(count.live == 0 && count.releases == count.allocations); /* every byte given back */
+  /* A second fini (a cleanup path run twice) gives nothing back twice. */
+  scaleup_instance_fini(xpu[0]);
+  scaleup_instance_fini(NULL);
+  CHECK(count.live == 0 && count.releases == count.allocations);
 }
 
 static void test_instance_refusals(void) {

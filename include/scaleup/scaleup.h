@@ -275,8 +275,8 @@ size_t scaleup_profile_size(void);
  * copied: they must outlive the profile. NULL, with the reason in err, when storage is NULL or
  * smaller than scaleup_profile_size(), count is over SCALEUP_MAX_COMMAND_TYPES, types is NULL
  * with a count, or profile::check() refuses the table (a code twice, code 0, control units
- * outside 1..9: SCALEUP_ERRC_BAD_VALUE, check()'s reason in what). Nothing to release: drop the
- * storage. */
+ * outside 1..9, a VC over 3: SCALEUP_ERRC_BAD_VALUE, check()'s reason in what). Nothing to
+ * release: drop the storage. */
 scaleup_profile* scaleup_profile_init(void* storage, size_t size, const char* name,
                                       const scaleup_command_type* types, size_t count,
                                       scaleup_error* err);
@@ -968,7 +968,8 @@ int scaleup_instance_check(int sizing, const scaleup_instance_config* c, scaleup
 scaleup_instance* scaleup_instance_init(void* storage, size_t size, int sizing,
                                         const scaleup_instance_config* c,
                                         const scaleup_allocator* allocator, scaleup_error* err);
-/* Gives back to the allocator everything the instance took; then drop the storage. */
+/* Gives back to the allocator everything the instance took; then drop the storage. NULL, or an
+ * instance already finished, is left as it is. */
 void scaleup_instance_fini(scaleup_instance* inst);
 
 /* Where notes go as they happen (NULL fn: nowhere); n is valid during the call only. */
@@ -977,7 +978,8 @@ void scaleup_instance_set_note_sink(scaleup_instance* inst,
                                     void* context);
 
 /* One event at `now`, then the timers due at `now`. Returns the code of a->error; a may be
- * NULL. */
+ * NULL. An event on a port the instance does not have (config ports) is not taken:
+ * SCALEUP_ERRC_BAD_VALUE, field "sue.port". */
 int scaleup_instance_step(scaleup_instance* inst, uint64_t now, const scaleup_instance_event* e,
                           scaleup_instance_actions* a);
 /* The common events, as scaleup_instance_step would take them. A frame arrives here with no

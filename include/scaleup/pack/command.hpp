@@ -20,6 +20,7 @@
 #include "scaleup/wire/bits.hpp"
 #include "scaleup/wire/error.hpp"
 #include "scaleup/wire/field.hpp"
+#include "scaleup/wire/reliability_header.hpp"
 
 namespace scaleup::pack {
 
@@ -131,6 +132,11 @@ class profile {
       if (t.code == padding_type) return "type 0 is padding";
       if (t.control_units < 1 || t.control_units > max_control_units)
         return "control length outside 1..9 units";
+      // The RH's vc field is two bits (R2 3.3): a type's VC must be one a PDU can name.
+      if (t.vc >
+          wire::max_value(
+              wire::info_of<wire::reliability_header, &wire::reliability_header::vc>().width))
+        return "a VC is 0 to 3";
       std::size_t next = 0;
       for (std::size_t i = 0; i < t.fields.size(); ++i) {
         const auto& f = t.fields[i];

@@ -513,6 +513,21 @@ class sue_instance {
     }
     if (now > now_) now_ = now;
     if (e.input != instance_input::transmit) stalled_ = 0;
+    const bool on_a_port =
+        e.input == instance_input::frame || e.input == instance_input::transmit ||
+        e.input == instance_input::link_message || e.input == instance_input::link_status ||
+        e.input == instance_input::peer_status;
+    if (on_a_port && e.port >= cfg_.ports) {
+      // A port the instance does not have: the embedder's mistake, said rather than dropped in
+      // silence, the event not taken (the timers due still run).
+      a.error = wire::error{.code = wire::errc::bad_value,
+                            .layer = "sue",
+                            .what = "no such port: the instance has config.ports ports",
+                            .field = "sue.port",
+                            .value = e.port};
+      run_timers();
+      return a;
+    }
     switch (e.input) {
       case instance_input::command:
         offer(e, a);
@@ -521,24 +536,21 @@ class sue_instance {
         arrived(e, a);
         break;
       case instance_input::transmit:
-        if (e.port < cfg_.ports) {
-          transmit(e.port, e.out, a);
-          queues_changed(e.port);
-          packer_changed(lane(e.port));
-        }
+        transmit(e.port, e.out, a);
+        queues_changed(e.port);
+        packer_changed(lane(e.port));
         break;
-      case instance_input::link_message:
-        if (e.port < cfg_.ports) {
-          const bool was_down = ports_[e.port].link.down();
-          ports_[e.port].link.message(e.message, now_);
-          link_messages(e.port);
-          // A NACK spends LLR's replays as its timer does: the last one takes the link down.
-          if (!was_down && ports_[e.port].link.down()) link_failed(e.port);
-          arm_port(e.port);
-        }
+      case instance_input::link_message: {
+        const bool was_down = ports_[e.port].link.down();
+        ports_[e.port].link.message(e.message, now_);
+        link_messages(e.port);
+        // A NACK spends LLR's replays as its timer does: the last one takes the link down.
+        if (!was_down && ports_[e.port].link.down()) link_failed(e.port);
+        arm_port(e.port);
         break;
+      }
       case instance_input::link_status:
-        if (e.port < cfg_.ports) link_status(e.port, e.up);
+        link_status(e.port, e.up);
         break;
       case instance_input::peer_status:
         peer_status(e.peer, e.port, e.up);
