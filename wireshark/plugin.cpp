@@ -596,7 +596,10 @@ ws::heur_result heur_udp(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, vo
 }
 
 int dissect_ethertype(tvbuff_t* tvb, packet_info* pinfo, proto_tree* root, void*) {
-  const dissect::options o = current_options();
+  // Ethernet has read the frame's header: here it is Ethernet, also where its first octet has
+  // AFH Gen 2's signature (afh2_eth, which takes such frames before Ethernet, is disabled).
+  dissect::options o = current_options();
+  o.afh2_on_ethernet = false;
   if (const auto fr = enclosing_frame(tvb, pinfo); fr && fr->link == dissect::link_ethernet) {
     std::uint32_t end = 0;
     const int n = show_frame(*fr, o, pinfo, root, sue_protocol(), &end);

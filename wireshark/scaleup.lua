@@ -1285,8 +1285,10 @@ end
 
 -- AFH Gen 2: which format a frame is (recognise_afh2). `bare`: on the AFH Gen 2 link type, where
 -- every frame with the signature is one. On Ethernet the normal format counts only with the SUE
--- Ethertype after it, the compressed one not when frame bytes 12-13 hold a common Ethertype.
+-- Ethertype after it, the compressed one not when frame bytes 12-13 hold a common Ethertype; and
+-- none with o.afh2_on_ethernet off (receive_options::afh2_of_ethernet).
 local function recognise_afh2(s, n, bare, o)
+  if not bare and o.afh2_on_ethernet == false then return nil end
   if n == 0 or not has_afh2_signature(u8(s, 0)) then return nil end
   local normal_end, compressed_end = T.afh2.size, T.afh2c.size
   if band8(u8(s, 0), C.afh2_w_bit) ~= 0 then
@@ -1311,6 +1313,11 @@ function Reader:afh2(form, sue_follows)
     if h then self:set_xpus(h[N.afh2c_src], h[N.afh2c_dst]) end
     if not h or e then return end
     local at = T.afh2c.size
+    -- The capture ends before the two bytes that tell a PDU from SUE Lite: not guessed.
+    if not sue_follows and self.blen < at + T.afh2_type.size and n >= at + T.afh2_type.size then
+      self:read("afh2_type", "afh2_ethertype", at, n)
+      return
+    end
     if not sue_follows then return self:lite(at) end
     self:read("afh2_type", "afh2_ethertype", at, n)
     return self:sue_pdu(at + T.afh2_type.size, n, false)
@@ -1730,8 +1737,10 @@ end
 
 -- The packed commands of a payload [at, at + len), each its own layer in the list "sue.cmds";
 -- returns the bytes they took (trailing zero padding excluded). What the profile cannot parse is
--- one "sue.opaque" layer and a warning, or nothing more when the capture cut it (`cut`).
-local function commands(t, s, at, len, o, cut)
+-- one "sue.opaque" layer and a warning, or nothing more when the capture cut it (`cut`), or
+-- cut the frame before the payload's end was known (`end_unknown`, whose commands' rules are not
+-- judged either: engine.hpp, commands).
+local function commands(t, s, at, len, o, cut, end_unknown)
   local prof = o.profile
   if not prof then return len end
   local pos, count, padding, err = 0, 0, 0, nil
@@ -1776,7 +1785,7 @@ local function commands(t, s, at, len, o, cut)
     for _, f in ipairs(ty.fields) do
       local v = get_bits(s, here, f.bit, f.width)
       add_field(t, f, layer, here * 8 + f.bit, false, v)
-      local e = check_rule("sue.cmd", here, f, v)
+      local e = not end_unknown and check_rule("sue.cmd", here, f, v)
       if e then
         e.item = count
         tree_error(t, e)
@@ -1790,9 +1799,11 @@ local function commands(t, s, at, len, o, cut)
   local consumed = pos - padding
   if err then
     local stop = at + consumed
-    local snapshot = cut and err.code == ERRC.truncated
-    add_layer(t, "sue.opaque", snapshot and "Command cut by the capture's snapshot length" or
-                                 "Opaque bytes: the command profile cannot parse them",
+    local snapshot = cut and err.code == ERRC.truncated or end_unknown
+    add_layer(t, "sue.opaque", not snapshot and "Opaque bytes: the command profile cannot parse them"
+                                 or err.code == ERRC.truncated and
+                                 "Command cut by the capture's snapshot length" or
+                                 "Not examined: the capture ends before the PDU's end",
               stop, at + len - stop)
     if not snapshot then
       err.layer, err.level = "sue.opaque", SEVERITY.warning
@@ -1865,7 +1876,10 @@ local function build_layers(t, f, o)
                            l.offset, l.length)
       add_generated(t, pl, K.payload_len, l.length + l.not_captured)
       copied = copy_errors(t, f.errors, copied, f.command_errors_at)
-      commands(t, s, l.offset, l.length, o, l.not_captured > 0)
+      -- A minimum-size Layer 2 frame the capture cut: its R-CRC and padding may be in the bytes.
+      local end_unknown = f.not_captured > 0 and not f.udp and not f.shim and
+                          f.length_on_wire <= C.ethernet_min_frame
+      commands(t, s, l.offset, l.length, o, l.not_captured > 0, end_unknown)
       status_layer, status_due = pl, true
     elseif k == "sue_rcrc" then
       status_layer = add_fields(t, "rcrc", s, l.offset)
@@ -2382,7 +2396,7 @@ local function current_options()
           sue_ethertype = hex_pref(prefs.ethertype, C.ethertype_sue),
           shim_ethertype = hex_pref(prefs.shim_ethertype, C.ethertype_shim),
           shim_next_sue = prefs.shim_next_header % 256, check_checksums = prefs.check_checksums,
-          heuristics = true, ports = {}}
+          heuristics = true, ports = {}, afh2_on_ethernet = true}
 end
 
 -- ---- showing a tree (wireshark/render.hpp) -----------------------------------------------------
@@ -2826,6 +2840,9 @@ end
 -- tunnel), one made of the Ethernet addresses Wireshark read, the Ethertype and these bytes.
 local function dissect_ethertype(tvb, pinfo, root)
   local o = current_options()
+  -- Ethernet has read the frame's header: here it is Ethernet, also where its first octet has
+  -- AFH Gen 2's signature (afh2_eth, which takes such frames before Ethernet, is disabled).
+  o.afh2_on_ethernet = false
   local fr = enclosing_frame(tvb, pinfo)
   if fr and fr.link == C.link_ethernet then
     local n = show_frame(fr, o, pinfo, root, SUE)

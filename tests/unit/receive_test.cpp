@@ -328,6 +328,65 @@ TEST_CASE("read_frame: every encapsulation reads back what emit_sue_frame wrote"
   }
 }
 
+TEST_CASE("emit_sue_frame: an AFH Gen 1 frame is refused where it would read as AFH Gen 2") {
+  // Every first octet of the prefix, in every AFH Gen 1 encapsulation: a frame emitted reads
+  // back as the encapsulation asked for; a refused one has the AFH Gen 2 signature there.
+  std::size_t refused = 0;
+  for (unsigned octet = 0; octet < 256; ++octet) {
+    for (const w::encap e :
+         {w::encap::afh1, w::encap::afh1_vlan, w::encap::afh1_shim, w::encap::afh1_vlan_shim}) {
+      w::frame_params p = params_for(e);
+      p.afh1_prefix = (std::uint32_t{octet} << 24) | 0x535545;
+      byte_vector out(256);
+      const auto r = w::emit_sue_frame(p, test_rh(), kCommands, out);
+      INFO("prefix " << p.afh1_prefix << " " << w::to_string(e));
+      if (!r) {
+        ++refused;
+        CHECK(r.err.code == errc::bad_value);
+        CHECK(std::string_view(r.err.what).find("AFH Gen 2") != std::string_view::npos);
+        CHECK(w::has_afh2_signature(static_cast<std::uint8_t>(octet)));
+        continue;
+      }
+      out.resize(r.value);
+      const auto f = w::read_frame(out, w::link_ethernet);
+      CHECK(f.kind == e);
+      CHECK(f.accepted());
+    }
+  }
+  // Plain AFH Gen 1 ends its addresses with the SUE Ethertype: the normal format's shape.
+  CHECK(refused > 0);
+}
+
+TEST_CASE("read_frame: AFH Gen 2 on an Ethernet link can be left to Ethernet") {
+  // afh2_on_ethernet off, as Wireshark's Ethertype handoff reads a frame: the normal format's
+  // header is Ethernet's addresses and the SUE Ethertype, so the frame reads as AFH Gen 1; the
+  // compressed one and SUE Lite as Ethernet frames of another Ethertype. Every reader agrees.
+  for (const w::encap e : {w::encap::afh2, w::encap::afh2c, w::encap::lite}) {
+    const byte_vector frame = emit(params_for(e), test_rh(), kCommands);
+    w::receive_options o;
+    for (const bool on : {true, false}) {
+      o.afh2_on_ethernet = on;
+      INFO(w::to_string(e) << (on ? " on" : " off"));
+      for (const bool predict : {true, false}) {
+        const auto f = w::detail::read_frame_with(frame, w::link_ethernet, o, 0, predict);
+        CHECK(f.afh2.has_value() == (on && e == w::encap::afh2));
+        CHECK(f.afh2c.has_value() == (on && e != w::encap::afh2));
+        CHECK(f.eth.has_value() == !on);
+        if (on) {
+          CHECK(f.kind == e);
+        } else if (e == w::encap::afh2) {
+          CHECK(f.kind == w::encap::afh1);
+          CHECK(f.accepted());
+        } else {
+          CHECK_FALSE(f.kind);
+        }
+      }
+      // On the AFH Gen 2 link type the frame is AFH Gen 2 whatever the option says.
+      CHECK(w::read_frame(frame, w::link_afh2, o).kind == e);
+    }
+  }
+}
+
 TEST_CASE("read_frame: a SUE Lite payload, its padding told apart by the profile's commands") {
   const w::frame_params p = params_for(w::encap::lite);
   const byte_vector frame = emit(p, {}, kCommands);  // 6 + 14 bytes, padded to 60

@@ -551,6 +551,36 @@ def case_udp_port():
               f"{name}: Decode As")
 
 
+def case_afh2_heuristic():
+    """AFH Gen 2 on an Ethernet link: the afh2_eth heuristic takes it before Ethernet; disabled,
+    Ethernet reads every frame, in the plugin and in Lua alike. No AFH Gen 2 field then, and a
+    frame of the normal format, whose header is Ethernet's addresses and the SUE Ethertype, is
+    SUE after Ethernet (AFH Gen 1: the addresses hold the XPU ids)."""
+    pcap, _ = capture("afh2-eth", "basic", "--encap", "afh2,afh2c,lite", "--count", "30")
+    want = jsonl(scaleup("dump", "--json", pcap).stdout)
+    normal = {f["frame"] for f in want if f["encap"] == "afh2"}
+    check(normal and len(normal) < len(want), "normal and compressed frames")
+    fields = ("frame.number", "frame.protocols", "afh2.src_xpu", "sue.rh.npsn")
+    ask = [a for f in fields for a in ("-e", f)]
+    ours = ("afh2", "afh2c", "sue_lite")
+    for name, runner in (("plugin", tshark), ("Lua", lua)):
+        on = [r.split("\t") for r in runner("-r", pcap, "-T", "fields", *ask).stdout.splitlines()]
+        check(len(on) == len(want) and all(set(r[1].split(":")) & set(ours) for r in on),
+              f"{name}: the heuristic takes every frame: {on[:3]}")
+        off = [r.split("\t") for r in runner("--disable-heuristic", "afh2_eth", "-r", pcap, "-T",
+                                              "fields", *ask).stdout.splitlines()]
+        check(len(off) == len(want), f"{name}: {len(off)} frames")
+        for number, protocols, afh2_src, npsn in off:
+            check(not set(protocols.split(":")) & set(ours) and not afh2_src,
+                  f"{name}, afh2_eth disabled: frame {number} is {protocols}, afh2.src_xpu "
+                  f"{afh2_src!r}")
+            if int(number) in normal:
+                check(protocols == "eth:ethertype:sue" and npsn ==
+                      str(want[int(number) - 1]["sue.rh.npsn"]),
+                      f"{name}, afh2_eth disabled: frame {number}: {protocols}, npsn {npsn}")
+    print(f"{len(want)} frames: AFH Gen 2 with afh2_eth, Ethernet without, plugin and Lua alike")
+
+
 def ones_complement(data):
     data += b"\0" * (len(data) % 2)
     total = sum(struct.unpack(f">{len(data) // 2}H", data))

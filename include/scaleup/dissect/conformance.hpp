@@ -991,7 +991,13 @@ class conformance {
     conn_state* state = state_of(f.key);
     if (!state) return;
     conn_state& c = *state;
-    if (const auto tc = traffic_class(n)) {
+    // A minimum-size frame the capture cut before its R-CRC: whether it holds a payload at all
+    // (a data PDU) was not captured, its R-CRC and padding possibly taken for one.
+    const bool payload_unknown =
+        n[c_rcrc] &&
+        n[c_rcrc]->value == static_cast<std::uint64_t>(wire::rcrc_status::not_captured) &&
+        f.length <= wire::ethernet_min_frame;
+    if (const auto tc = traffic_class(n); tc && !payload_unknown) {
       std::optional<std::uint16_t>& ctc = c.tc[vc & 3u];
       if (!ctc) ctc = tc;
       const std::uint16_t held = *ctc;

@@ -120,10 +120,15 @@ constexpr void add_command_error(Tree& t, const pack::command_view& c, const fie
 // type it lacks, another vendor's commands, opaque bytes) is no fault of the PDU: the commands
 // before it are shown, the rest is one "sue.opaque" layer, and a warning says where the parse
 // stopped and why. `cut`: the capture kept only `len` bytes of the payload, so a command cut off
-// at its end was cut by the snapshot length, and that is not even a warning.
+// at its end was cut by the snapshot length, and that is not even a warning. `end_unknown`: the
+// capture cut the frame before where its payload ends was known (the R-CRC and padding of a
+// minimum-size frame may lie in the bytes walked, read as commands), so neither what the walk
+// cannot parse nor the rules of what it parsed are judged: no fault there is known to be the
+// PDU's.
 template <class Tree>
 constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t len,
-                               const options& o, bool cut = false) noexcept {
+                               const options& o, bool cut = false,
+                               bool end_unknown = false) noexcept {
   if (!o.profile) return len;
   pack::unpacker u(*o.profile, frame.subspan(at, len), at);
   pack::command_view c;
@@ -145,7 +150,7 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
               : c.field(f);
       t.add_field(
           field_node{&f, l, static_cast<std::uint32_t>(c.offset * 8 + f.bit), false, v, nullptr});
-      if (f.check != wire::rule::any) add_command_error(t, c, f, v);
+      if (f.check != wire::rule::any && !end_unknown) add_command_error(t, c, f, v);
     }
     add_generated(t, l, o.profile->name_field(), c.code());
     add_generated(t, l, computed_fields::control_len, c.control.size());
@@ -153,10 +158,12 @@ constexpr std::size_t commands(Tree& t, bytes frame, std::size_t at, std::size_t
   }
   if (error e = u.error_found()) {
     const std::size_t stop = at + u.consumed();
-    const bool snapshot = cut && e.code == wire::errc::truncated;
+    const bool snapshot = (cut && e.code == wire::errc::truncated) || end_unknown;
     t.add_layer("sue.opaque",
-                snapshot ? "Command cut by the capture's snapshot length"
-                         : "Opaque bytes: the command profile cannot parse them",
+                !snapshot ? "Opaque bytes: the command profile cannot parse them"
+                : e.code == wire::errc::truncated
+                    ? "Command cut by the capture's snapshot length"
+                    : "Not examined: the capture ends before the PDU's end",
                 stop, at + len - stop);
     if (!snapshot) {
       e.layer = "sue.opaque";
@@ -301,7 +308,12 @@ constexpr void build_layers(Tree& t, const wire::received_frame& f, const option
         // The length on the wire; the layer spans what was captured.
         add_generated(t, pl, computed_fields::payload_len, l.length + l.not_captured);
         copied = copy_errors(t, f.errors, copied, f.command_errors_at);
-        (void)commands(t, frame, l.offset, l.length, o, l.not_captured > 0);
+        // A minimum-size Layer 2 frame the capture cut: its PDU ends where an R-CRC and the
+        // padding after it are found (pdu.hpp), which the capture did not keep whole, so the
+        // bytes taken for payload may hold them.
+        const bool end_unknown =
+            f.not_captured > 0 && !f.udp && !f.shim && f.length_on_wire <= wire::ethernet_min_frame;
+        (void)commands(t, frame, l.offset, l.length, o, l.not_captured > 0, end_unknown);
         status_layer = pl;
         status_due = true;
         break;

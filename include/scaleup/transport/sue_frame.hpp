@@ -129,7 +129,7 @@ class fast_reader {
     if (o_.fcs == wire::fcs_mode::detect && wire::detail::may_end_in_fcs(b_, o_) &&
         wire::find_fcs(b_, o_.fcs).present)
       return false;
-    const auto a = wire::recognise_afh2(b_, false, o_.sue_ethertype, o_.shim_ethertype);
+    const auto a = o_.afh2_of_ethernet(b_);
     if (a.form != wire::afh2_form::none) return afh2(a, r);
     wire::ethernet_header eth;
     if (!take(b_, 0, eth)) return false;

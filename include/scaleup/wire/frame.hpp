@@ -295,6 +295,14 @@ SCALEUP_SPEED_INLINE constexpr result<std::size_t> wrap_as(Kind kind, const fram
         store_be16(out.data() + at, inner_type);
         at += 2;
       }
+      // A prefix whose first octet has AFH Gen 2's signature, with an Ethertype that completes
+      // AFH Gen 2's shape, makes a frame every receiver reads as AFH Gen 2 (R2 3.5.2): refused,
+      // not sent to be misread.
+      if (recognise_afh2(bytes(out.data(), at), false, p.sue_ethertype, p.shim_ethertype).form !=
+          afh2_form::none)
+        return detail::frame_error(errc::bad_value,
+                                   "AFH Gen 1 prefix: its first octet has the AFH Gen 2 signature, "
+                                   "and the frame would read as AFH Gen 2");
       if (has_shim(k)) {
         if (inner_len > 0xFFFF)
           return detail::frame_error(errc::value_too_big, "shim length over 65535");

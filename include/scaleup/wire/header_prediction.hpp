@@ -38,7 +38,7 @@ class predicted_reader {
   // False: the frame is the full reader's, and `f` is as it was given.
   constexpr bool ethernet_link() noexcept {
     if (o_.flows_only) return false;
-    const afh2_recognition a = recognise_afh2(b_, false, o_.sue_ethertype, o_.shim_ethertype);
+    const afh2_recognition a = o_.afh2_of_ethernet(b_);
     const bool read = a.form != afh2_form::none ? afh2(a) : ethernet();
     if (!read) forget();
     return read;

@@ -130,7 +130,7 @@ class frame_reader {
   // ---- link types: the first step for each ----------------------------------------------
 
   constexpr void ethernet_link() noexcept {
-    const auto a = recognise_afh2(b_, false, o_.sue_ethertype, o_.shim_ethertype);
+    const auto a = o_.afh2_of_ethernet(b_);
     if (a.form != afh2_form::none) return afh2(a);
     ethernet();
   }
@@ -264,6 +264,11 @@ class frame_reader {
       if (h.value) set_xpus(h->src_xpu, h->dst_xpu);
       if (!h) return;
       constexpr std::size_t at = layout<afh2_compressed>::size;
+      // The capture ends before the two bytes that tell a PDU (the SUE Ethertype) from SUE Lite:
+      // which it is was not captured, and is not guessed (their layer is the cut one).
+      if (!a.sue_follows && b_.size() < at + layout<afh2_ethertype>::size &&
+          n >= at + layout<afh2_ethertype>::size)
+        return (void)read(f_.afh2_type, layer_kind::afh2_ethertype, at, n);
       if (!a.sue_follows) return lite(at);
       (void)read(f_.afh2_type, layer_kind::afh2_ethertype, at, n);
       return sue_pdu(at + layout<afh2_ethertype>::size, n, false);
@@ -580,8 +585,7 @@ constexpr void note_not_captured(received_frame& f) noexcept {
 // whole frame, which cost as much as the R-CRC of the PDU inside it. An AFH Gen 2 frame and any
 // other carries nothing that says where it ends: its FCS is looked for as before.
 constexpr bool may_end_in_fcs(bytes frame, const receive_options& o) noexcept {
-  if (recognise_afh2(frame, false, o.sue_ethertype, o.shim_ethertype).form != afh2_form::none)
-    return true;
+  if (o.afh2_of_ethernet(frame).form != afh2_form::none) return true;
   const auto eth = view<ethernet_header>::make(frame);
   if (!eth) return true;
   std::size_t at = layout<ethernet_header>::size;

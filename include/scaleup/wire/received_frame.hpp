@@ -67,6 +67,12 @@ struct receive_options {
   std::uint16_t sue_ethertype = ethertype::sue;
   std::uint16_t shim_ethertype = ethertype::afh1_shim;
   std::uint8_t shim_next_sue = wire::shim_next_sue;  // the shim's next header naming SUE
+  // AFH Gen 2 on an Ethernet link, told from Ethernet by the SLAP signature of the first octet
+  // and the Ethertype after the header (recognise_afh2; decisions.md "Network headers"). Off:
+  // every frame of an Ethernet link is read as Ethernet (an AFH Gen 2 frame of the normal
+  // format then reads as AFH Gen 1: the same bytes as addresses), as Wireshark reads one after
+  // its Ethernet dissector has taken the frame.
+  bool afh2_on_ethernet = true;
   // Where the commands of a payload end, for the PDU end rule of minimum-size Layer 2 frames and
   // the padding of SUE Lite payloads (pdu.hpp); pack/receive.hpp supplies it from a command
   // profile. Null: every byte boundary is a candidate, and a SUE Lite payload has no padding.
@@ -81,6 +87,12 @@ struct receive_options {
     if (udp_port_count == udp_ports.size()) return false;
     udp_ports[udp_port_count++] = port;
     return true;
+  }
+  // What a frame of an Ethernet link reads as: AFH Gen 2 (recognise_afh2), or, with none, or
+  // with afh2_on_ethernet off, Ethernet.
+  constexpr afh2_recognition afh2_of_ethernet(bytes frame) const noexcept {
+    if (!afh2_on_ethernet) return {};
+    return recognise_afh2(frame, false, sue_ethertype, shim_ethertype);
   }
   constexpr bool is_sue_port(std::uint16_t port) const noexcept {
     for (std::size_t i = 0; i < udp_port_count; ++i)
