@@ -7,11 +7,13 @@
 // what).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <span>
@@ -93,6 +95,14 @@ std::uint64_t field_value(const wire::field_info& f, py::handle v, std::string_v
                         "' (fields: " + keywords(fields, prefix) + std::string(more) + ")");
 }
 
+// A dict's key, which names a field: a str, else TypeError (not pybind11's cast error).
+std::string key_of(py::handle k, std::string_view where) {
+  if (!py::isinstance<py::str>(k))
+    throw py::type_error(std::string(where) + ": a key is a field's name (str), not " +
+                         py::cast<std::string>(py::str(k.get_type().attr("__name__"))));
+  return py::cast<std::string>(k);
+}
+
 // A header struct from {keyword: value}, through its layout's member pointers; what is not
 // given keeps the struct's default.
 template <class T>
@@ -100,7 +110,7 @@ T header_from(const py::dict& d, std::string_view prefix) {
   T h{};
   constexpr auto& fields = wire::field_infos<T>;
   for (const auto& [k, v] : d) {
-    const auto key = py::cast<std::string>(k);
+    const auto key = key_of(k, wire::layout<T>::name);
     bool found = false;
     std::apply(
         [&](const auto&... f) {
@@ -177,7 +187,7 @@ void put_command(const pack::profile& prof, const py::dict& d, std::uint32_t ind
   std::vector<std::uint8_t> data;
   std::vector<std::pair<const wire::field_info*, std::uint64_t>> given;
   for (const auto& [k, v] : d) {
-    const auto key = py::cast<std::string>(k);
+    const auto key = key_of(k, "sue.cmd #" + std::to_string(index));
     if (key == "type") continue;
     if (key == "data") {
       data = bytes_of(v);
@@ -357,12 +367,12 @@ py::bytes pdu(const std::optional<py::dict>& rh, const std::optional<py::object>
   return as_bytes(out, r.value);
 }
 
-std::size_t write_pcap(const std::string& path, const py::iterable& frames, std::uint32_t link,
-                       std::uint64_t start_ns, std::uint64_t interval_ns) {
+std::size_t write_pcap(const std::filesystem::path& path, const py::iterable& frames,
+                       std::uint32_t link, std::uint64_t start_ns, std::uint64_t interval_ns) {
   std::string error;
   scaleup::pcap::capture_file w;
-  if (!w.open(path, static_cast<scaleup::pcap::link_type>(link), scaleup::pcap::max_snaplen,
-              error)) {
+  if (!w.open(path.string(), static_cast<scaleup::pcap::link_type>(link),
+              scaleup::pcap::max_snaplen, error)) {
     PyErr_SetString(PyExc_OSError, error.c_str());
     throw py::error_already_set();
   }
@@ -373,7 +383,14 @@ std::size_t write_pcap(const std::string& path, const py::iterable& frames, std:
     if (py::isinstance<py::tuple>(f)) {
       const auto t = py::cast<py::tuple>(f);
       if (t.size() != 2) throw py::value_error("a frame is bytes or (time_ns, bytes)");
-      ts = py::cast<std::uint64_t>(t[0]);
+      if (!py::isinstance<py::int_>(t[0]))
+        throw py::type_error("a frame's time is an int of nanoseconds, not " +
+                             py::cast<std::string>(py::str(t[0].get_type().attr("__name__"))));
+      const py::int_ when = py::reinterpret_borrow<py::int_>(t[0]);
+      if (when < py::int_(0) || when > py::int_(std::numeric_limits<std::uint64_t>::max()))
+        throw py::value_error("a frame's time is 0 to 2**64 - 1 nanoseconds: " +
+                              py::cast<std::string>(py::str(py::handle(when))));
+      ts = py::cast<std::uint64_t>(when);
       b = bytes_of(t[1]);
     } else {
       b = bytes_of(f);

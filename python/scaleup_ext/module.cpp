@@ -10,6 +10,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +20,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -482,12 +484,12 @@ PYBIND11_MODULE(scaleup, m) {
   };
   m.def(
       "read",
-      [opts](const std::string& path, std::string profile, std::vector<unsigned> udp_port,
+      [opts](const std::filesystem::path& path, std::string profile, std::vector<unsigned> udp_port,
              bool no_heuristics, std::optional<std::string> display_filter, unsigned threads,
              bool port_by_interface) {
         return std::make_unique<json_frames>(
-            path, opts(std::move(profile), std::move(udp_port), no_heuristics,
-                       std::move(display_filter), threads, port_by_interface));
+            path.string(), opts(std::move(profile), std::move(udp_port), no_heuristics,
+                                std::move(display_filter), threads, port_by_interface));
       },
       py::arg("path"), py::kw_only(), py::arg("profile") = "default",
       py::arg("udp_port") = std::vector<unsigned>{}, py::arg("no_heuristics") = false,
@@ -504,10 +506,11 @@ Raises ValueError for an option dump would refuse, OSError with dump's message f
 it cannot open or read (after the frames read before the error).)");
   m.def(
       "columns",
-      [opts](const std::string& path, const std::vector<std::string>& fields, int occurrence,
-             std::string profile, std::vector<unsigned> udp_port, bool no_heuristics,
-             std::optional<std::string> display_filter, unsigned threads, bool port_by_interface) {
-        return columns(path, fields, occurrence,
+      [opts](const std::filesystem::path& path, const std::vector<std::string>& fields,
+             int occurrence, std::string profile, std::vector<unsigned> udp_port,
+             bool no_heuristics, std::optional<std::string> display_filter, unsigned threads,
+             bool port_by_interface) {
+        return columns(path.string(), fields, occurrence,
                        opts(std::move(profile), std::move(udp_port), no_heuristics,
                             std::move(display_filter), threads, port_by_interface));
       },

@@ -243,6 +243,9 @@ def test_numpy_values_and_profile_file(captures):
     (lambda: scaleup.frame("lite", payload=b"\x01"),
      "error: frame at byte 0: bad_value: SUE Lite payload's first byte has bit 0 set: the "
      "source MAC a switch reads would be a group address"),
+    (lambda: scaleup.frame("afh1", afh1_prefix=0x02000000),
+     "error: frame at byte 0: bad_value: AFH Gen 1 prefix: its first octet has the AFH Gen 2 "
+     "signature, and the frame would read as AFH Gen 2"),
     (lambda: scaleup.frame("lite", payload=bytes(1025)),
      "error: frame at byte 0: value_too_big: SUE Lite payload over 1024 bytes"),
     (lambda: scaleup.frame("afh2", payload=bytes(4097)),
@@ -321,3 +324,21 @@ def test_any_buffer_as_bytes_gives_it(tmp_path):
     np = pytest.importorskip("numpy")
     x = np.arange(200, dtype=np.uint8)
     assert scaleup.pdu(payload=x[::3]) == scaleup.pdu(payload=x[::3].tobytes())
+
+
+def test_paths_and_clear_type_errors(tmp_path):
+    """A path may be a pathlib.Path (os.PathLike) wherever a str is; a key that is no field name
+    and a time that is no nanosecond count are said as such."""
+    p = tmp_path / "f.pcap"
+    frame = scaleup.frame("udp4", rh={"npsn": 7})
+    assert scaleup.write_pcap(p, [frame]) == 1
+    assert [f["sue.rh.npsn"] for f in scaleup.read(p)] == [7]
+    assert list(scaleup.columns(p, ["sue.rh.npsn"])["sue.rh.npsn"]) == [7]
+    with pytest.raises(TypeError, match=r"^sue.rh: a key is a field's name \(str\), not int$"):
+        scaleup.pdu(rh={1: 1})
+    with pytest.raises(TypeError, match=r"^sue.cmd #1: a key is a field's name"):
+        scaleup.pack([{"type": "RD", 3: 1}])
+    with pytest.raises(ValueError, match=r"^a frame's time is 0 to 2\*\*64 - 1 nanoseconds: -1$"):
+        scaleup.write_pcap(p, [(-1, frame)])
+    with pytest.raises(TypeError, match=r"^a frame's time is an int of nanoseconds, not float$"):
+        scaleup.write_pcap(p, [(1.5, frame)])
